@@ -1,0 +1,24 @@
+# The softmax-overconfidence / OOD reproducibility workflow.
+# Usage: snakemake --cores all [--use-conda] [--configfile config/smoke.yaml]
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/default.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/train.smk"
+include: "rules/evaluate.smk"
+include: "rules/logitnorm.smk"
+
+
+rule all:
+    input:
+        final_outputs(),
+    default_target: True

@@ -1,0 +1,47 @@
+"""What every workflow script shares: logging to the rule's log file and one-sentence errors."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+
+__all__ = ["USER_ERRORS", "run_script"]
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from .config import ConfigError
+    from .data import MissingDataError
+
+    errors: list[type[BaseException]] = [ConfigError, MissingDataError, ValueError,
+                                         FloatingPointError]
+    try:
+        from .download import DownloadError
+
+        errors.append(DownloadError)
+    except ImportError:  # pragma: no cover - download module is optional at import time
+        pass
+    return tuple(errors)
+
+
+USER_ERRORS = _user_errors
+
+
+def run_script(main: Callable[[], None], log_path: str) -> None:
+    """Run ``main`` with INFO logging to ``log_path`` (and stderr).
+
+    A user-facing error (bad config value, missing data, checksum mismatch, non-finite loss)
+    ends the job with its one-sentence message on stderr and in the log, exit status 1, and no
+    traceback; any other exception propagates with its traceback (a bug).
+    """
+    handlers = [logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)]
+    logging.basicConfig(
+        level=logging.INFO, handlers=handlers, force=True,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        main()
+    except USER_ERRORS() as err:
+        logging.getLogger("softmax_ood").error("%s", err)
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,355 @@
+"""Prepared-data layout, the embedded offline dataset, and loading.
+
+Every dataset the workflow uses (embedded default or paper scale) is written to one directory
+with the same layout, so training and evaluation never care where the data came from:
+
+``id_{train,val,test}_x.npy``
+    float32 ``(N, C, H, W)`` images in ``[0, 1]`` (not normalised).
+``id_{train,val,test}_y.npy``
+    int64 labels.
+``ood_<name>_x.npy``
+    one float32 array per OOD *test* set, preprocessed exactly like the ID images.
+``oodval_<name>_x.npy``
+    OOD *validation* sets (used for tuning only, never reported as test results).
+``meta.json``
+    sources, licences, split sizes, and the per-channel ``mean``/``std`` of the train split.
+
+All arrays are written with :func:`numpy.save` (deterministic bytes; ``np.savez`` embeds zip
+timestamps) through a temporary file and :func:`os.replace`, so a failed run leaves no
+half-written file.
+
+The embedded default (:func:`make_embedded_dataset`) is fully offline and real:
+
+* ID: scikit-learn's handwritten digits (UCI optdigits, 1797 images of 8x8, 17 grey levels).
+* OOD: crops of scikit-image's sample images (CC0 textures, public-domain/CC0 photos, printed
+  text), brought through the *digits' own preprocessing*: a 32x32 crop is reduced by 4x4 block
+  averaging to 8x8 and quantised to the 17 grey levels 0..16, as the optdigits bitmaps were;
+  plus Gaussian and uniform noise quantised the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "EMBEDDED_OOD_SETS",
+    "MissingDataError",
+    "PreparedData",
+    "load_prepared",
+    "make_embedded_dataset",
+    "save_array",
+    "write_json",
+]
+
+ID_SPLITS = ("train", "val", "test")
+LEVELS = 16  # optdigits: each 8x8 pixel counts the "on" pixels of a 4x4 block -> 0..16
+
+# name -> (description, skimage images, licence note). Noise sets have no image source.
+_TEXTURES = ("brick", "grass", "gravel")
+_PHOTOS = ("astronaut", "camera", "coffee", "chelsea", "rocket", "hubble_deep_field")
+_CHARACTERS = ("text", "page")
+_LICENCES = {
+    "brick": "CC0 (CC0Textures Bricks25, via scikit-image)",
+    "grass": "CC0 (DeviantArt linolafett Grass-01, via scikit-image)",
+    "gravel": "CC0 (CC0Textures Gravel04, via scikit-image)",
+    "astronaut": "public domain (NASA Great Images, via scikit-image)",
+    "camera": "CC0 (photographer Lav Varshney, via scikit-image)",
+    "coffee": "CC0 (photographer Rachel Michetti, via scikit-image)",
+    "chelsea": "CC0 (photographer Stefan van der Walt, via scikit-image)",
+    "rocket": "public domain (SpaceX photos, via scikit-image)",
+    "hubble_deep_field": "public domain (NASA/HubbleSite, via scikit-image)",
+    "text": "public domain (Wikipedia File:Corner.png, via scikit-image)",
+    "page": "no licence stated in its docstring; distributed with scikit-image (BSD-3-Clause)",
+}
+EMBEDDED_OOD_SETS = {
+    "textures": "32x32 crops of scikit-image's CC0 brick, grass and gravel textures",
+    "photos": "32x32 crops of scikit-image's public-domain/CC0 photos",
+    "characters": "32x32 crops of scikit-image's printed text ('text', 'page'), inverted to "
+    "bright ink on dark ground like the digits",
+    "gaussian": "Gaussian noise N(0.5, 0.25^2) per pixel, clipped to [0, 1]",
+    "uniform": "uniform noise U[0, 1] per pixel",
+    "gaussian_val": "Gaussian noise N(0.5, 0.25^2), an independent draw used only for validation "
+    "(the LogitNorm paper tunes on Gaussian noise)",
+}
+
+
+class MissingDataError(FileNotFoundError):
+    """A prepared data file is missing; the message names the rule that makes it."""
+
+
+# --------------------------------------------------------------------------- writing helpers
+def save_array(path: Path | str, array: np.ndarray) -> None:
+    """Write ``array`` to ``path`` with :func:`numpy.save`, atomically (temp file + rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, np.ascontiguousarray(array), allow_pickle=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path | str, obj) -> None:
+    """Write ``obj`` as canonical JSON (sorted keys, indent 2, trailing newline), atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(obj, sort_keys=True, indent=2, allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# --------------------------------------------------------------------------- preprocessing
+def quantise(x: np.ndarray, levels: int = LEVELS) -> np.ndarray:
+    """Round ``x`` in [0, 1] to ``levels + 1`` grey levels, as the optdigits bitmaps are."""
+    return np.round(np.clip(x, 0.0, 1.0) * levels) / levels
+
+
+def block_reduce(img: np.ndarray, factor: int) -> np.ndarray:
+    """Mean over non-overlapping ``factor`` x ``factor`` blocks (optdigits' 4x4 counting)."""
+    h, w = img.shape
+    return img.reshape(h // factor, factor, w // factor, factor).mean(axis=(1, 3))
+
+
+def resize_images(x: np.ndarray, size: int) -> np.ndarray:
+    """Resize a stack ``(N, H, W)`` to ``(N, size, size)`` with bilinear interpolation."""
+    if x.shape[-1] == size:
+        return x
+    from skimage.transform import resize
+
+    out = np.stack([resize(im, (size, size), order=1, anti_aliasing=True) for im in x])
+    return out.astype(x.dtype)
+
+
+def _grey(name: str) -> np.ndarray:
+    """A scikit-image sample image as float64 grey levels in [0, 1]."""
+    import skimage.data
+    from skimage.color import rgb2gray
+
+    img = getattr(skimage.data, name)()
+    img = np.asarray(img)
+    if img.ndim == 3:
+        img = rgb2gray(img[..., :3])
+    elif img.dtype == np.uint8:
+        img = img / 255.0
+    return np.asarray(img, dtype=np.float64)
+
+
+def _crops(
+    images: list[np.ndarray], n: int, rng: np.random.Generator, *, crop: int = 32,
+    invert: bool = False, min_std: float = 0.0,
+) -> np.ndarray:
+    """``n`` random ``crop``-sized patches, each randomly flipped / rotated by 90 degrees, reduced
+    by 4x4 block averaging to 8x8 and quantised to 17 levels (the digits' preprocessing)."""
+    out = np.empty((n, crop // 4, crop // 4), dtype=np.float64)
+    k = 0
+    tries = 0
+    while k < n:
+        tries += 1
+        if tries > 50 * n:
+            raise RuntimeError(f"could not cut {n} informative crops (min_std={min_std})")
+        img = images[k % len(images)]
+        r = rng.integers(0, img.shape[0] - crop + 1)
+        c = rng.integers(0, img.shape[1] - crop + 1)
+        patch = img[r : r + crop, c : c + crop]
+        if invert:
+            patch = 1.0 - patch
+        patch = np.rot90(patch, k=int(rng.integers(4)))
+        if rng.integers(2):
+            patch = patch[:, ::-1]
+        if patch.std() < min_std:
+            continue
+        out[k] = quantise(block_reduce(np.ascontiguousarray(patch), 4))
+        k += 1
+    return out
+
+
+def _embedded_ood(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    if name == "textures":
+        return _crops([_grey(s) for s in _TEXTURES], n, rng)
+    if name == "photos":
+        return _crops([_grey(s) for s in _PHOTOS], n, rng)
+    if name == "characters":
+        return _crops([_grey(s) for s in _CHARACTERS], n, rng, invert=True, min_std=0.12)
+    if name in ("gaussian", "gaussian_val"):
+        return quantise(rng.normal(0.5, 0.25, size=(n, 8, 8)))
+    if name == "uniform":
+        return quantise(rng.uniform(0.0, 1.0, size=(n, 8, 8)))
+    raise ValueError(
+        f"unknown embedded OOD set {name!r}; expected one of {sorted(EMBEDDED_OOD_SETS)}"
+    )
+
+
+def _sources(name: str) -> dict:
+    images = {"textures": _TEXTURES, "photos": _PHOTOS, "characters": _CHARACTERS}.get(name)
+    if images is None:
+        return {"source": f"generated: {EMBEDDED_OOD_SETS[name]}", "licence": "n/a (synthetic)"}
+    return {
+        "source": f"scikit-image sample data: {', '.join(images)}; {EMBEDDED_OOD_SETS[name]}",
+        "licence": "; ".join(f"{s}: {_LICENCES[s]}" for s in images),
+    }
+
+
+def make_embedded_dataset(
+    out_dir: Path | str,
+    *,
+    image_size: int,
+    seed: int,
+    val_fraction: float,
+    test_fraction: float,
+    ood_size: int,
+    ood_test: list[str],
+    ood_val: list[str],
+) -> dict:
+    """Build the offline default dataset (digits vs. scikit-image crops and noise) in ``out_dir``.
+
+    :param image_size: side length of the stored images (8 is the digits' native size).
+    :param seed: seeds the stratified ID split and every OOD draw.
+    :param val_fraction: fraction of all digits held out for validation (temperature fitting,
+        checkpoint choice); ``test_fraction`` likewise for the test split.
+    :param ood_size: images per OOD set.
+    :returns: the metadata written to ``meta.json``.
+    :raises ValueError: for an unknown OOD set name or bad fractions.
+    """
+    import sklearn
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    unknown = sorted((set(ood_test) | set(ood_val)) - set(EMBEDDED_OOD_SETS))
+    if unknown:
+        raise ValueError(
+            f"unknown embedded OOD set(s) {unknown}; expected any of {sorted(EMBEDDED_OOD_SETS)}"
+        )
+    if not (0 < val_fraction < 1 and 0 < test_fraction < 1 and val_fraction + test_fraction < 1):
+        raise ValueError(
+            f"val_fraction={val_fraction} and test_fraction={test_fraction} must be in (0, 1) "
+            "and sum to less than 1"
+        )
+    out_dir = Path(out_dir)
+    digits = load_digits()
+    x = digits.images.astype(np.float64) / LEVELS  # (1797, 8, 8) in [0, 1]
+    y = digits.target.astype(np.int64)
+    idx = np.arange(len(y))
+    idx_trval, idx_test = train_test_split(
+        idx, test_size=test_fraction, stratify=y, random_state=seed
+    )
+    idx_train, idx_val = train_test_split(
+        idx_trval, test_size=val_fraction / (1 - test_fraction), stratify=y[idx_trval],
+        random_state=seed,
+    )
+    splits = {"train": np.sort(idx_train), "val": np.sort(idx_val), "test": np.sort(idx_test)}
+
+    def finish(imgs: np.ndarray) -> np.ndarray:
+        return resize_images(imgs, image_size)[:, None].astype(np.float32)
+
+    meta_splits = {}
+    for split, ids in splits.items():
+        save_array(out_dir / f"id_{split}_x.npy", finish(x[ids]))
+        save_array(out_dir / f"id_{split}_y.npy", y[ids])
+        meta_splits[f"id_{split}"] = int(len(ids))
+    train_x = finish(x[splits["train"]])
+    mean = [float(train_x.mean(dtype=np.float64))]
+    std = [float(train_x.std(dtype=np.float64))]
+
+    sources = {
+        "digits": {
+            "source": "scikit-learn load_digits (UCI ML hand-written digits, optdigits test set)",
+            "licence": "CC BY 4.0 (UCI Machine Learning Repository), distributed with "
+            f"scikit-learn {sklearn.__version__} (BSD-3-Clause)",
+        }
+    }
+    names = sorted(EMBEDDED_OOD_SETS)
+    streams = dict(zip(names, np.random.SeedSequence(seed).spawn(len(names)), strict=True))
+    all_sets = [(n, "ood") for n in ood_test] + [(n, "oodval") for n in ood_val]
+    for name, prefix in all_sets:
+        # one independent stream per set name: adding a set never changes the others
+        rng = np.random.default_rng(streams[name])
+        save_array(out_dir / f"{prefix}_{name}_x.npy", finish(_embedded_ood(name, ood_size, rng)))
+        meta_splits[f"{prefix}_{name}"] = int(ood_size)
+        sources[name] = _sources(name)
+
+    meta = {
+        "id_dataset": "digits",
+        "num_classes": 10,
+        "channels": 1,
+        "image_size": int(image_size),
+        "mean": mean,
+        "std": std,
+        "seed": int(seed),
+        "splits": meta_splits,
+        "ood_test": list(ood_test),
+        "ood_val": list(ood_val),
+        "sources": sources,
+        "preprocessing": "ID: digits / 16. OOD crops: 32x32 -> 4x4 block mean -> 8x8 -> "
+        "17 grey levels; noise quantised to the same levels; then bilinear resize to "
+        f"{image_size}x{image_size}. Normalisation (x - mean) / std at load time.",
+    }
+    write_json(out_dir / "meta.json", meta)
+    return meta
+
+
+# --------------------------------------------------------------------------- loading
+@dataclass
+class PreparedData:
+    """Normalised tensors of one prepared dataset (see the module docstring for the layout)."""
+
+    meta: dict
+    x: dict  # split name ("train", "val", "test") -> Tensor (N, C, H, W), normalised
+    y: dict  # split name -> LongTensor (N,)
+    ood: dict  # OOD test set name -> Tensor
+    ood_val: dict  # OOD validation set name -> Tensor
+
+    @property
+    def std(self) -> list[float]:
+        return list(self.meta["std"])
+
+
+def _load(path: Path, rule: str) -> np.ndarray:
+    if not path.exists():
+        raise MissingDataError(
+            f"data file {path} is missing; it is made by the Snakemake rule '{rule}' "
+            f"(run: snakemake --cores 1 {path.parent})"
+        )
+    return np.load(path, allow_pickle=False)
+
+
+def load_prepared(data_dir: Path | str, *, rule: str = "prepare_data") -> PreparedData:
+    """Load a prepared dataset as normalised float32 torch tensors.
+
+    :raises MissingDataError: naming the file and the rule that makes it.
+    """
+    import torch
+
+    data_dir = Path(data_dir)
+    meta_path = data_dir / "meta.json"
+    if not meta_path.exists():
+        raise MissingDataError(
+            f"data file {meta_path} is missing; it is made by the Snakemake rule '{rule}' "
+            f"(run: snakemake --cores 1 {data_dir})"
+        )
+    meta = json.loads(meta_path.read_text())
+    mean = torch.tensor(meta["mean"], dtype=torch.float32).view(1, -1, 1, 1)
+    std = torch.tensor(meta["std"], dtype=torch.float32).view(1, -1, 1, 1)
+
+    def norm(a: np.ndarray):
+        return (torch.from_numpy(np.asarray(a, dtype=np.float32)) - mean) / std
+
+    x = {s: norm(_load(data_dir / f"id_{s}_x.npy", rule)) for s in ID_SPLITS}
+    y = {s: torch.from_numpy(_load(data_dir / f"id_{s}_y.npy", rule)).long() for s in ID_SPLITS}
+    ood = {n: norm(_load(data_dir / f"ood_{n}_x.npy", rule)) for n in meta["ood_test"]}
+    ood_val = {n: norm(_load(data_dir / f"oodval_{n}_x.npy", rule)) for n in meta["ood_val"]}
+    return PreparedData(meta=meta, x=x, y=y, ood=ood, ood_val=ood_val)

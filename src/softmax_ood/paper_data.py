@@ -1,0 +1,587 @@
+"""Paper-scale data: read the real downloaded formats and write the prepared layout.
+
+The paper-scale configuration (CIFAR-10/100 as in-distribution data; SVHN, Textures (DTD),
+Places365, LSUN-C, LSUN-R and iSUN as OOD test sets, as in the ODIN / Energy / LogitNorm
+papers) is described by ``config/paper_sources.yaml``. This module
+
+* loads and validates that file (:func:`load_paper_config`, :func:`load_sources`),
+* downloads the archives with checksum verification (:func:`fetch_sources`, which uses
+  :func:`softmax_ood.download.download`),
+* reads the real formats into ``uint8`` arrays of shape ``(N, 32, 32, 3)``:
+  :func:`read_cifar_python` (pickled batches), :func:`read_svhn_mat` (MATLAB ``.mat``),
+  :func:`read_image_folder` (any tree of images, e.g. an extracted tarball),
+* and writes the same prepared layout as the embedded dataset (:func:`prepare_paper_data`;
+  the layout is documented in :mod:`softmax_ood.data`).
+
+Image preprocessing for folder datasets follows torchvision's ``Resize(32)`` +
+``CenterCrop(32)`` (the transform the Energy/LogitNorm code applies to Textures and Places365):
+the shorter side is scaled to 32 pixels with bilinear (antialiased) PIL resampling, then the
+central 32x32 square is cut out. Images that are already 32x32 (LSUN, iSUN) are unchanged.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import pickle
+import re
+import tarfile
+import zlib
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+
+from .data import MissingDataError, save_array, write_json
+from .download import DownloadError, download, file_digests, safe_extract
+
+__all__ = [
+    "FORMATS",
+    "fetch_sources",
+    "list_images",
+    "load_images",
+    "load_paper_config",
+    "load_sources",
+    "prepare_paper_data",
+    "read_cifar_python",
+    "read_image_folder",
+    "read_svhn_mat",
+]
+
+log = logging.getLogger(__name__)
+
+#: Known ``format`` values of a source entry.
+FORMATS = {
+    "cifar-python": "CIFAR-10/100 'python version' tarball of pickled batches",
+    "svhn-mat": "SVHN cropped-digits MATLAB file (X: 32x32x3xN uint8, y: Nx1, digit 0 = 10)",
+    "image-folder-tar": "a tar/zip archive of image files (any directory structure)",
+}
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".ppm", ".pgm", ".tif", ".tiff",
+                    ".webp")
+_CIFAR = {
+    # which: (folder in the tarball, train files, test files, label key, number of classes)
+    "cifar10": ("cifar-10-batches-py", [f"data_batch_{i}" for i in range(1, 6)], ["test_batch"],
+                "labels", 10),
+    "cifar100": ("cifar-100-python", ["train"], ["test"], "fine_labels", 100),
+}
+_REQUIRED_KEYS = ("name", "url", "filename", "format", "licence", "citation")
+_HEX = {"md5": re.compile(r"^[0-9a-f]{32}$"), "sha256": re.compile(r"^[0-9a-f]{64}$")}
+GAUSSIAN_VAL = "Gaussian noise N(0.5, 0.25^2) per pixel, clipped to [0, 1]"
+
+
+# --------------------------------------------------------------------------- config
+def _validate_entry(entry: Mapping, where: str) -> dict:
+    entry = dict(entry)
+    missing = [k for k in _REQUIRED_KEYS if not entry.get(k)]
+    if missing:
+        raise ValueError(f"{where}: source entry is missing {', '.join(missing)}")
+    name = entry["name"]
+    if entry["format"] not in FORMATS:
+        raise ValueError(
+            f"{where}: source {name!r} has unknown format {entry['format']!r}; "
+            f"expected one of {sorted(FORMATS)}"
+        )
+    filename = str(entry["filename"])
+    if PurePosixPath(filename).name != filename or filename in (".", "..") or "\\" in filename:
+        raise ValueError(f"{where}: source {name!r} filename {filename!r} must be a plain file name")
+    for algo, pattern in _HEX.items():
+        value = entry.get(algo)
+        if value is not None and not pattern.match(str(value).lower()):
+            raise ValueError(f"{where}: source {name!r} has a malformed {algo} {value!r}")
+        entry[algo] = None if value is None else str(value).lower()
+    if entry["format"] == "cifar-python" and entry.get("which") not in _CIFAR:
+        raise ValueError(f"{where}: cifar-python source {name!r} needs which: cifar10 or cifar100")
+    return entry
+
+
+def load_paper_config(path: Path | str) -> dict:
+    """Load ``config/paper_sources.yaml``; ``sources`` becomes a ``{name: entry}`` dict.
+
+    :raises ValueError: for a malformed entry (unknown format, bad checksum, unsafe filename,
+        duplicate name, missing licence/citation, ...).
+    """
+    import yaml
+
+    path = Path(path)
+    cfg = yaml.safe_load(path.read_text())
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("sources"), list):
+        raise ValueError(f"{path}: expected a mapping with a 'sources' list")
+    sources: dict[str, dict] = {}
+    for i, raw in enumerate(cfg["sources"]):
+        entry = _validate_entry(raw, f"{path} sources[{i}]")
+        if entry["name"] in sources:
+            raise ValueError(f"{path}: duplicate source name {entry['name']!r}")
+        sources[entry["name"]] = entry
+    cfg["sources"] = sources
+    for key in ("ood_test", "ood_val"):
+        cfg[key] = list(cfg.get(key) or [])
+    unknown = [n for n in [cfg.get("id_dataset"), *cfg["ood_test"]] if n and n not in sources]
+    if unknown:
+        raise ValueError(f"{path}: id_dataset/ood_test name unknown sources {unknown}")
+    return cfg
+
+
+def load_sources(path: Path | str) -> dict[str, dict]:
+    """Just the ``{name: entry}`` sources of :func:`load_paper_config`."""
+    return load_paper_config(path)["sources"]
+
+
+def _as_sources(sources: Mapping) -> dict[str, dict]:
+    """Accept a ``{name: entry}`` mapping, a list of entries, or a whole loaded config."""
+    if isinstance(sources, Mapping) and isinstance(sources.get("sources"), (Mapping, list)):
+        sources = sources["sources"]
+    if isinstance(sources, list):
+        sources = {e["name"]: e for e in sources}
+    out = {}
+    for name, entry in sources.items():
+        entry = dict(entry)
+        entry.setdefault("name", name)
+        out[name] = _validate_entry(entry, f"source {name!r}")
+    return out
+
+
+def fetch_sources(
+    sources: Mapping,
+    raw_dir: Path | str,
+    names: Iterable[str] | None = None,
+    *,
+    allow_unverified: bool = False,
+    timeout: float = 60,
+) -> dict[str, Path]:
+    """Download each named source to ``raw_dir / entry['filename']`` (checksum-verified).
+
+    Files already present with the right checksum are not downloaded again. An entry whose
+    checksums are both ``null`` is refused unless ``allow_unverified=True``.
+
+    :returns: ``{name: path}``.
+    :raises DownloadError: see :func:`softmax_ood.download.download`.
+    """
+    sources = _as_sources(sources)
+    raw_dir = Path(raw_dir)
+    names = list(sources) if names is None else list(names)
+    out = {}
+    for name in names:
+        entry = _lookup(sources, name)
+        out[name] = download(
+            entry["url"], raw_dir / entry["filename"], md5=entry.get("md5"),
+            sha256=entry.get("sha256"), timeout=timeout, allow_unverified=allow_unverified,
+        )
+    return out
+
+
+def _lookup(sources: Mapping, name: str) -> dict:
+    if name not in sources:
+        raise ValueError(f"unknown source {name!r}; expected one of {sorted(sources)}")
+    return sources[name]
+
+
+# --------------------------------------------------------------------------- CIFAR
+class _ArrayUnpickler(pickle.Unpickler):
+    """Unpickles only dicts/lists/strings/numbers and numpy arrays (what CIFAR batches hold).
+
+    CIFAR batches are pickles; a plain ``pickle.load`` would execute whatever a tampered file
+    asks for. Only the globals needed to rebuild numpy arrays are allowed.
+    """
+
+    _ALLOWED = {
+        ("numpy", "ndarray"), ("numpy", "dtype"),
+        ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
+        ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
+        ("_codecs", "encode"), ("codecs", "encode"),
+        ("copy_reg", "_reconstructor"), ("copyreg", "_reconstructor"),
+        ("__builtin__", "object"), ("builtins", "object"),
+    }
+
+    def find_class(self, module: str, name: str):
+        if (module, name) not in self._ALLOWED:
+            raise pickle.UnpicklingError(
+                f"refusing to unpickle global {module}.{name}: CIFAR batches contain only "
+                "dicts, lists and numpy arrays"
+            )
+        if module.startswith("numpy.core.") and hasattr(np, "_core"):
+            module = "numpy._core." + module.split(".", 2)[2]  # avoid numpy 2's deprecated alias
+        return super().find_class(module, name)
+
+
+def _unpickle(data: bytes, what: str) -> dict:
+    try:
+        obj = _ArrayUnpickler(io.BytesIO(data), encoding="latin1").load()
+    except Exception as exc:
+        raise ValueError(f"{what} is not a readable CIFAR batch ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(obj, dict):
+        raise ValueError(f"{what} is not a CIFAR batch (expected a dict, got {type(obj).__name__})")
+    return {k.decode("latin1") if isinstance(k, bytes) else k: v for k, v in obj.items()}
+
+
+def _cifar_batch(batch: dict, label_key: str, what: str) -> tuple[np.ndarray, np.ndarray]:
+    if "data" not in batch or label_key not in batch:
+        raise ValueError(f"{what} lacks the keys 'data' and {label_key!r} (has {sorted(batch)})")
+    data = np.asarray(batch["data"])
+    labels = np.asarray(batch[label_key], dtype=np.int64).reshape(-1)
+    if data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != 3072:
+        raise ValueError(f"{what}: 'data' should be uint8 (N, 3072), got {data.dtype} {data.shape}")
+    if len(labels) != len(data):
+        raise ValueError(f"{what}: {len(data)} images but {len(labels)} labels")
+    # rows are 1024 red, 1024 green, 1024 blue values in row-major order -> (N, 32, 32, 3)
+    return data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1).copy(), labels
+
+
+def read_cifar_python(
+    archive_or_dir: Path | str, which: str = "cifar10"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Read the CIFAR-10/100 "python version" from the ``.tar.gz`` or its extracted folder.
+
+    :param archive_or_dir: ``cifar-10-python.tar.gz`` / ``cifar-100-python.tar.gz``, the
+        extracted ``cifar-10-batches-py`` / ``cifar-100-python`` folder, or its parent.
+    :param which: ``"cifar10"`` (``data_batch_1..5`` + ``test_batch``, key ``labels``) or
+        ``"cifar100"`` (``train`` + ``test``, key ``fine_labels``).
+    :returns: ``(train_x, train_y, test_x, test_y)``; x ``uint8 (N, 32, 32, 3)``, y ``int64``.
+    """
+    if which not in _CIFAR:
+        raise ValueError(f"which must be one of {sorted(_CIFAR)}, got {which!r}")
+    folder, train_files, test_files, label_key, num_classes = _CIFAR[which]
+    path = Path(archive_or_dir)
+    wanted = train_files + test_files
+    raw: dict[str, bytes] = {}
+    if path.is_dir():
+        base = path / folder if (path / folder).is_dir() else path
+        for f in wanted:
+            if not (base / f).is_file():
+                raise MissingDataError(f"{which} file {base / f} is missing")
+            raw[f] = (base / f).read_bytes()
+    elif path.is_file():
+        try:
+            with tarfile.open(path, "r:*") as tar:
+                for member in tar:
+                    p = PurePosixPath(member.name)
+                    if member.isfile() and len(p.parts) >= 2 and p.parts[-2] == folder \
+                            and p.name in wanted:
+                        raw[p.name] = tar.extractfile(member).read()
+        except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+            raise DownloadError(
+                f"archive {path} is truncated or corrupt ({type(exc).__name__}: {exc}); "
+                "nothing was read"
+            ) from exc
+        missing = [f for f in wanted if f not in raw]
+        if missing:
+            raise ValueError(f"{path} is not a {which} python archive: {folder}/{missing} not found")
+    else:
+        raise MissingDataError(f"{which} data {path} does not exist")
+
+    def read(files):
+        xs, ys = zip(*(_cifar_batch(_unpickle(raw[f], f"{path}:{f}"), label_key, f"{path}:{f}")
+                       for f in files), strict=True)
+        return np.concatenate(xs), np.concatenate(ys)
+
+    train_x, train_y = read(train_files)
+    test_x, test_y = read(test_files)
+    for y in (train_y, test_y):
+        if len(y) and (y.min() < 0 or y.max() >= num_classes):
+            raise ValueError(f"{path}: {which} labels outside 0..{num_classes - 1}")
+    return train_x, train_y, test_x, test_y
+
+
+# --------------------------------------------------------------------------- SVHN
+def read_svhn_mat(path: Path | str) -> tuple[np.ndarray, np.ndarray]:
+    """Read an SVHN cropped-digits ``.mat`` file (e.g. ``test_32x32.mat``).
+
+    :returns: ``(x, y)`` with x ``uint8 (N, 32, 32, 3)`` and y ``int64`` in 0..9 (SVHN stores
+        the digit 0 as label 10; it is mapped to 0 as torchvision does).
+    """
+    import scipy.io
+
+    path = Path(path)
+    if not path.is_file():
+        raise MissingDataError(f"SVHN file {path} does not exist")
+    try:
+        mat = scipy.io.loadmat(path)
+    except Exception as exc:
+        raise DownloadError(
+            f"SVHN file {path} is truncated or corrupt ({type(exc).__name__}: {exc}); nothing was read"
+        ) from exc
+    if "X" not in mat or "y" not in mat:
+        raise ValueError(f"{path} is not an SVHN cropped-digits file (no 'X' and 'y' variables)")
+    x = np.asarray(mat["X"])
+    if x.ndim != 4 or x.shape[:3] != (32, 32, 3):
+        raise ValueError(f"{path}: 'X' should be 32x32x3xN, got {x.shape}")
+    x = np.ascontiguousarray(x.transpose(3, 0, 1, 2)).astype(np.uint8, copy=False)
+    y = np.asarray(mat["y"]).astype(np.int64).reshape(-1)
+    if len(y) != len(x):
+        raise ValueError(f"{path}: {len(x)} images but {len(y)} labels")
+    y[y == 10] = 0
+    return x, y
+
+
+# --------------------------------------------------------------------------- image folders
+def list_images(directory: Path | str) -> list[Path]:
+    """All image files below ``directory`` in sorted (POSIX relative path) order.
+
+    Hidden files and folders (names starting with ``.``, e.g. macOS ``._*`` resource forks
+    found in some tarballs) are skipped, as are files without an image extension.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise MissingDataError(f"image folder {directory} does not exist")
+    found = []
+    for p in directory.rglob("*"):
+        rel = p.relative_to(directory)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if p.suffix.lower() in IMAGE_EXTENSIONS and p.is_file():
+            found.append((rel.as_posix(), p))
+    return [p for _, p in sorted(found)]
+
+
+def _resize_center_crop(img, size: int):
+    """torchvision ``Resize(size)`` (shorter side, bilinear) followed by ``CenterCrop(size)``."""
+    from PIL import Image
+
+    w, h = img.size
+    if (w, h) != (size, size):
+        short, long = (w, h) if w <= h else (h, w)
+        if short != size:
+            new_long = int(size * long / short)
+            new = (size, new_long) if w <= h else (new_long, size)
+            img = img.resize(new, Image.Resampling.BILINEAR)
+        w, h = img.size
+        top = int(round((h - size) / 2.0))
+        left = int(round((w - size) / 2.0))
+        img = img.crop((left, top, left + size, top + size))
+    return img
+
+
+def load_images(paths: Iterable[Path | str], size: int = 32) -> np.ndarray:
+    """Load image files as RGB, resize the shorter side to ``size`` and center-crop.
+
+    :returns: ``uint8 (N, size, size, 3)``.
+    :raises ValueError: naming the first file that cannot be decoded.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    paths = list(paths)
+    out = np.empty((len(paths), size, size, 3), dtype=np.uint8)
+    for i, p in enumerate(paths):
+        try:
+            with Image.open(p) as img:
+                img.load()
+                rgb = img.convert("RGB")
+        except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+            raise ValueError(f"cannot decode image {p} ({type(exc).__name__}: {exc})") from exc
+        out[i] = np.asarray(_resize_center_crop(rgb, size), dtype=np.uint8)
+    return out
+
+
+def read_image_folder(directory: Path | str, size: int = 32, limit: int | None = None) -> np.ndarray:
+    """Read every image below ``directory`` (sorted order; first ``limit`` if given).
+
+    :returns: ``uint8 (N, size, size, 3)``, see :func:`load_images`.
+    """
+    paths = list_images(directory)
+    if limit is not None:
+        paths = paths[: int(limit)]
+    if not paths:
+        raise ValueError(f"no images ({', '.join(IMAGE_EXTENSIONS)}) found below {directory}")
+    return load_images(paths, size)
+
+
+# --------------------------------------------------------------------------- prepare
+def _to_chw(x: np.ndarray) -> np.ndarray:
+    """uint8 (N, H, W, C) -> float32 (N, C, H, W) in [0, 1]."""
+    out = np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)
+    out /= np.float32(255.0)
+    return out
+
+
+def _stream(seed: int, name: str) -> np.random.Generator:
+    """An independent random stream per purpose: adding a set never changes the others."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(name.encode())]))
+
+
+def _subset(n: int, entry: Mapping, seed: int, name: str) -> np.ndarray:
+    """Indices kept from a set of ``n`` items: a seeded random ``subsample`` and/or ``limit``."""
+    idx = np.arange(n)
+    k = entry.get("subsample")
+    if k is not None and int(k) < n:
+        idx = np.sort(_stream(seed, f"subsample:{name}").choice(n, size=int(k), replace=False))
+    if entry.get("limit") is not None:
+        idx = idx[: int(entry["limit"])]
+    return idx
+
+
+def _checked_raw(raw_dir: Path, entry: Mapping, verify_checksums: bool) -> Path:
+    path = raw_dir / entry["filename"]
+    if not path.is_file():
+        raise MissingDataError(
+            f"raw file {path} for source {entry['name']!r} is missing; download it with "
+            f"softmax_ood.paper_data.fetch_sources (url: {entry['url']})"
+        )
+    expected = {a: entry.get(a) for a in ("md5", "sha256") if entry.get(a)}
+    if not expected:
+        log.warning("%s has no recorded checksum; using it unverified", path)
+    elif verify_checksums:
+        got = file_digests(path, tuple(expected))
+        for algo, want in expected.items():
+            if got[algo] != want:
+                raise DownloadError(
+                    f"checksum mismatch for {path}: expected {algo} {want}, got {got[algo]}; "
+                    "delete it and download it again"
+                )
+    return path
+
+
+def _read_ood(raw_dir: Path, entry: Mapping, size: int, seed: int, verify_checksums: bool,
+              extract_root: Path) -> np.ndarray:
+    name, fmt = entry["name"], entry["format"]
+    path = _checked_raw(raw_dir, entry, verify_checksums)
+    if fmt == "cifar-python":
+        x = read_cifar_python(path, entry["which"])[2]  # the test split
+        return x[_subset(len(x), entry, seed, name)]
+    if fmt == "svhn-mat":
+        x = read_svhn_mat(path)[0]
+        return x[_subset(len(x), entry, seed, name)]
+    # image-folder-tar: extract once (atomically), then read. The folder name carries the
+    # archive's checksum, so a re-downloaded, different archive is never read from stale files.
+    digest = entry.get("md5") or entry.get("sha256") or file_digests(path, ("md5",))["md5"]
+    target = extract_root / f"{name}-{digest[:12]}"
+    if not target.exists():
+        safe_extract(path, target)
+    folder = target / entry["subdir"] if entry.get("subdir") else target
+    files = list_images(folder)
+    if not files:
+        raise ValueError(f"no images found below {folder} (source {name!r})")
+    files = [files[i] for i in _subset(len(files), entry, seed, name)]
+    return load_images(files, size)
+
+
+def _source_meta(entry: Mapping) -> dict:
+    meta = {
+        "source": entry.get("description") or entry["name"],
+        "licence": entry["licence"],
+        "citation": entry["citation"],
+        "url": entry["url"],
+        "filename": entry["filename"],
+        "md5": entry.get("md5"),
+        "sha256": entry.get("sha256"),
+    }
+    for key in ("subsample", "limit", "subdir"):
+        if entry.get(key) is not None:
+            meta[key] = entry[key]
+    return meta
+
+
+def prepare_paper_data(
+    raw_dir: Path | str,
+    out_dir: Path | str,
+    sources: Mapping,
+    *,
+    seed: int,
+    val_fraction: float,
+    id_dataset: str = "cifar10",
+    ood_test: Iterable[str] | None = None,
+    ood_val_size: int | None = None,
+    image_size: int = 32,
+    verify_checksums: bool = True,
+) -> dict:
+    """Turn downloaded raw files into the prepared layout of :mod:`softmax_ood.data`.
+
+    Writes ``id_{train,val,test}_{x,y}.npy`` (x float32 ``(N, 3, 32, 32)`` in [0, 1], y int64),
+    one ``ood_<name>_x.npy`` per OOD test set, ``oodval_gaussian_x.npy`` and ``meta.json``.
+    The validation split is carved from the official *training* set (stratified, seeded); the
+    official test set is the ID test split.
+
+    :param raw_dir: folder holding each source's ``filename`` (see :func:`fetch_sources`);
+        image-folder archives are extracted once into ``raw_dir/extracted/<name>-<checksum>``.
+    :param sources: ``{name: entry}`` (or the whole config from :func:`load_paper_config`).
+    :param id_dataset: the ``cifar-python`` source used as in-distribution data.
+    :param ood_test: OOD test set names; default: the config's ``ood_test`` list if ``sources``
+        is a whole config, else every source with ``role: ood``.
+    :param ood_val_size: size of the Gaussian OOD validation set (default: the ID val size).
+    :param verify_checksums: re-check the recorded checksums of the raw files before use.
+    :returns: the metadata written to ``meta.json``.
+    """
+    if image_size != 32:
+        raise ValueError("the paper-scale data is stored at 32x32 (CIFAR resolution)")
+    if not 0 < val_fraction < 1:
+        raise ValueError(f"val_fraction={val_fraction} must be in (0, 1)")
+    config_ood = list(sources.get("ood_test") or []) if isinstance(sources, Mapping) \
+        and "sources" in sources else None
+    srcs = _as_sources(sources)
+    raw_dir, out_dir = Path(raw_dir), Path(out_dir)
+    if ood_test is None:
+        ood_test = config_ood if config_ood else [n for n, e in srcs.items() if e.get("role") == "ood"]
+    ood_test = list(ood_test)
+    if not ood_test:
+        raise ValueError("no OOD test sets selected")
+    id_entry = _lookup(srcs, id_dataset)
+    if id_entry["format"] != "cifar-python":
+        raise ValueError(f"in-distribution source {id_dataset!r} must have format cifar-python")
+    for name in ood_test:
+        _lookup(srcs, name)
+    if id_dataset in ood_test or "gaussian" in ood_test:
+        raise ValueError(f"OOD test sets {ood_test} may not include {id_dataset!r} or 'gaussian'")
+
+    from sklearn.model_selection import train_test_split
+
+    which = id_entry["which"]
+    num_classes = _CIFAR[which][4]
+    train_x, train_y, test_x, test_y = read_cifar_python(
+        _checked_raw(raw_dir, id_entry, verify_checksums), which
+    )
+    idx_train, idx_val = train_test_split(
+        np.arange(len(train_y)), test_size=val_fraction, stratify=train_y, random_state=seed
+    )
+    idx_train, idx_val = np.sort(idx_train), np.sort(idx_val)
+    splits = {
+        "train": (train_x[idx_train], train_y[idx_train]),
+        "val": (train_x[idx_val], train_y[idx_val]),
+        "test": (test_x, test_y),
+    }
+    meta_splits = {}
+    mean = std = None
+    for split, (x, y) in splits.items():
+        xf = _to_chw(x)
+        save_array(out_dir / f"id_{split}_x.npy", xf)
+        save_array(out_dir / f"id_{split}_y.npy", y.astype(np.int64))
+        meta_splits[f"id_{split}"] = int(len(y))
+        if split == "train":
+            mean = [float(v) for v in xf.mean(axis=(0, 2, 3), dtype=np.float64)]
+            std = [float(v) for v in xf.std(axis=(0, 2, 3), dtype=np.float64)]
+    del train_x, test_x, splits
+
+    meta_sources = {id_dataset: _source_meta(id_entry)}
+    for name in ood_test:
+        entry = srcs[name]
+        x = _read_ood(raw_dir, entry, image_size, seed, verify_checksums, raw_dir / "extracted")
+        save_array(out_dir / f"ood_{name}_x.npy", _to_chw(x))
+        meta_splits[f"ood_{name}"] = int(len(x))
+        meta_sources[name] = _source_meta(entry)
+        log.info("OOD test set %s: %d images", name, len(x))
+
+    n_val_ood = int(ood_val_size) if ood_val_size is not None else len(idx_val)
+    rng = _stream(seed, "oodval:gaussian")
+    noise = np.clip(rng.normal(0.5, 0.25, size=(n_val_ood, 3, image_size, image_size)), 0.0, 1.0)
+    save_array(out_dir / "oodval_gaussian_x.npy", noise.astype(np.float32))
+    meta_splits["oodval_gaussian"] = n_val_ood
+    meta_sources["gaussian"] = {"source": f"generated: {GAUSSIAN_VAL}", "licence": "n/a (synthetic)"}
+
+    meta = {
+        "id_dataset": id_dataset,
+        "num_classes": int(num_classes),
+        "channels": 3,
+        "image_size": int(image_size),
+        "mean": mean,
+        "std": std,
+        "seed": int(seed),
+        "val_fraction": float(val_fraction),
+        "splits": meta_splits,
+        "ood_test": ood_test,
+        "ood_val": ["gaussian"],
+        "sources": meta_sources,
+        "preprocessing": "uint8 RGB / 255 -> float32 (N, 3, 32, 32). Folder images: shorter side "
+        "resized to 32 (PIL bilinear), then 32x32 center crop (torchvision Resize(32) + "
+        "CenterCrop(32)). ID val: stratified split of the official training set; ID test: the "
+        "official test set. Normalisation (x - mean) / std at load time.",
+    }
+    write_json(out_dir / "meta.json", meta)
+    return meta

@@ -1,0 +1,186 @@
+"""Provenance records: which code, config, data and seed made each result.
+
+Every table the workflow writes carries a provenance record, both inside the parquet file
+(schema metadata key ``softmax_ood.provenance``) and in a ``<name>.prov.json`` sidecar:
+
+* ``git``: commit of the working tree and whether it had uncommitted changes,
+* ``config_sha256``: hash of the validated config (canonical JSON),
+* ``inputs``: sha256 of every input file (directories: of their sorted file list and contents),
+* ``seeds`` and ``versions`` (python, torch, numpy, pandas, scikit-learn, ...).
+
+Nothing time-dependent is recorded, so two runs of the same commit give identical bytes.
+This module imports neither torch nor pandas at import time (the Snakefile uses it).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+__all__ = [
+    "PROVENANCE_KEY",
+    "canonical_json",
+    "config_sha256",
+    "git_info",
+    "path_sha256",
+    "provenance_record",
+    "read_parquet_provenance",
+    "source_digest",
+    "versions",
+    "write_bytes_atomic",
+    "write_parquet",
+]
+
+PROVENANCE_KEY = b"softmax_ood.provenance"
+PACKAGES = ("torch", "numpy", "pandas", "pyarrow", "scikit-learn", "scikit-image", "scipy",
+            "matplotlib", "seaborn", "snakemake")
+
+
+def canonical_json(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True, default=str)
+
+
+def config_sha256(config: dict) -> str:
+    """sha256 of the config as canonical JSON (key order and formatting do not matter)."""
+    return hashlib.sha256(canonical_json(config).encode()).hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def path_sha256(path: Path | str) -> str:
+    """sha256 of a file, or of a directory's sorted (relative path, file sha256) listing."""
+    path = Path(path)
+    if path.is_dir():
+        h = hashlib.sha256()
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            h.update(f"{f.relative_to(path).as_posix()}\0{_file_sha256(f)}\n".encode())
+        return h.hexdigest()
+    return _file_sha256(path)
+
+
+def git_info(cwd: Path | str = ".") -> dict:
+    """``{"commit": sha or "unknown", "dirty": bool or None}`` for the working tree at ``cwd``."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+            capture_output=True, text=True, check=True,
+        ).stdout
+        return {"commit": commit, "dirty": bool(status.strip())}
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": "unknown", "dirty": None}
+
+
+def versions() -> dict:
+    """Versions of python and the packages that change results (read from metadata, no imports)."""
+    out = {"python": platform.python_version()}
+    for pkg in PACKAGES:
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def provenance_record(
+    *, inputs: dict | list, config: dict | None = None, seeds=None, extra: dict | None = None,
+    cwd: Path | str = ".",
+) -> dict:
+    """Build the provenance record for a result made from ``inputs`` (paths)."""
+    if not isinstance(inputs, dict):
+        inputs = {str(p): p for p in inputs}
+    return {
+        "git": git_info(cwd),
+        "config_sha256": config_sha256(config) if config is not None else None,
+        "inputs": {k: {"path": str(p), "sha256": path_sha256(p)} for k, p in sorted(inputs.items())},
+        "seeds": sorted(seeds) if seeds is not None else None,
+        "versions": versions(),
+        **(extra or {}),
+    }
+
+
+def write_bytes_atomic(path: Path | str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_parquet(df, path: Path | str, provenance: dict | None = None) -> None:
+    """Write ``df`` as parquet (atomically) with ``provenance`` in the schema metadata and in a
+    ``.prov.json`` sidecar. Deterministic: no index, fixed compression, no timestamps."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    if provenance is not None:
+        meta = dict(table.schema.metadata or {})
+        meta[PROVENANCE_KEY] = canonical_json(provenance).encode()
+        table = table.replace_schema_metadata(meta)
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd", write_statistics=False)
+    write_bytes_atomic(path, buf.getvalue())
+    if provenance is not None:
+        side = Path(path).with_suffix(".prov.json")
+        write_bytes_atomic(side, (json.dumps(provenance, sort_keys=True, indent=2) + "\n").encode())
+
+
+def read_parquet_provenance(path: Path | str) -> dict:
+    """The provenance record stored in a parquet file's schema metadata."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    if PROVENANCE_KEY not in meta:
+        raise ValueError(f"{path} carries no provenance record")
+    return json.loads(meta[PROVENANCE_KEY])
+
+
+def source_digest(path: Path | str, symbol: str) -> str:
+    """sha256 of the source text of the top-level class or function ``symbol`` in ``path``.
+
+    Used as a Snakemake ``params`` value so that editing one loss class reruns exactly the
+    trainings that use it (the file is parsed, not imported: no torch import at DAG time).
+    """
+    path = Path(path)
+    text = path.read_text()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == symbol:
+            segment = ast.get_source_segment(text, node) or ""
+            return hashlib.sha256(segment.encode()).hexdigest()[:16]
+    raise ValueError(f"{symbol!r} is not defined at the top level of {path}")
+
+
+def registry_entry(path: Path | str, registry: str, key: str) -> str:
+    """The name a plain-dict registry ``registry = {"key": Name, ...}`` maps ``key`` to."""
+    text = Path(path).read_text()
+    for node in ast.parse(text).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id == registry and isinstance(node.value, ast.Dict):
+            for k, v in zip(node.value.keys, node.value.values, strict=True):
+                if isinstance(k, ast.Constant) and k.value == key and isinstance(v, ast.Name):
+                    return v.id
+    raise ValueError(f"{registry}[{key!r}] not found in {path}")

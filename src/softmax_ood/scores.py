@@ -1,0 +1,478 @@
+"""Post-hoc OOD scores.
+
+CONTRACT: every score returns an ``(N,)`` tensor where HIGHER = MORE IN-DISTRIBUTION.
+(pytorch-ood uses the opposite sign for the same names; OpenOOD's ``conf`` uses ours.)
+
+* Logit scores take ``(N, C)`` logits: :func:`msp`, :func:`energy`, :func:`max_logit`
+  (registry :data:`LOGIT_SCORES`).
+* :func:`odin` needs the network and input gradients.
+* :func:`gradnorm` and :func:`godin_score` take penultimate features and the classifier head.
+* :func:`compute_scores` dispatches any name in :data:`SCORES` on a model and an input batch.
+
+Hyperparameters that the papers tune (ODIN :math:`T, \\epsilon`) have no defaults in code;
+they come from the workflow config, tuned on validation splits.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+__all__ = [
+    "msp",
+    "energy",
+    "max_logit",
+    "LOGIT_SCORES",
+    "odin_perturbation",
+    "odin",
+    "gradnorm",
+    "gradnorm_autograd",
+    "godin_score",
+    "SCORES",
+    "compute_scores",
+]
+
+
+# --------------------------------------------------------------------------- input checks
+
+
+def _check_positive(name: str, value: Any, *, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(
+            f"{name} must be finite and {'>= 0' if allow_zero else '> 0'}, got {value!r}"
+        )
+    return value
+
+
+def _check_batch_size(batch_size: Any) -> int:
+    if (
+        isinstance(batch_size, bool)
+        or not isinstance(batch_size, numbers.Integral)
+        or batch_size < 1
+    ):
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    return int(batch_size)
+
+
+def _check_2d(name: str, t: Any) -> None:
+    if not isinstance(t, Tensor) or t.ndim != 2 or not t.is_floating_point():
+        shape = tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__
+        raise ValueError(f"{name} must be a floating-point tensor of shape (N, C), got {shape}")
+
+
+@contextmanager
+def _eval_mode(model: nn.Module) -> Iterator[None]:
+    """Run ``model`` in eval mode, then restore every submodule's own training flag."""
+    flags = [(m, m.training) for m in model.modules()]
+    model.eval()
+    try:
+        yield
+    finally:
+        for m, flag in flags:
+            m.training = flag
+
+
+# --------------------------------------------------------------------------- logit scores
+
+
+def msp(logits: Tensor, temperature: float = 1.0) -> Tensor:
+    """Maximum softmax probability. HIGHER = MORE IN-DISTRIBUTION.
+
+    .. math::
+        s(x) = \\max_c \\frac{e^{z_c / T}}{\\sum_j e^{z_j / T}}
+
+    :param logits: ``(N, C)`` logits :math:`z`.
+    :param temperature: :math:`T > 0` (1 for the MSP baseline).
+    :return: ``(N,)`` scores in ``[1/C, 1]``.
+    :see Paper: Hendrycks & Gimpel, "A Baseline for Detecting Misclassified and
+        Out-of-Distribution Examples", ICLR 2017, https://arxiv.org/abs/1610.02136
+    """
+    _check_2d("logits", logits)
+    temperature = _check_positive("temperature", temperature)
+    return torch.softmax(logits / temperature, dim=1).amax(dim=1)
+
+
+def energy(logits: Tensor, temperature: float = 1.0) -> Tensor:
+    """Negative free energy. HIGHER = MORE IN-DISTRIBUTION.
+
+    .. math::
+        s(x) = -E(x; T) = T \\log \\sum_c e^{z_c / T}
+
+    As :math:`T \\to 0^+` this tends to :math:`\\max_c z_c` (within :math:`T \\log C`).
+
+    :param logits: ``(N, C)`` logits :math:`z`.
+    :param temperature: :math:`T > 0` (1 in the paper).
+    :return: ``(N,)`` scores.
+    :see Paper: Liu et al., "Energy-based Out-of-distribution Detection", NeurIPS 2020,
+        https://arxiv.org/abs/2010.03759
+    """
+    _check_2d("logits", logits)
+    temperature = _check_positive("temperature", temperature)
+    return temperature * torch.logsumexp(logits / temperature, dim=1)
+
+
+def max_logit(logits: Tensor) -> Tensor:
+    """Maximum logit. HIGHER = MORE IN-DISTRIBUTION.
+
+    .. math::
+        s(x) = \\max_c z_c
+
+    :param logits: ``(N, C)`` logits :math:`z`.
+    :return: ``(N,)`` scores.
+    :see Paper: Hendrycks et al., "Scaling Out-of-Distribution Detection for Real-World
+        Settings", ICML 2022, https://arxiv.org/abs/1911.11132
+    """
+    _check_2d("logits", logits)
+    return logits.amax(dim=1)
+
+
+LOGIT_SCORES: dict[str, Callable[..., Tensor]] = {
+    "msp": msp,
+    "energy": energy,
+    "maxlogit": max_logit,
+}
+
+
+# --------------------------------------------------------------------------- ODIN
+
+
+def _channel_std(std: float | Sequence[float], x: Tensor) -> Tensor:
+    """``std`` as a tensor broadcastable against ``x`` along dim 1 (the channel axis)."""
+    try:
+        s = torch.as_tensor(std, dtype=x.dtype, device=x.device).flatten()
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise ValueError(f"std must be a float or a sequence of floats, got {std!r}") from err
+    if s.numel() == 0 or not bool(torch.all(torch.isfinite(s) & (s > 0))):
+        raise ValueError(f"std entries must be finite and > 0, got {std!r}")
+    if s.numel() == 1:
+        return s.reshape(())
+    if x.ndim < 2 or s.numel() != x.shape[1]:
+        raise ValueError(
+            f"std has {s.numel()} entries but the input has {x.shape[1] if x.ndim > 1 else 'no'} "
+            f"channels (dim 1 of shape {tuple(x.shape)})"
+        )
+    return s.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+def odin_perturbation(
+    model: nn.Module,
+    x: Tensor,
+    *,
+    temperature: float,
+    eps: float,
+    std: float | Sequence[float],
+) -> Tensor:
+    """ODIN input preprocessing: one signed-gradient step that raises the softmax score.
+
+    .. math::
+        \\tilde{x} = x - \\epsilon \\, \\frac{\\operatorname{sign}\\left(-\\nabla_x
+        \\log S_{\\hat{y}}(x; T)\\right)}{\\sigma_c},
+        \\qquad \\hat{y} = \\arg\\max_c f_c(x)
+
+    Follows the reference code: ``gradient = (ge(grad, 0) - 0.5) * 2`` (a zero gradient counts
+    as +1), channel ``c`` divided by ``std[c]``, then ``x - eps * gradient``. The cross-entropy
+    is summed over the batch so each sample's gradient equals the batch-size-1 reference.
+    Only ``x`` is differentiated (``torch.autograd.grad``), so parameter ``.grad`` is untouched.
+    The model is run as it is; :func:`odin` switches it to eval mode.
+
+    :param model: network mapping ``x`` to ``(N, C)`` logits.
+    :param x: input batch ``(N, C_in, ...)`` in the normalised space the model sees.
+    :param temperature: :math:`T > 0`.
+    :param eps: step size :math:`\\epsilon \\ge 0` in un-normalised pixel units.
+    :param std: per-channel normalisation std (sequence indexed by dim 1 of ``x``) or a float.
+    :return: perturbed input :math:`\\tilde{x}`, detached, same shape as ``x``.
+    :see Paper: Liang et al., "Enhancing The Reliability of Out-of-distribution Image Detection
+        in Neural Networks", ICLR 2018, https://arxiv.org/abs/1706.02690, Eq. (2).
+    :see Implementation: https://github.com/facebookresearch/odin (``code/calData.py``)
+    """
+    temperature = _check_positive("temperature", temperature)
+    eps = _check_positive("eps", eps, allow_zero=True)
+    x = x.detach()
+    std_t = _channel_std(std, x)
+    x_in = x.clone().requires_grad_(True)
+    with torch.enable_grad():
+        outputs = model(x_in)
+        labels = outputs.detach().argmax(dim=1)
+        loss = F.cross_entropy(outputs / temperature, labels, reduction="sum")
+        (grad,) = torch.autograd.grad(loss, x_in)
+    gradient = torch.ge(grad, 0).to(x.dtype)
+    gradient = (gradient - 0.5) * 2
+    gradient = gradient / std_t
+    return x - eps * gradient
+
+
+def odin(
+    model: nn.Module,
+    x: Tensor,
+    *,
+    temperature: float,
+    eps: float,
+    std: float | Sequence[float],
+    batch_size: int = 512,
+) -> Tensor:
+    """ODIN score: MSP at temperature :math:`T` of the perturbed input. HIGHER = MORE IN-DISTRIBUTION.
+
+    .. math::
+        s(x) = \\max_c S_c(\\tilde{x}; T), \\qquad
+        S_c(x; T) = \\frac{e^{f_c(x)/T}}{\\sum_j e^{f_j(x)/T}}
+
+    with :math:`\\tilde{x}` from :func:`odin_perturbation`. With ``eps = 0`` this is
+    ``msp(model(x), T)``. The model runs in eval mode and its training flags are restored
+    afterwards; no parameter gradients are accumulated.
+
+    :param model: network mapping ``x`` to ``(N, C)`` logits.
+    :param x: input batch, on the model's device.
+    :param temperature: :math:`T > 0`; no default (paper: 1000, set in config).
+    :param eps: :math:`\\epsilon \\ge 0`; no default (paper: 0.0014 for DenseNet/CIFAR-10, config).
+    :param std: per-channel normalisation std of the input pipeline, or a float.
+    :param batch_size: samples per forward/backward pass (does not change the result).
+    :return: ``(N,)`` scores in ``[1/C, 1]``.
+    :see Paper: Liang et al., ICLR 2018, https://arxiv.org/abs/1706.02690
+    """
+    batch_size = _check_batch_size(batch_size)
+    scores = []
+    with _eval_mode(model):
+        for xb in x.split(batch_size):
+            x_tilde = odin_perturbation(model, xb, temperature=temperature, eps=eps, std=std)
+            with torch.no_grad():
+                scores.append(msp(model(x_tilde), temperature))
+    return torch.cat(scores)
+
+
+# --------------------------------------------------------------------------- GradNorm
+
+
+def _linear_head(classifier: Any, num_classes: int | None, score: str) -> nn.Linear:
+    if hasattr(classifier, "cosine"):
+        raise ValueError(
+            f"{score} is defined for a linear last layer; got a GODIN head "
+            f"({type(classifier).__name__}). Use the 'godin' score for GODIN models."
+        )
+    if not isinstance(classifier, nn.Linear):
+        raise ValueError(f"{score} needs an nn.Linear classifier, got {type(classifier).__name__}")
+    if num_classes is not None and num_classes != classifier.out_features:
+        raise ValueError(
+            f"num_classes={num_classes} does not match the classifier's "
+            f"{classifier.out_features} outputs"
+        )
+    return classifier
+
+
+def gradnorm(
+    features: Tensor,
+    classifier: nn.Linear,
+    *,
+    temperature: float = 1.0,
+    num_classes: int | None = None,
+) -> Tensor:
+    """GradNorm, closed form. HIGHER = MORE IN-DISTRIBUTION.
+
+    The score is the :math:`L_1` norm of the gradient, w.r.t. the last-layer weight
+    :math:`W`, of the KL divergence between the uniform distribution :math:`u = 1/C` and the
+    tempered softmax. For :math:`z = W\\phi + b` and :math:`p = \\operatorname{softmax}(z/T)`,
+    :math:`\\partial \\mathcal{L} / \\partial W = \\tfrac{1}{T}(p - u)\\phi^\\top` is rank one, so
+
+    .. math::
+        \\mathcal{L} = -\\frac{1}{C}\\sum_{c=1}^C \\log p_c, \\qquad
+        s(x) = \\left\\| \\frac{\\partial \\mathcal{L}}{\\partial W} \\right\\|_1
+        = \\frac{1}{T} \\, \\|p - u\\|_1 \\, \\|\\phi\\|_1
+
+    This follows the paper's :math:`D_{KL}(u \\| p)`. The reference code uses all-ones targets
+    (``targets = torch.ones((N, num_classes))``), which multiplies every score by :math:`C`:
+    a constant factor that leaves rankings and every OOD metric unchanged.
+    Equals :func:`gradnorm_autograd` (the literal per-sample backward loop).
+
+    :param features: ``(N, D)`` penultimate features :math:`\\phi(x)`.
+    :param classifier: the last layer, an ``nn.Linear`` with weight ``(C, D)``.
+    :param temperature: :math:`T > 0` (1 in the paper).
+    :param num_classes: optional check that the head has this many outputs.
+    :return: ``(N,)`` scores, ``>= 0``.
+    :raises ValueError: for a GODIN head (cosine classifier) or any non-linear head.
+    :see Paper: Huang et al., "On the Importance of Gradients for Detecting Distributional
+        Shifts in the Wild", NeurIPS 2021, https://arxiv.org/abs/2110.00218, Eq. (4)-(5).
+    :see Implementation: https://github.com/deeplearning-wisc/gradnorm_ood (``test_ood.py``)
+    """
+    head = _linear_head(classifier, num_classes, "gradnorm")
+    _check_2d("features", features)
+    temperature = _check_positive("temperature", temperature)
+    logits = F.linear(features, head.weight, head.bias)
+    p = torch.softmax(logits / temperature, dim=1)
+    u = 1.0 / logits.shape[1]
+    return (p - u).abs().sum(dim=1) * features.abs().sum(dim=1) / temperature
+
+
+def gradnorm_autograd(
+    features: Tensor,
+    classifier: nn.Linear,
+    *,
+    temperature: float = 1.0,
+    num_classes: int | None = None,
+) -> Tensor:
+    """GradNorm by explicit per-sample backward passes (slow reference for :func:`gradnorm`).
+
+    HIGHER = MORE IN-DISTRIBUTION. For each sample separately:
+
+    .. math::
+        \\mathcal{L} = \\sum_{c=1}^C -\\frac{1}{C} \\log \\operatorname{softmax}
+        \\left(\\frac{W\\phi + b}{T}\\right)_c, \\qquad
+        s(x) = \\sum_{c,d} \\left|\\frac{\\partial \\mathcal{L}}{\\partial W_{cd}}\\right|
+
+    Differentiates a detached copy of the weight, so the classifier's ``.grad`` is untouched.
+
+    :param features: ``(N, D)`` penultimate features.
+    :param classifier: ``nn.Linear`` last layer.
+    :param temperature: :math:`T > 0`.
+    :param num_classes: optional check that the head has this many outputs.
+    :return: ``(N,)`` scores.
+    :see Paper: Huang et al., NeurIPS 2021, https://arxiv.org/abs/2110.00218
+    """
+    head = _linear_head(classifier, num_classes, "gradnorm")
+    _check_2d("features", features)
+    temperature = _check_positive("temperature", temperature)
+    weight = head.weight.detach().clone().requires_grad_(True)
+    bias = None if head.bias is None else head.bias.detach()
+    n_cls = head.out_features
+    targets = torch.ones((1, n_cls), dtype=weight.dtype, device=weight.device) / n_cls
+    scores = []
+    with torch.enable_grad():
+        for phi in features.detach():
+            outputs = F.linear(phi[None], weight, bias)
+            loss = torch.mean(
+                torch.sum(-targets * F.log_softmax(outputs / temperature, dim=-1), dim=-1)
+            )
+            (layer_grad,) = torch.autograd.grad(loss, weight)
+            scores.append(torch.sum(torch.abs(layer_grad)))
+    if not scores:
+        return features.new_empty((0,))
+    return torch.stack(scores)
+
+
+# --------------------------------------------------------------------------- GODIN
+
+
+def godin_score(features: Tensor, head: Any) -> Tensor:
+    """GODIN score: maximum cosine similarity to a class weight. HIGHER = MORE IN-DISTRIBUTION.
+
+    .. math::
+        s(x) = \\max_i h_i(x) = \\max_i \\frac{w_i^\\top \\phi(x)}{\\|w_i\\| \\, \\|\\phi(x)\\|}
+
+    :param features: ``(N, D)`` penultimate features :math:`\\phi(x)`.
+    :param head: a GODIN head exposing ``.cosine(features) -> (N, C)``.
+    :return: ``(N,)`` scores in ``[-1, 1]``.
+    :raises ValueError: if ``head`` has no ``cosine`` method (e.g. a plain ``nn.Linear``).
+    :see Paper: Hsu et al., "Generalized ODIN", CVPR 2020, https://arxiv.org/abs/2002.11297
+    """
+    if not callable(getattr(head, "cosine", None)):
+        raise ValueError(
+            f"the godin score needs a GODIN head with a .cosine() method, got {type(head).__name__}"
+        )
+    _check_2d("features", features)
+    return head.cosine(features).amax(dim=1)
+
+
+# --------------------------------------------------------------------------- dispatch
+
+#: Every score by name. Logit scores take ``(logits, **params)``, ``gradnorm``/``godin`` take
+#: ``(features, classifier, **params)``, ``odin`` takes ``(model, x, **params)``.
+SCORES: dict[str, Callable[..., Tensor]] = {
+    "msp": msp,
+    "energy": energy,
+    "maxlogit": max_logit,
+    "odin": odin,
+    "gradnorm": gradnorm,
+    "godin": godin_score,
+}
+
+_SCORE_INPUT = {
+    "msp": "logits",
+    "energy": "logits",
+    "maxlogit": "logits",
+    "odin": "input",
+    "gradnorm": "features",
+    "godin": "features",
+}
+
+
+def _score_params(fn: Callable[..., Tensor]) -> dict[str, bool]:
+    """Hyperparameters of a score function -> whether each is required (has no default)."""
+    out = {}
+    for p in inspect.signature(fn).parameters.values():
+        if p.name == "batch_size":
+            continue
+        if p.kind is inspect.Parameter.KEYWORD_ONLY or p.default is not inspect.Parameter.empty:
+            out[p.name] = p.default is inspect.Parameter.empty
+    return out
+
+
+def compute_scores(
+    name: str,
+    model: nn.Module,
+    x: Tensor,
+    params: dict[str, Any] | None,
+    *,
+    batch_size: int = 512,
+    device: torch.device | str | None = None,
+) -> np.ndarray:
+    """Score a batch of inputs with the score ``name``. HIGHER = MORE IN-DISTRIBUTION.
+
+    Logit scores use ``model(x)``; ``gradnorm`` and ``godin`` use
+    ``model.forward_features(x)`` with ``model.get_classifier()``; ``odin`` needs input
+    gradients. The model runs in eval mode (training flags restored afterwards).
+
+    :param name: a key of :data:`SCORES`.
+    :param model: network exposing ``forward_features`` / ``forward_head`` / ``get_classifier``.
+    :param x: inputs ``(N, ...)``.
+    :param params: hyperparameters of the score (``None`` means ``{}``); those without a
+        default (ODIN ``temperature``, ``eps``, ``std``) are required.
+    :param batch_size: samples per forward pass.
+    :param device: where to run; defaults to ``x.device``. The model must already be there.
+    :return: ``(N,)`` NumPy array of scores.
+    :raises ValueError: unknown score name, unknown or missing parameter, bad values.
+    """
+    if name not in SCORES:
+        raise ValueError(f"unknown score {name!r}; expected one of {sorted(SCORES)}")
+    fn = SCORES[name]
+    params = {} if params is None else dict(params)
+    spec = _score_params(fn)
+    unknown = sorted(set(params) - set(spec))
+    if unknown:
+        raise ValueError(
+            f"score {name!r} got unknown parameter(s) {unknown}; accepted parameters: {sorted(spec)}"
+        )
+    missing = sorted(k for k, required in spec.items() if required and k not in params)
+    if missing:
+        raise ValueError(f"score {name!r} requires parameter(s) {missing}; none has a default")
+    batch_size = _check_batch_size(batch_size)
+    if not isinstance(x, Tensor) or x.ndim < 1:
+        raise ValueError(f"x must be a tensor of shape (N, ...), got {type(x).__name__}")
+    device = x.device if device is None else torch.device(device)
+    kind = _SCORE_INPUT[name]
+
+    out = []
+    with _eval_mode(model):
+        for xb in x.split(batch_size):
+            xb = xb.to(device)
+            if kind == "input":
+                s = fn(model, xb, batch_size=batch_size, **params)
+            else:
+                with torch.no_grad():
+                    if kind == "logits":
+                        s = fn(model(xb), **params)
+                    else:
+                        s = fn(model.forward_features(xb), model.get_classifier(), **params)
+            out.append(s.detach().cpu())
+    if not out:
+        return np.empty((0,), dtype=np.float32)
+    return torch.cat(out).numpy()

@@ -1,0 +1,107 @@
+"""Numerically stable softmax, log-softmax, logsumexp and the softmax Jacobian.
+
+Every function accepts a NumPy array or a torch tensor and returns the same kind.
+Torch inputs are delegated to torch's own (stable, differentiable) kernels; NumPy
+inputs use the max-shift :math:`S(z) = S(z - \\max_i z_i)`, which is exact by shift
+invariance and keeps every exponent :math:`\\le 0` (no overflow, denominator :math:`\\ge 1`).
+
+:see Paper: "The softmax function: properties" note (``shared/papers/softmax-properties-note.txt``),
+    Properties 1-5 and "A numerically stable softmax".
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import numpy as np
+import torch
+from torch import Tensor
+
+__all__ = ["softmax", "log_softmax", "logsumexp", "softmax_jacobian"]
+
+ArrayLike = TypeVar("ArrayLike", np.ndarray, Tensor)
+
+
+def _finite_max(z: np.ndarray, dim: int) -> np.ndarray:
+    """Row maxima used as the shift; a row that is all ``-inf`` (or ``±inf``) is shifted by 0."""
+    m = np.max(z, axis=dim, keepdims=True)
+    return np.where(np.isfinite(m), m, 0.0)
+
+
+def _as_numpy(z) -> np.ndarray:
+    z = np.asarray(z)
+    if not np.issubdtype(z.dtype, np.floating):
+        z = z.astype(np.float64)
+    return z
+
+
+def logsumexp(z: ArrayLike, dim: int = -1, keepdim: bool = False) -> ArrayLike:
+    """Stable :math:`\\log \\sum_i e^{z_i}` along ``dim``.
+
+    .. math::
+        \\operatorname{LSE}(z) = m + \\log \\sum_i e^{z_i - m}, \\qquad m = \\max_i z_i
+
+    :param z: NumPy array or torch tensor.
+    :param dim: axis to reduce.
+    :param keepdim: keep the reduced axis with size 1.
+    :return: same type as ``z``.
+    """
+    if isinstance(z, Tensor):
+        return torch.logsumexp(z, dim=dim, keepdim=keepdim)
+    z = _as_numpy(z)
+    m = _finite_max(z, dim)
+    with np.errstate(divide="ignore"):  # log(0) = -inf for an all -inf row is the right answer
+        out = m + np.log(np.sum(np.exp(z - m), axis=dim, keepdims=True))
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+def log_softmax(z: ArrayLike, dim: int = -1) -> ArrayLike:
+    """Stable log-softmax, :math:`\\log S(z)_i = z_i - \\operatorname{LSE}(z)`.
+
+    .. math::
+        \\log S(z)_i = (z_i - m) - \\log \\sum_j e^{z_j - m}
+
+    :param z: NumPy array or torch tensor.
+    :param dim: class axis.
+    :return: same type and shape as ``z``.
+    """
+    if isinstance(z, Tensor):
+        return torch.log_softmax(z, dim=dim)
+    z = _as_numpy(z)
+    shifted = z - _finite_max(z, dim)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def softmax(z: ArrayLike, dim: int = -1) -> ArrayLike:
+    """Stable softmax :math:`S(z)_i = e^{z_i} / \\sum_j e^{z_j}` computed as :math:`S(z - \\max z)`.
+
+    .. math::
+        S(z)_i = \\frac{e^{z_i - m}}{\\sum_j e^{z_j - m}}, \\qquad m = \\max_j z_j
+
+    :param z: NumPy array or torch tensor.
+    :param dim: class axis.
+    :return: same type and shape as ``z``; entries in ``[0, 1]`` summing to 1 along ``dim``.
+    """
+    if isinstance(z, Tensor):
+        return torch.softmax(z, dim=dim)
+    z = _as_numpy(z)
+    e = np.exp(z - _finite_max(z, dim))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def softmax_jacobian(p: ArrayLike) -> ArrayLike:
+    """Jacobian of the softmax expressed through its output :math:`p = S(z)`.
+
+    .. math::
+        J = \\frac{\\partial S(z)}{\\partial z} = \\operatorname{diag}(p) - p p^\\top,
+        \\qquad J_{ie} = \\delta_{ie} p_i - p_i p_e
+
+    :param p: probabilities with classes on the last axis, shape ``(..., C)``.
+    :return: shape ``(..., C, C)``, same type as ``p``.
+    :see Paper: softmax properties note, Property 4.
+    """
+    if isinstance(p, Tensor):
+        return torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    p = _as_numpy(p)
+    eye = np.eye(p.shape[-1], dtype=p.dtype)
+    return p[..., :, None] * eye - p[..., :, None] * p[..., None, :]

@@ -1,0 +1,87 @@
+import json
+
+import numpy as np
+import pytest
+
+from softmax_ood.data import (
+    MissingDataError,
+    block_reduce,
+    load_prepared,
+    make_embedded_dataset,
+    quantise,
+)
+
+
+def test_layout_and_metadata(embedded_data):
+    meta = json.loads((embedded_data / "meta.json").read_text())
+    assert meta["splits"]["id_train"] + meta["splits"]["id_val"] + meta["splits"]["id_test"] == 1797
+    for name in meta["ood_test"]:
+        x = np.load(embedded_data / f"ood_{name}_x.npy")
+        assert x.shape == (60, 1, 8, 8) and x.dtype == np.float32
+        assert 0.0 <= x.min() and x.max() <= 1.0
+        # the digits' preprocessing: 17 grey levels
+        assert np.allclose(x * 16, np.round(x * 16), atol=1e-5)
+        assert meta["sources"][name]["licence"]
+    assert meta["ood_val"] == ["gaussian_val"]
+    assert "CC0" in meta["sources"]["textures"]["licence"]
+
+
+def test_splits_are_disjoint_and_stratified(embedded_data):
+    y = {s: np.load(embedded_data / f"id_{s}_y.npy") for s in ("train", "val", "test")}
+    counts = np.bincount(y["test"], minlength=10)
+    assert counts.min() >= 30  # stratified: every class present in test
+    x = {s: np.load(embedded_data / f"id_{s}_x.npy").reshape(len(y[s]), -1) for s in y}
+    # no test image also in train (digits has few exact duplicates; allow none by index split)
+    assert len(y["train"]) + len(y["val"]) + len(y["test"]) == 1797
+    assert x["train"].shape[1] == 64
+
+
+def test_deterministic_bytes(tmp_path, embedded_data):
+    kw = dict(image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=60,
+              ood_test=["textures", "photos", "characters", "gaussian", "uniform"],
+              ood_val=["gaussian_val"])
+    make_embedded_dataset(tmp_path / "again", **kw)
+    for f in sorted(embedded_data.iterdir()):
+        assert (tmp_path / "again" / f.name).read_bytes() == f.read_bytes(), f.name
+
+
+def test_ood_sets_independent_of_each_other(tmp_path):
+    kw = dict(image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=20,
+              ood_val=[])
+    make_embedded_dataset(tmp_path / "a", ood_test=["uniform"], **kw)
+    make_embedded_dataset(tmp_path / "b", ood_test=["textures", "uniform"], **kw)
+    assert (tmp_path / "a/ood_uniform_x.npy").read_bytes() == (
+        tmp_path / "b/ood_uniform_x.npy").read_bytes()
+
+
+def test_unknown_ood_set_is_one_sentence(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown embedded OOD set\(s\) \['svhn'\]; expected"):
+        make_embedded_dataset(tmp_path, image_size=8, seed=0, val_fraction=0.2,
+                              test_fraction=0.2, ood_size=10, ood_test=["svhn"], ood_val=[])
+    assert not any(tmp_path.iterdir())
+
+
+def test_load_prepared_normalises_with_train_statistics(embedded_data):
+    d = load_prepared(embedded_data)
+    assert abs(float(d.x["train"].mean())) < 1e-4
+    assert abs(float(d.x["train"].std()) - 1) < 1e-2
+    assert set(d.ood) == {"textures", "photos", "characters", "gaussian", "uniform"}
+    assert d.x["test"].shape[1:] == (1, 8, 8)
+
+
+def test_missing_file_names_the_rule(tmp_path, embedded_data):
+    import shutil
+
+    copy = tmp_path / "digits"
+    shutil.copytree(embedded_data, copy)
+    (copy / "ood_textures_x.npy").unlink()
+    with pytest.raises(MissingDataError, match="made by the Snakemake rule 'prepare_data'"):
+        load_prepared(copy)
+
+
+def test_quantise_and_block_reduce():
+    img = np.arange(16, dtype=float).reshape(4, 4) / 15
+    assert block_reduce(img, 2).shape == (2, 2)
+    assert np.isclose(block_reduce(img, 4)[0, 0], img.mean())
+    q = quantise(np.array([0.0, 0.04, 0.5, 1.2, -1]))
+    assert np.allclose(q, [0, 0.0625, 0.5, 1.0, 0.0])

@@ -1,0 +1,59 @@
+import json
+
+import pandas as pd
+import pytest
+
+from softmax_ood.provenance import (
+    config_sha256,
+    path_sha256,
+    provenance_record,
+    read_parquet_provenance,
+    registry_entry,
+    source_digest,
+    write_parquet,
+)
+
+
+def test_parquet_carries_provenance_and_is_deterministic(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("x")
+    prov = provenance_record(inputs=[src], config={"b": 1, "a": [1, 2]}, seeds=[2, 0])
+    df = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]})
+    write_parquet(df, tmp_path / "t1.parquet", prov)
+    write_parquet(df, tmp_path / "t2.parquet", prov)
+    assert (tmp_path / "t1.parquet").read_bytes() == (tmp_path / "t2.parquet").read_bytes()
+    back = read_parquet_provenance(tmp_path / "t1.parquet")
+    assert back["seeds"] == [0, 2]
+    assert back["config_sha256"] == config_sha256({"a": [1, 2], "b": 1})
+    assert back["inputs"][str(src)]["sha256"] == path_sha256(src)
+    assert set(back["versions"]) >= {"python", "torch", "numpy"}
+    assert "commit" in back["git"]
+    side = json.loads((tmp_path / "t1.prov.json").read_text())
+    assert side == back
+
+
+def test_directory_hash_changes_with_content(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d/a").write_text("1")
+    h1 = path_sha256(tmp_path / "d")
+    (tmp_path / "d/a").write_text("2")
+    assert path_sha256(tmp_path / "d") != h1
+
+
+def test_source_digest_tracks_one_symbol(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("class A:\n    x = 1\n\n\nclass B:\n    y = 2\n\nREG = {'a': A, 'b': B}\n")
+    a, b = source_digest(f, "A"), source_digest(f, "B")
+    f.write_text("class A:\n    x = 1\n\n\nclass B:\n    y = 3\n\nREG = {'a': A, 'b': B}\n")
+    assert source_digest(f, "A") == a and source_digest(f, "B") != b
+    assert registry_entry(f, "REG", "b") == "B"
+    with pytest.raises(ValueError, match="not defined"):
+        source_digest(f, "C")
+
+
+def test_real_loss_registry_resolves():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "src/softmax_ood/losses.py"
+    assert registry_entry(path, "LOSSES", "logitnorm") == "LogitNormLoss"
+    assert source_digest(path, "LogitNormLoss") != source_digest(path, "CrossEntropy")

@@ -1,0 +1,87 @@
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from softmax_ood.data import load_prepared
+from softmax_ood.losses import build_loss
+from softmax_ood.models import create_model
+from softmax_ood.train import NonFiniteLossError, TrainConfig, fit
+
+CFG = dict(epochs=3, batch_size=64, optimizer="adam", lr=1e-3, weight_decay=5e-4,
+           schedule="cosine", checkpoint="best_val_acc")
+
+
+def _fit(data, loss="ce", seed=0, **over):
+    torch.manual_seed(seed)
+    model = create_model("mlp", num_classes=10, in_chans=1, image_size=8, hidden=[64])
+    params = {"tau": 0.04} if loss == "logitnorm" else {}
+    return fit(model, build_loss(loss, params), data.x["train"], data.y["train"], data.x["val"],
+               data.y["val"], cfg=TrainConfig.from_dict({**CFG, **over}), seed=seed,
+               monitor_ood=data.ood["textures"], name=f"mlp/{loss}/seed{seed}")
+
+
+def test_learns_and_logs_curve(embedded_data):
+    data = load_prepared(embedded_data)
+    model, curve, info = _fit(data, lr=5e-3)
+    assert [r["epoch"] for r in curve] == [1, 2, 3]
+    assert curve[-1]["val_acc"] > 0.8
+    assert set(curve[0]) >= {"train_loss", "val_acc", "logit_norm_id", "logit_norm_ood", "lr"}
+    assert 1 <= info["best_epoch"] <= 3
+    assert not model.training
+
+
+def test_same_seed_same_weights_different_seed_different(embedded_data):
+    data = load_prepared(embedded_data)
+    a = _fit(data, seed=0)[0].state_dict()
+    b = _fit(data, seed=0)[0].state_dict()
+    c = _fit(data, seed=1)[0].state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+
+
+def test_best_val_checkpoint_is_the_logged_best(embedded_data):
+    data = load_prepared(embedded_data)
+    model, curve, info = _fit(data, epochs=4, lr=0.05)
+    best = max(curve, key=lambda r: r["val_acc"])
+    assert info["best_epoch"] == best["epoch"]
+    with torch.no_grad():
+        acc = (model(data.x["val"]).argmax(1) == data.y["val"]).double().mean().item()
+    assert math.isclose(acc, best["val_acc"])
+
+
+class _Exploding(nn.Module):
+    def forward(self, logits, target):
+        return nn.functional.cross_entropy(logits, target) * float("nan")
+
+
+def test_nan_loss_names_model_epoch_batch(embedded_data):
+    data = load_prepared(embedded_data)
+    model = create_model("mlp", num_classes=10, in_chans=1, image_size=8, hidden=[8])
+    with pytest.raises(NonFiniteLossError,
+                       match=r"training mlp/x/seed0 stopped: the loss became nan at epoch 1, "
+                             r"batch 1 of \d+"):
+        fit(model, _Exploding(), data.x["train"], data.y["train"], data.x["val"], data.y["val"],
+            cfg=TrainConfig.from_dict(CFG), seed=0, name="mlp/x/seed0")
+
+
+def test_bad_train_settings():
+    with pytest.raises(ValueError, match=r"train.optimizer is 'rmsprop'; expected one of"):
+        TrainConfig.from_dict({**CFG, "optimizer": "rmsprop"})
+    with pytest.raises(ValueError, match=r"unknown train setting\(s\) \['lr_decay'\]"):
+        TrainConfig.from_dict({**CFG, "lr_decay": 0.1})
+
+
+def test_sgd_multistep_schedule(embedded_data):
+    data = load_prepared(embedded_data)
+    _, curve, _ = _fit(data, optimizer="sgd", lr=0.1, momentum=0.9, schedule="multistep",
+                       milestones=[2], gamma=0.1, checkpoint="last")
+    # milestone 2 = "reduce after 2 epochs" (the paper: at 80 and 140 epochs)
+    assert [round(r["lr"], 6) for r in curve] == [0.1, 0.1, 0.01]
+
+
+def test_crop_flip_augment_runs(embedded_data):
+    data = load_prepared(embedded_data)
+    _, curve, _ = _fit(data, augment="crop_flip", epochs=1)
+    assert math.isfinite(curve[0]["train_loss"])

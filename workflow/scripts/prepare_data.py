@@ -1,0 +1,28 @@
+"""Snakemake script: build data/<dataset>/ (embedded offline default or paper downloads)."""
+
+from softmax_ood.cli import run_script
+
+snakemake = snakemake  # noqa: F821  (injected by Snakemake)
+
+
+def main():
+    d = dict(snakemake.params.data)
+    if d["source"] == "embedded":
+        from softmax_ood.data import make_embedded_dataset
+
+        make_embedded_dataset(
+            snakemake.output[0], image_size=d["image_size"], seed=d["seed"],
+            val_fraction=d["val_fraction"], test_fraction=d["test_fraction"],
+            ood_size=d["ood_size"], ood_test=d["ood_test"], ood_val=d["ood_val"],
+        )
+    else:
+        from softmax_ood.paper_data import load_paper_config, prepare_paper_data
+
+        prepare_paper_data(
+            snakemake.input.raw, snakemake.output[0], load_paper_config(d["sources"]),
+            seed=d["seed"], val_fraction=d["val_fraction"], id_dataset=d["dataset"],
+            ood_test=d["ood_test"], image_size=d["image_size"],
+        )
+
+
+run_script(main, snakemake.log[0])

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install everything the workflow and its tests need into the current Python environment
+# (use a virtualenv if you prefer; CI uses the machine's Python). Idempotent and offline-safe:
+# torch/torchvision come from the machine's local wheel store, the rest from PyPI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+pip_install() { "$PY" -m pip install --disable-pip-version-check --no-input -q "$@"; }
+# torch first and alone: pinned to the release that pairs with torchvision 0.29.1
+pip_install torch==2.14.1 torchvision==0.29.1
+pip_install -r requirements.txt
+pip_install --no-deps -e .
+# papermill needs a Jupyter kernel named python3
+if ! "$PY" -m jupyter kernelspec list 2>/dev/null | grep -q '^ *python3 '; then
+    "$PY" -m ipykernel install --sys-prefix --name python3
+fi
+# DVC must never phone home (also committed in .dvc/config)
+"$PY" -m dvc config --global core.analytics false >/dev/null 2>&1 || true
+echo "setup: ok ($("$PY" --version), torch $("$PY" -c 'import torch; print(torch.__version__)'))"
