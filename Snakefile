@@ -19,6 +19,6 @@ include: "rules/logitnorm.smk"
 
 
 rule all:
+    default_target: True
     input:
         final_outputs(),
-    default_target: True

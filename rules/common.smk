@@ -1,17 +1,12 @@
 # Workflow-level Python: config validation, wildcard constraints, input functions.
-import os
 import re
 import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-SRC = str(Path(workflow.basedir) / "src")
-sys.path.insert(0, SRC)
-# jobs run the library from this checkout (also inside --use-conda envs)
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (SRC, os.environ.get("PYTHONPATH")) if p
-)
+# the library of this checkout (scripts add the same path: they also run in --use-conda envs)
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from softmax_ood.config import (  # noqa: E402
     ConfigError,
@@ -19,7 +14,11 @@ from softmax_ood.config import (  # noqa: E402
     logitnorm_runs,
     validate_config,
 )
-from softmax_ood.provenance import config_sha256, registry_entry, source_digest  # noqa: E402
+from softmax_ood.provenance import (
+    config_sha256,
+    registry_entry,
+    source_digest,
+)  # noqa: E402
 
 try:
     _validated = validate_config(
@@ -48,6 +47,14 @@ wildcard_constraints:
     arch="|".join(sorted(config["architectures"])),
     loss="|".join(sorted((re.escape(l) for l in LOSSES), key=len, reverse=True)),
     seed=r"\d+",
+
+
+def data_inputs(wildcards):
+    inputs = {"code": ["src/softmax_ood/data.py"]}
+    if config["data"]["source"] == "paper":
+        inputs["raw"] = "data/raw"
+        inputs["code"] += ["src/softmax_ood/paper_data.py", config["data"]["sources"]]
+    return inputs
 
 
 def loss_digest(wildcards):

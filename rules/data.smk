@@ -1,14 +1,6 @@
 # Prepared data: the offline embedded default, or the paper-scale downloads with checksums.
 
 
-def data_inputs(wildcards):
-    inputs = {"code": ["src/softmax_ood/data.py"]}
-    if config["data"]["source"] == "paper":
-        inputs["raw"] = "data/raw"
-        inputs["code"] += ["src/softmax_ood/paper_data.py", config["data"]["sources"]]
-    return inputs
-
-
 rule download_paper_data:
     # real downloads, each verified against its md5/sha256 before anything is kept
     input:
@@ -18,12 +10,12 @@ rule download_paper_data:
         directory("data/raw"),
     log:
         "logs/data/download.log",
-    params:
-        names=[config["data"]["dataset"], *config["data"]["ood_test"]],
-    resources:
-        runtime=240,
     conda:
         "../envs/torch.yaml"
+    resources:
+        runtime=240,
+    params:
+        names=[config["data"]["dataset"], *config["data"]["ood_test"]],
     script:
         "../workflow/scripts/download.py"
 
@@ -35,12 +27,12 @@ rule prepare_data:
         directory("data/{dataset}"),
     log:
         "logs/data/{dataset}.log",
-    params:
-        data=config["data"],
+    conda:
+        "../envs/torch.yaml"
     resources:
         mem_mb=4000,
         runtime=30,
-    conda:
-        "../envs/torch.yaml"
+    params:
+        data=config["data"],
     script:
         "../workflow/scripts/prepare_data.py"

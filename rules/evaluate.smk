@@ -16,15 +16,15 @@ rule evaluate:
         samples="results/eval/{dataset}/{arch}/{loss}/seed{seed}/msp.parquet",
     log:
         "logs/eval/{dataset}/{arch}/{loss}/seed{seed}.log",
-    params:
-        scores=config["scores"],
-        overrides=config["score_overrides"],
-        evaluation=config["evaluation"],
+    conda:
+        "../envs/torch.yaml"
     threads: config["train"]["threads"]
     resources:
         mem_mb=3000,
         runtime=60,
-    conda:
-        "../envs/torch.yaml"
+    params:
+        scores=config["scores"],
+        overrides=config["score_overrides"],
+        evaluation=config["evaluation"],
     script:
         "../workflow/scripts/evaluate.py"

@@ -1,4 +1,5 @@
 # The LogitNorm study (Wei et al. 2022): aggregate -> tables, figures, claims -> report.
+import os
 
 LN = "results/logitnorm/{dataset}"
 LNX = f"results/logitnorm/{DATASET}"
@@ -18,14 +19,14 @@ rule logitnorm_aggregate:
         samples=f"{LN}/samples.parquet",
     log:
         "logs/logitnorm/{dataset}/aggregate.log",
+    conda:
+        "../envs/report.yaml"
+    resources:
+        mem_mb=2000,
     params:
         config=config,
         main_arch=config["logitnorm"]["main_arch"],
         losses=LOSSES,
-    resources:
-        mem_mb=2000,
-    conda:
-        "../envs/report.yaml"
     script:
         "../workflow/scripts/aggregate.py"
 
@@ -46,13 +47,13 @@ rule logitnorm_table:
         ),
     log:
         "logs/logitnorm/{dataset}/{table}.log",
-    params:
-        spec=lambda w: study_spec(),
-        config=config,
     wildcard_constraints:
         table=r"table[1-6]|tau_ablation",
     conda:
         "../envs/report.yaml"
+    params:
+        spec=lambda w: study_spec(),
+        config=config,
     script:
         "../workflow/scripts/table.py"
 
@@ -75,13 +76,13 @@ rule logitnorm_figure:
         provenance=f"{LN}/figures/{{fig}}.prov.json",
     log:
         "logs/logitnorm/{dataset}/{fig}.log",
-    params:
-        spec=lambda w: study_spec(),
-        config=config,
     wildcard_constraints:
         fig=r"fig[145]",
     conda:
         "../envs/report.yaml"
+    params:
+        spec=lambda w: study_spec(),
+        config=config,
     script:
         "../workflow/scripts/figure.py"
 
@@ -101,11 +102,11 @@ rule logitnorm_claims:
         ),
     log:
         "logs/logitnorm/{dataset}/claims.log",
+    conda:
+        "../envs/report.yaml"
     params:
         spec=lambda w: study_spec(),
         config=config,
-    conda:
-        "../envs/report.yaml"
     script:
         "../workflow/scripts/claims.py"
 
@@ -117,10 +118,8 @@ rule logitnorm_report:
         tables=expand(
             f"{LNX}/tables/{{table}}.parquet",
             table=[f"table{i}" for i in range(1, 7)] + ["tau_ablation"],
-                    ),
-        figures=expand(
-            f"{LNX}/figures/{{fig}}.png", fig=["fig1", "fig4", "fig5"]
         ),
+        figures=expand(f"{LNX}/figures/{{fig}}.png", fig=["fig1", "fig4", "fig5"]),
         claims=f"{LNX}/claims.parquet",
         paper="config/paper_values/logitnorm.csv",
     output:
@@ -132,11 +131,11 @@ rule logitnorm_report:
         ),
     log:
         "logs/logitnorm/report.log",
-    params:
-        tables_dir=f"{LNX}/tables",
-        figures_dir=f"{LNX}/figures",
     conda:
         "../envs/report.yaml"
+    params:
+        tables_dir=lambda w, input: os.path.dirname(input.tables[0]),
+        figures_dir=lambda w, input: os.path.dirname(input.figures[0]),
     shell:
         "(papermill {input.notebook} {output.notebook} --cwd . --kernel python3 "
         "-p tables_dir {params.tables_dir} -p figures_dir {params.figures_dir} "

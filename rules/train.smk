@@ -14,17 +14,17 @@ rule train:
         curve="results/train/{dataset}/{arch}/{loss}/seed{seed}/curve.tsv",
     log:
         "logs/train/{dataset}/{arch}/{loss}/seed{seed}.log",
+    conda:
+        "../envs/torch.yaml"
+    threads: config["train"]["threads"]
+    resources:
+        mem_mb=3000,
+        runtime=120,
     params:
         arch_cfg=lambda w: config["architectures"][w.arch],
         loss_cfg=lambda w: LOSSES[w.loss],
         loss_code=loss_digest,
         train_cfg=config["train"],
         monitor_set=config["logitnorm"]["monitor_set"],
-    threads: config["train"]["threads"]
-    resources:
-        mem_mb=3000,
-        runtime=120,
-    conda:
-        "../envs/torch.yaml"
     script:
         "../workflow/scripts/train.py"

@@ -33,7 +33,12 @@ def embedded_data(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("data") / "digits"
     make_embedded_dataset(
-        out, image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=60,
+        out,
+        image_size=8,
+        seed=0,
+        val_fraction=0.2,
+        test_fraction=0.2,
+        ood_size=60,
         ood_test=["textures", "photos", "characters", "gaussian", "uniform"],
         ood_val=["gaussian_val"],
     )

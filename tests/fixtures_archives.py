@@ -110,7 +110,9 @@ def _balanced_labels(n: int, num_classes: int, rng: np.random.Generator) -> np.n
     return y
 
 
-def make_cifar10_tar_gz(path: Path, *, per_batch: int = 20, n_test: int = 20, seed: int = 0) -> dict:
+def make_cifar10_tar_gz(
+    path: Path, *, per_batch: int = 20, n_test: int = 20, seed: int = 0
+) -> dict:
     """A ``cifar-10-python.tar.gz`` look-alike. Returns the expected arrays
     ``train_x`` (N, 32, 32, 3), ``train_y``, ``test_x``, ``test_y`` and the archive ``path``."""
     rng = np.random.default_rng(seed)
@@ -135,20 +137,37 @@ def make_cifar10_tar_gz(path: Path, *, per_batch: int = 20, n_test: int = 20, se
         members.append((f"{folder}/{name}", blob))
         xs.append(data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1))
         ys.append(labels.astype(np.int64))
-    meta = {b"label_names": [b"airplane", b"automobile", b"bird", b"cat", b"deer", b"dog",
-                             b"frog", b"horse", b"ship", b"truck"],
-            b"num_cases_per_batch": per_batch, b"num_vis": 3072}
+    meta = {
+        b"label_names": [
+            b"airplane",
+            b"automobile",
+            b"bird",
+            b"cat",
+            b"deer",
+            b"dog",
+            b"frog",
+            b"horse",
+            b"ship",
+            b"truck",
+        ],
+        b"num_cases_per_batch": per_batch,
+        b"num_vis": 3072,
+    }
     members.append((f"{folder}/batches.meta", pickle.dumps(meta, protocol=2)))
     members.append((f"{folder}/readme.html", b"<html>fake</html>"))
     write_tar(path, members)
     return {
         "path": Path(path),
-        "train_x": np.concatenate(xs[:5]), "train_y": np.concatenate(ys[:5]),
-        "test_x": xs[5], "test_y": ys[5],
+        "train_x": np.concatenate(xs[:5]),
+        "train_y": np.concatenate(ys[:5]),
+        "test_x": xs[5],
+        "test_y": ys[5],
     }
 
 
-def make_cifar100_tar_gz(path: Path, *, n_train: int = 200, n_test: int = 100, seed: int = 1) -> dict:
+def make_cifar100_tar_gz(
+    path: Path, *, n_train: int = 200, n_test: int = 100, seed: int = 1
+) -> dict:
     """A ``cifar-100-python.tar.gz`` look-alike (``train``, ``test``, ``meta``)."""
     rng = np.random.default_rng(seed)
     folder = "cifar-100-python"
@@ -164,13 +183,18 @@ def make_cifar100_tar_gz(path: Path, *, n_train: int = 200, n_test: int = 100, s
             b"coarse_labels": [int(v) // 5 for v in fine],
             b"data": data,
         }
-        blob = (py2_batch_pickle(data, b"fine_labels", fine) if split == "test"
-                else pickle.dumps(batch, protocol=2))
+        blob = (
+            py2_batch_pickle(data, b"fine_labels", fine)
+            if split == "test"
+            else pickle.dumps(batch, protocol=2)
+        )
         members.append((f"{folder}/{split}", blob))
         out[f"{split}_x"] = data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
         out[f"{split}_y"] = fine.astype(np.int64)
-    meta = {b"fine_label_names": [f"class{i}".encode() for i in range(100)],
-            b"coarse_label_names": [f"super{i}".encode() for i in range(20)]}
+    meta = {
+        b"fine_label_names": [f"class{i}".encode() for i in range(100)],
+        b"coarse_label_names": [f"super{i}".encode() for i in range(20)],
+    }
     members.append((f"{folder}/meta", pickle.dumps(meta, protocol=2)))
     write_tar(path, members)
     return out
@@ -196,8 +220,9 @@ def _encode(img, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def make_image_folder_tar_gz(path: Path, *, root: str = "dtd/images", n: int = 12,
-                             seed: int = 3) -> dict:
+def make_image_folder_tar_gz(
+    path: Path, *, root: str = "dtd/images", n: int = 12, seed: int = 3
+) -> dict:
     """A tarball of images in class sub-folders (PNG and JPEG; RGB, greyscale, RGBA, palette;
     32x32 and larger non-square sizes) plus files that are not images and must be skipped."""
     from PIL import Image
@@ -323,8 +348,9 @@ class FileServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever,
-                                       kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self.thread.start()
 
     def url(self, path: str) -> str:

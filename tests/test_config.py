@@ -23,14 +23,23 @@ def test_default_and_paper_configs_validate():
 @pytest.mark.parametrize(
     "path, value, expected",
     [
-        (("losses", "logitnorm", "loss"), "logitnrom",
-         "config error: losses.logitnorm.loss is 'logitnrom'; allowed values: ce, logitnorm, "
-         "logitpenalty, godin"),
-        (("architectures", "cnn", "family"), "vit",
-         "config error: architectures.cnn.family is 'vit'; allowed values: mlp, cnn, resnet, "
-         "wrn, densenet"),
-        (("data", "dataset"), "imagenet",
-         "config error: data.dataset is 'imagenet'; allowed values: digits, cifar10, cifar100"),
+        (
+            ("losses", "logitnorm", "loss"),
+            "logitnrom",
+            "config error: losses.logitnorm.loss is 'logitnrom'; allowed values: ce, logitnorm, "
+            "logitpenalty, godin",
+        ),
+        (
+            ("architectures", "cnn", "family"),
+            "vit",
+            "config error: architectures.cnn.family is 'vit'; allowed values: mlp, cnn, resnet, "
+            "wrn, densenet",
+        ),
+        (
+            ("data", "dataset"),
+            "imagenet",
+            "config error: data.dataset is 'imagenet'; allowed values: digits, cifar10, cifar100",
+        ),
     ],
 )
 def test_unknown_names_give_one_sentence(path, value, expected):
@@ -48,8 +57,11 @@ def test_unknown_names_give_one_sentence(path, value, expected):
 def test_unknown_score_name():
     cfg = default()
     cfg["scores"]["mahalanobis"] = {}
-    with pytest.raises(ConfigError, match=r"scores has the unknown name 'mahalanobis'; allowed "
-                                          r"names: msp, odin, energy, gradnorm, maxlogit"):
+    with pytest.raises(
+        ConfigError,
+        match=r"scores has the unknown name 'mahalanobis'; allowed "
+        r"names: msp, odin, energy, gradnorm, maxlogit",
+    ):
         validate_config(cfg, SCHEMA)
 
 

@@ -37,27 +37,41 @@ def test_splits_are_disjoint_and_stratified(embedded_data):
 
 
 def test_deterministic_bytes(tmp_path, embedded_data):
-    kw = dict(image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=60,
-              ood_test=["textures", "photos", "characters", "gaussian", "uniform"],
-              ood_val=["gaussian_val"])
+    kw = dict(
+        image_size=8,
+        seed=0,
+        val_fraction=0.2,
+        test_fraction=0.2,
+        ood_size=60,
+        ood_test=["textures", "photos", "characters", "gaussian", "uniform"],
+        ood_val=["gaussian_val"],
+    )
     make_embedded_dataset(tmp_path / "again", **kw)
     for f in sorted(embedded_data.iterdir()):
         assert (tmp_path / "again" / f.name).read_bytes() == f.read_bytes(), f.name
 
 
 def test_ood_sets_independent_of_each_other(tmp_path):
-    kw = dict(image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=20,
-              ood_val=[])
+    kw = dict(image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=20, ood_val=[])
     make_embedded_dataset(tmp_path / "a", ood_test=["uniform"], **kw)
     make_embedded_dataset(tmp_path / "b", ood_test=["textures", "uniform"], **kw)
     assert (tmp_path / "a/ood_uniform_x.npy").read_bytes() == (
-        tmp_path / "b/ood_uniform_x.npy").read_bytes()
+        tmp_path / "b/ood_uniform_x.npy"
+    ).read_bytes()
 
 
 def test_unknown_ood_set_is_one_sentence(tmp_path):
     with pytest.raises(ValueError, match=r"unknown embedded OOD set\(s\) \['svhn'\]; expected"):
-        make_embedded_dataset(tmp_path, image_size=8, seed=0, val_fraction=0.2,
-                              test_fraction=0.2, ood_size=10, ood_test=["svhn"], ood_val=[])
+        make_embedded_dataset(
+            tmp_path,
+            image_size=8,
+            seed=0,
+            val_fraction=0.2,
+            test_fraction=0.2,
+            ood_size=10,
+            ood_test=["svhn"],
+            ood_val=[],
+        )
     assert not any(tmp_path.iterdir())
 
 

@@ -40,8 +40,9 @@ def _listing(d: Path) -> list[str]:
 
 
 # --------------------------------------------------------------------------- download
-@pytest.mark.parametrize("kw", [{"md5": MD5}, {"sha256": SHA256}, {"md5": MD5, "sha256": SHA256},
-                                {"md5": MD5.upper()}])
+@pytest.mark.parametrize(
+    "kw", [{"md5": MD5}, {"sha256": SHA256}, {"md5": MD5, "sha256": SHA256}, {"md5": MD5.upper()}]
+)
 def test_download_verifies_and_writes_atomically(server, tmp_path, kw):
     url = server.add("/data/blob.bin", PAYLOAD)
     dest = tmp_path / "raw" / "blob.bin"
@@ -223,9 +224,15 @@ def test_garbage_archive_is_corrupt(tmp_path):
 
 @pytest.mark.parametrize(
     "kind,expected",
-    [("traversal", "'..'"), ("absolute", "absolute path"), ("symlink", "outside"),
-     ("symlink_abs", "absolute path"), ("hardlink", "outside"), ("device", "device"),
-     ("fifo", "FIFO")],
+    [
+        ("traversal", "'..'"),
+        ("absolute", "absolute path"),
+        ("symlink", "outside"),
+        ("symlink_abs", "absolute path"),
+        ("hardlink", "outside"),
+        ("device", "device"),
+        ("fifo", "FIFO"),
+    ],
 )
 def test_unsafe_tar_members_are_rejected(tmp_path, kind, expected):
     work = tmp_path / "work"

@@ -50,8 +50,9 @@ def archives(tmp_path_factory):
         "cifar100": make_cifar100_tar_gz(d / "cifar-100-python.tar.gz"),
         "svhn": make_svhn_mat(d / "test_32x32.mat"),
         "textures": make_image_folder_tar_gz(d / "dtd-r1.0.1.tar.gz", root="dtd/images", n=12),
-        "lsun_r": make_image_folder_tar_gz(d / "LSUN_resize.tar.gz", root="LSUN_resize", n=9,
-                                           seed=5),
+        "lsun_r": make_image_folder_tar_gz(
+            d / "LSUN_resize.tar.gz", root="LSUN_resize", n=9, seed=5
+        ),
     }
 
 
@@ -67,8 +68,11 @@ def server():
 # --------------------------------------------------------------------------- readers
 def test_read_cifar10_from_archive_and_folder(archives, tmp_path):
     a = archives["cifar10"]
-    for src in (a["path"], safe_extract(a["path"], tmp_path / "x"),
-                tmp_path / "x" / "cifar-10-batches-py"):
+    for src in (
+        a["path"],
+        safe_extract(a["path"], tmp_path / "x"),
+        tmp_path / "x" / "cifar-10-batches-py",
+    ):
         train_x, train_y, test_x, test_y = read_cifar_python(src, "cifar10")
         assert train_x.dtype == np.uint8 and train_x.shape == (100, 32, 32, 3)
         assert test_x.shape == (20, 32, 32, 3)
@@ -89,8 +93,10 @@ def test_cifar_channel_layout(tmp_path):
     data[0, 2048:] = 30
     data[0, 1] = 99  # red, row 0, column 1
     batch = pickle.dumps({b"data": data, b"labels": [3]}, protocol=2)
-    members = [(f"cifar-10-batches-py/{n}", batch)
-               for n in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]]
+    members = [
+        (f"cifar-10-batches-py/{n}", batch)
+        for n in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]
+    ]
     train_x, train_y, _, _ = read_cifar_python(write_tar(tmp_path / "c.tar.gz", members))
     assert train_x.shape == (5, 32, 32, 3)
     assert tuple(train_x[0, 5, 5]) == (10, 20, 30)
@@ -116,9 +122,13 @@ def test_cifar_pickle_with_foreign_globals_is_refused(tmp_path):
             return (print, ("pwned",))
 
     batch = pickle.dumps({b"data": Evil(), b"labels": [0]}, protocol=2)
-    members = [(f"cifar-10-batches-py/{n}", batch)
-               for n in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]]
-    with pytest.raises(ValueError, match=r"refusing to unpickle global (__builtin__|builtins)\.print"):
+    members = [
+        (f"cifar-10-batches-py/{n}", batch)
+        for n in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]
+    ]
+    with pytest.raises(
+        ValueError, match=r"refusing to unpickle global (__builtin__|builtins)\.print"
+    ):
         read_cifar_python(write_tar(tmp_path / "evil.tar.gz", members))
 
 
@@ -252,8 +262,9 @@ def test_end_to_end_download_prepare(archives, server, tmp_path):
 
     ood = ["svhn", "textures", "lsun_r", "cifar100"]
     out = tmp_path / "prepared"
-    meta = prepare_paper_data(raw, out, sources, seed=7, val_fraction=0.2, ood_test=ood,
-                              ood_val_size=16)
+    meta = prepare_paper_data(
+        raw, out, sources, seed=7, val_fraction=0.2, ood_test=ood, ood_val_size=16
+    )
 
     expected_files = {f"id_{s}_{v}.npy" for s in ("train", "val", "test") for v in "xy"}
     expected_files |= {f"ood_{n}_x.npy" for n in ood} | {"oodval_gaussian_x.npy", "meta.json"}
@@ -277,8 +288,12 @@ def test_end_to_end_download_prepare(archives, server, tmp_path):
     assert sorted(map(bytes, pooled)) == sorted(map(bytes, orig))
 
     shapes = {n: np.load(out / f"ood_{n}_x.npy").shape for n in ood}
-    assert shapes == {"svhn": (25, 3, 32, 32), "textures": (12, 3, 32, 32),
-                      "lsun_r": (6, 3, 32, 32), "cifar100": (100, 3, 32, 32)}
+    assert shapes == {
+        "svhn": (25, 3, 32, 32),
+        "textures": (12, 3, 32, 32),
+        "lsun_r": (6, 3, 32, 32),
+        "cifar100": (100, 3, 32, 32),
+    }
     noise = np.load(out / "oodval_gaussian_x.npy")
     assert noise.shape == (16, 3, 32, 32) and noise.dtype == np.float32
     assert 0.0 <= noise.min() and noise.max() <= 1.0 and abs(noise.mean() - 0.5) < 0.02
@@ -286,15 +301,32 @@ def test_end_to_end_download_prepare(archives, server, tmp_path):
     text = (out / "meta.json").read_text()
     assert json.loads(text) == meta
     assert text == json.dumps(meta, sort_keys=True, indent=2) + "\n"
-    for key in ("id_dataset", "num_classes", "channels", "image_size", "mean", "std", "splits",
-                "ood_test", "ood_val", "sources"):
+    for key in (
+        "id_dataset",
+        "num_classes",
+        "channels",
+        "image_size",
+        "mean",
+        "std",
+        "splits",
+        "ood_test",
+        "ood_val",
+        "sources",
+    ):
         assert key in meta
     assert meta["id_dataset"] == "cifar10" and meta["num_classes"] == 10
     assert meta["channels"] == 3 and meta["image_size"] == 32
     assert meta["ood_test"] == ood and meta["ood_val"] == ["gaussian"]
-    assert meta["splits"] == {"id_train": 80, "id_val": 20, "id_test": 20, "ood_svhn": 25,
-                              "ood_textures": 12, "ood_lsun_r": 6, "ood_cifar100": 100,
-                              "oodval_gaussian": 16}
+    assert meta["splits"] == {
+        "id_train": 80,
+        "id_val": 20,
+        "id_test": 20,
+        "ood_svhn": 25,
+        "ood_textures": 12,
+        "ood_lsun_r": 6,
+        "ood_cifar100": 100,
+        "oodval_gaussian": 16,
+    }
     np.testing.assert_allclose(meta["mean"], x["train"].mean(axis=(0, 2, 3), dtype=np.float64))
     np.testing.assert_allclose(meta["std"], x["train"].std(axis=(0, 2, 3), dtype=np.float64))
     for name in ["cifar10", *ood]:
@@ -309,26 +341,28 @@ def test_end_to_end_download_prepare(archives, server, tmp_path):
 
     # deterministic: a second run (re-using the extracted folders) gives identical bytes
     out2 = tmp_path / "prepared2"
-    prepare_paper_data(raw, out2, sources, seed=7, val_fraction=0.2, ood_test=ood,
-                       ood_val_size=16)
+    prepare_paper_data(raw, out2, sources, seed=7, val_fraction=0.2, ood_test=ood, ood_val_size=16)
     for f in expected_files:
         assert (out / f).read_bytes() == (out2 / f).read_bytes(), f
     # another seed changes the split but not the official test set
     out3 = tmp_path / "prepared3"
     prepare_paper_data(raw, out3, sources, seed=8, val_fraction=0.2, ood_test=["svhn"])
     assert (out / "id_test_x.npy").read_bytes() == (out3 / "id_test_x.npy").read_bytes()
-    assert (out / "id_val_y.npy").read_bytes() != (out3 / "id_val_y.npy").read_bytes() or \
-        (out / "id_val_x.npy").read_bytes() != (out3 / "id_val_x.npy").read_bytes()
+    assert (out / "id_val_y.npy").read_bytes() != (out3 / "id_val_y.npy").read_bytes() or (
+        out / "id_val_x.npy"
+    ).read_bytes() != (out3 / "id_val_x.npy").read_bytes()
 
 
 def test_prepare_reports_missing_and_corrupted_raw_files(archives, server, tmp_path):
     sources = _sources_for(server, archives)
     raw = tmp_path / "raw"
     with pytest.raises(MissingDataError, match="cifar-10-python.tar.gz"):
-        prepare_paper_data(raw, tmp_path / "out", sources, seed=0, val_fraction=0.2,
-                           ood_test=["svhn"])
+        prepare_paper_data(
+            raw, tmp_path / "out", sources, seed=0, val_fraction=0.2, ood_test=["svhn"]
+        )
     fetch_sources(sources, raw, ["cifar10", "svhn"], timeout=5)
     (raw / "test_32x32.mat").write_bytes(b"replaced by something else")
     with pytest.raises(DownloadError, match="checksum mismatch"):
-        prepare_paper_data(raw, tmp_path / "out", sources, seed=0, val_fraction=0.2,
-                           ood_test=["svhn"])
+        prepare_paper_data(
+            raw, tmp_path / "out", sources, seed=0, val_fraction=0.2, ood_test=["svhn"]
+        )

@@ -9,17 +9,33 @@ from softmax_ood.losses import build_loss
 from softmax_ood.models import create_model
 from softmax_ood.train import NonFiniteLossError, TrainConfig, fit
 
-CFG = dict(epochs=3, batch_size=64, optimizer="adam", lr=1e-3, weight_decay=5e-4,
-           schedule="cosine", checkpoint="best_val_acc")
+CFG = dict(
+    epochs=3,
+    batch_size=64,
+    optimizer="adam",
+    lr=1e-3,
+    weight_decay=5e-4,
+    schedule="cosine",
+    checkpoint="best_val_acc",
+)
 
 
 def _fit(data, loss="ce", seed=0, **over):
     torch.manual_seed(seed)
     model = create_model("mlp", num_classes=10, in_chans=1, image_size=8, hidden=[64])
     params = {"tau": 0.04} if loss == "logitnorm" else {}
-    return fit(model, build_loss(loss, params), data.x["train"], data.y["train"], data.x["val"],
-               data.y["val"], cfg=TrainConfig.from_dict({**CFG, **over}), seed=seed,
-               monitor_ood=data.ood["textures"], name=f"mlp/{loss}/seed{seed}")
+    return fit(
+        model,
+        build_loss(loss, params),
+        data.x["train"],
+        data.y["train"],
+        data.x["val"],
+        data.y["val"],
+        cfg=TrainConfig.from_dict({**CFG, **over}),
+        seed=seed,
+        monitor_ood=data.ood["textures"],
+        name=f"mlp/{loss}/seed{seed}",
+    )
 
 
 def test_learns_and_logs_curve(embedded_data):
@@ -59,11 +75,22 @@ class _Exploding(nn.Module):
 def test_nan_loss_names_model_epoch_batch(embedded_data):
     data = load_prepared(embedded_data)
     model = create_model("mlp", num_classes=10, in_chans=1, image_size=8, hidden=[8])
-    with pytest.raises(NonFiniteLossError,
-                       match=r"training mlp/x/seed0 stopped: the loss became nan at epoch 1, "
-                             r"batch 1 of \d+"):
-        fit(model, _Exploding(), data.x["train"], data.y["train"], data.x["val"], data.y["val"],
-            cfg=TrainConfig.from_dict(CFG), seed=0, name="mlp/x/seed0")
+    with pytest.raises(
+        NonFiniteLossError,
+        match=r"training mlp/x/seed0 stopped: the loss became nan at epoch 1, "
+        r"batch 1 of \d+",
+    ):
+        fit(
+            model,
+            _Exploding(),
+            data.x["train"],
+            data.y["train"],
+            data.x["val"],
+            data.y["val"],
+            cfg=TrainConfig.from_dict(CFG),
+            seed=0,
+            name="mlp/x/seed0",
+        )
 
 
 def test_bad_train_settings():
@@ -75,8 +102,16 @@ def test_bad_train_settings():
 
 def test_sgd_multistep_schedule(embedded_data):
     data = load_prepared(embedded_data)
-    _, curve, _ = _fit(data, optimizer="sgd", lr=0.1, momentum=0.9, schedule="multistep",
-                       milestones=[2], gamma=0.1, checkpoint="last")
+    _, curve, _ = _fit(
+        data,
+        optimizer="sgd",
+        lr=0.1,
+        momentum=0.9,
+        schedule="multistep",
+        milestones=[2],
+        gamma=0.1,
+        checkpoint="last",
+    )
     # milestone 2 = "reduce after 2 epochs" (the paper: at 80 and 140 epochs)
     assert [round(r["lr"], 6) for r in curve] == [0.1, 0.1, 0.01]
 

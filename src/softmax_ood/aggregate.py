@@ -36,12 +36,20 @@ def _keys(run: dict, loss_cfg: dict) -> dict:
 def _run_of(path: Path) -> tuple[str, str, str, int]:
     """(dataset, arch, loss, seed) from results/<kind>/<dataset>/<arch>/<loss>/seed<k>/file."""
     seed_dir = path.parent
-    return (seed_dir.parent.parent.parent.name, seed_dir.parent.parent.name,
-            seed_dir.parent.name, int(seed_dir.name.removeprefix("seed")))
+    return (
+        seed_dir.parent.parent.parent.name,
+        seed_dir.parent.parent.name,
+        seed_dir.parent.name,
+        int(seed_dir.name.removeprefix("seed")),
+    )
 
 
 def aggregate_runs(
-    summaries: list[str], curves: list[str], samples: list[str], *, main_arch: str,
+    summaries: list[str],
+    curves: list[str],
+    samples: list[str],
+    *,
+    main_arch: str,
     losses: dict,
 ) -> dict[str, pd.DataFrame]:
     """Build the ``runs``/``ood``/``curves``/``samples`` frames from per-run files."""
@@ -49,8 +57,14 @@ def aggregate_runs(
     for path in summaries:
         s = json.loads(Path(path).read_text())
         keys = _keys(s["run"], s["loss_cfg"])
-        runs.append({**keys, **s["metrics"], "best_epoch": int(s["run"]["best_epoch"]),
-                     "epochs": int(s["epochs"])})
+        runs.append(
+            {
+                **keys,
+                **s["metrics"],
+                "best_epoch": int(s["run"]["best_epoch"]),
+                "epochs": int(s["epochs"]),
+            }
+        )
         ood += [{**keys, **rec} for rec in s["ood"]]
     curve_frames = []
     for path in curves:
@@ -64,17 +78,28 @@ def aggregate_runs(
         if arch != main_arch:
             continue
         f = pd.read_parquet(path)
-        sample_frames.append(pd.DataFrame({
-            "arch": arch, "loss": loss, "seed": seed, "set": f["set"], "score": "msp",
-            "value": f["value"].astype("float32"),
-        }))
+        sample_frames.append(
+            pd.DataFrame(
+                {
+                    "arch": arch,
+                    "loss": loss,
+                    "seed": seed,
+                    "set": f["set"],
+                    "score": "msp",
+                    "value": f["value"].astype("float32"),
+                }
+            )
+        )
     order = ["arch", "loss", "seed"]
     return {
         "runs": pd.DataFrame(runs).sort_values(order, kind="stable").reset_index(drop=True),
-        "ood": pd.DataFrame(ood).sort_values(order + ["score", "split", "ood_set"], kind="stable")
+        "ood": pd.DataFrame(ood)
+        .sort_values(order + ["score", "split", "ood_set"], kind="stable")
         .reset_index(drop=True),
         "curves": pd.concat(curve_frames, ignore_index=True)
-        .sort_values(order + ["epoch"], kind="stable").reset_index(drop=True),
+        .sort_values(order + ["epoch"], kind="stable")
+        .reset_index(drop=True),
         "samples": pd.concat(sample_frames, ignore_index=True)
-        .sort_values(order + ["set"], kind="stable").reset_index(drop=True),
+        .sort_values(order + ["set"], kind="stable")
+        .reset_index(drop=True),
     }

@@ -13,8 +13,12 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from .config import ConfigError
     from .data import MissingDataError
 
-    errors: list[type[BaseException]] = [ConfigError, MissingDataError, ValueError,
-                                         FloatingPointError]
+    errors: list[type[BaseException]] = [
+        ConfigError,
+        MissingDataError,
+        ValueError,
+        FloatingPointError,
+    ]
     try:
         from .download import DownloadError
 
@@ -36,7 +40,9 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
     """
     handlers = [logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)]
     logging.basicConfig(
-        level=logging.INFO, handlers=handlers, force=True,
+        level=logging.INFO,
+        handlers=handlers,
+        force=True,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:

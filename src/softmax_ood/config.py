@@ -51,7 +51,9 @@ def _sentence(err) -> str:
     v = err.validator
     if v == "enum" and "propertyNames" in err.schema_path:
         allowed = ", ".join(str(a) for a in err.validator_value)
-        return f"config error: {where} has the unknown name {err.instance!r}; allowed names: {allowed}"
+        return (
+            f"config error: {where} has the unknown name {err.instance!r}; allowed names: {allowed}"
+        )
     if v == "enum":
         allowed = ", ".join(str(a) for a in err.validator_value)
         return f"config error: {where} is {err.instance!r}; allowed values: {allowed}"
@@ -60,11 +62,16 @@ def _sentence(err) -> str:
         inner = err.context[0] if err.context else None
         bad = inner.instance if inner is not None else err.instance
         allowed = err.validator_value.get("enum")
-        tail = (f"; allowed names: {', '.join(allowed)}" if allowed
-                else f"; names must match {err.validator_value.get('pattern')}")
+        tail = (
+            f"; allowed names: {', '.join(allowed)}"
+            if allowed
+            else f"; names must match {err.validator_value.get('pattern')}"
+        )
         return f"config error: {where} has the unknown name {bad!r}{tail}"
     if v == "required":
-        return f"config error: {where} is missing the required key {err.message.split(chr(39))[1]!r}"
+        return (
+            f"config error: {where} is missing the required key {err.message.split(chr(39))[1]!r}"
+        )
     if v == "additionalProperties":
         allowed = ", ".join(sorted(err.schema.get("properties", {})))
         return f"config error: {where}: {err.message}; allowed keys: {allowed}"
@@ -92,7 +99,9 @@ def validate_config(config: dict, schema_path: Path | str) -> dict:
     config = copy.deepcopy(dict(config))
     schema = load_schema(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    errors = sorted(
+        validator.iter_errors(config), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
+    )
     if errors:
         raise ConfigError(_sentence(errors[0]))
     _fill_defaults(config, schema)
@@ -100,8 +109,11 @@ def validate_config(config: dict, schema_path: Path | str) -> dict:
     archs, losses, scores = config["architectures"], config["losses"], config["scores"]
     for name, entry in losses.items():
         if entry["loss"] == "logitnorm":
-            _check("tau" in entry, f"losses.{name} is a LogitNorm loss without tau "
-                   "(the paper uses tau = 0.04 for CIFAR-10; there is no code default)")
+            _check(
+                "tau" in entry,
+                f"losses.{name} is a LogitNorm loss without tau "
+                "(the paper uses tau = 0.04 for CIFAR-10; there is no code default)",
+            )
         if entry["loss"] == "logitpenalty":
             _check("lam" in entry, f"losses.{name} is a LogitPenalty loss without lam")
     data = config["data"]
@@ -112,15 +124,19 @@ def validate_config(config: dict, schema_path: Path | str) -> dict:
     _names("logitnorm.main_losses", study["main_losses"], losses)
     for key in ("baseline", "method", "penalty", "godin"):
         _names(f"logitnorm.{key}", study[key], losses)
-    _check(losses[study["method"]]["loss"] == "logitnorm",
-           f"logitnorm.method is {study['method']!r}, which is not a LogitNorm loss")
+    _check(
+        losses[study["method"]]["loss"] == "logitnorm",
+        f"logitnorm.method is {study['method']!r}, which is not a LogitNorm loss",
+    )
     _names("logitnorm.scores", study["scores"], scores)
     _names("logitnorm.monitor_set", study["monitor_set"], ood_sets)
     _names("logitnorm.norm_ood_set", study["norm_ood_set"], ood_sets)
     if data["source"] == "embedded":
-        _check(data["dataset"] == "digits",
-               f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
-               "the embedded source provides only: digits")
+        _check(
+            data["dataset"] == "digits",
+            f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
+            "the embedded source provides only: digits",
+        )
     return config
 
 

@@ -29,13 +29,14 @@ The embedded default (:func:`make_embedded_dataset`) is fully offline and real:
 
 from __future__ import annotations
 
+import io
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .provenance import write_bytes_atomic
 
 __all__ = [
     "EMBEDDED_OOD_SETS",
@@ -86,31 +87,15 @@ class MissingDataError(FileNotFoundError):
 # --------------------------------------------------------------------------- writing helpers
 def save_array(path: Path | str, array: np.ndarray) -> None:
     """Write ``array`` to ``path`` with :func:`numpy.save`, atomically (temp file + rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.save(fh, np.ascontiguousarray(array), allow_pickle=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
+    write_bytes_atomic(path, buf.getvalue())
 
 
 def write_json(path: Path | str, obj) -> None:
     """Write ``obj`` as canonical JSON (sorted keys, indent 2, trailing newline), atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(obj, sort_keys=True, indent=2, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_bytes_atomic(path, text.encode())
 
 
 # --------------------------------------------------------------------------- preprocessing
@@ -150,8 +135,13 @@ def _grey(name: str) -> np.ndarray:
 
 
 def _crops(
-    images: list[np.ndarray], n: int, rng: np.random.Generator, *, crop: int = 32,
-    invert: bool = False, min_std: float = 0.0,
+    images: list[np.ndarray],
+    n: int,
+    rng: np.random.Generator,
+    *,
+    crop: int = 32,
+    invert: bool = False,
+    min_std: float = 0.0,
 ) -> np.ndarray:
     """``n`` random ``crop``-sized patches, each randomly flipped / rotated by 90 degrees, reduced
     by 4x4 block averaging to 8x8 and quantised to 17 levels (the digits' preprocessing)."""
@@ -248,7 +238,9 @@ def make_embedded_dataset(
         idx, test_size=test_fraction, stratify=y, random_state=seed
     )
     idx_train, idx_val = train_test_split(
-        idx_trval, test_size=val_fraction / (1 - test_fraction), stratify=y[idx_trval],
+        idx_trval,
+        test_size=val_fraction / (1 - test_fraction),
+        stratify=y[idx_trval],
         random_state=seed,
     )
     splits = {"train": np.sort(idx_train), "val": np.sort(idx_val), "test": np.sort(idx_test)}

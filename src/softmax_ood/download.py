@@ -221,7 +221,9 @@ def _stream(url: str, out, dest: Path, timeout: float) -> dict[str, str]:
             raise DownloadError(
                 f"download of {url} timed out after {timeout} s while connecting; {nothing}"
             ) from exc
-        raise DownloadError(f"download of {url} failed: cannot connect ({reason}); {nothing}") from exc
+        raise DownloadError(
+            f"download of {url} failed: cannot connect ({reason}); {nothing}"
+        ) from exc
     except TimeoutError as exc:
         raise DownloadError(
             f"download of {url} timed out (no data for {timeout} s); {nothing}"
@@ -328,8 +330,14 @@ def _extract_zip(archive: Path, tmp: Path) -> None:
             zf.extract(info, tmp)  # CRC errors raise BadZipFile while reading
 
 
-_CORRUPT = (tarfile.ReadError, tarfile.CompressionError, EOFError, zlib.error,
-            gzip.BadGzipFile, zipfile.BadZipFile)
+_CORRUPT = (
+    tarfile.ReadError,
+    tarfile.CompressionError,
+    EOFError,
+    zlib.error,
+    gzip.BadGzipFile,
+    zipfile.BadZipFile,
+)
 _FILTER_ERROR = getattr(tarfile, "FilterError", _Unsafe)  # tarfile's own "data" filter refusals
 
 
@@ -359,8 +367,9 @@ def safe_extract(archive: Path | str, dest_dir: Path | str) -> Path:
             )
         dest_dir.rmdir()  # an empty directory: replace it
     dest_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest_dir.parent, prefix=f".{dest_dir.name}.",
-                                suffix=".extracting"))
+    tmp = Path(
+        tempfile.mkdtemp(dir=dest_dir.parent, prefix=f".{dest_dir.name}.", suffix=".extracting")
+    )
     try:
         try:
             (_extract_zip if kind == "zip" else _extract_tar)(archive, tmp)

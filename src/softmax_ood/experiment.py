@@ -18,9 +18,9 @@ from torch import nn
 
 from . import calibration, metrics, scores
 from .data import PreparedData, load_prepared
-from .provenance import write_bytes_atomic
 from .losses import LOSSES, build_loss
 from .models import create_model
+from .provenance import write_bytes_atomic
 from .train import TrainConfig, fit, predict_logits, seed_everything
 
 __all__ = [
@@ -40,7 +40,9 @@ def _split_loss_cfg(loss_cfg: dict) -> tuple[str, dict]:
     cfg = dict(loss_cfg)
     family = cfg.pop("loss", None)
     if family not in LOSSES:
-        raise ValueError(f"loss entry {loss_cfg} names loss {family!r}; expected one of {sorted(LOSSES)}")
+        raise ValueError(
+            f"loss entry {loss_cfg} names loss {family!r}; expected one of {sorted(LOSSES)}"
+        )
     return family, cfg
 
 
@@ -105,11 +107,23 @@ def train_run(
         )
     model, loss_fn = build_run(arch_cfg, loss_cfg, data.meta)
     name = f"{data.meta['id_dataset']}/{arch_name}/{loss_name}/seed{seed}"
-    log.info("training %s: %s params, loss %s", name, sum(p.numel() for p in model.parameters()),
-             loss_cfg)
+    log.info(
+        "training %s: %s params, loss %s",
+        name,
+        sum(p.numel() for p in model.parameters()),
+        loss_cfg,
+    )
     model, curve, info = fit(
-        model, loss_fn, data.x["train"], data.y["train"], data.x["val"], data.y["val"],
-        cfg=cfg, seed=seed, monitor_ood=monitor[monitor_set], name=name,
+        model,
+        loss_fn,
+        data.x["train"],
+        data.y["train"],
+        data.x["val"],
+        data.y["val"],
+        cfg=cfg,
+        seed=seed,
+        monitor_ood=monitor[monitor_set],
+        name=name,
     )
     spec = {
         "dataset": data.meta["id_dataset"],
@@ -138,7 +152,9 @@ def _features_logits(model: nn.Module, x: torch.Tensor, batch_size: int):
 
 def _score(name: str, params: dict, model: nn.Module, x, feats, logits, std, batch_size):
     """One OOD score for a set as float64 numpy, higher = more in-distribution."""
-    return _raw_score(name, params, model, x, feats, logits, std, batch_size).detach().double().numpy()
+    return (
+        _raw_score(name, params, model, x, feats, logits, std, batch_size).detach().double().numpy()
+    )
 
 
 def _raw_score(name: str, params: dict, model: nn.Module, x, feats, logits, std, batch_size):
@@ -150,8 +166,10 @@ def _raw_score(name: str, params: dict, model: nn.Module, x, feats, logits, std,
         return scores.gradnorm(feats, model.get_classifier(), **params)
     if name == "godin":
         return scores.godin_score(feats, model.get_classifier())
-    raise ValueError(f"unknown score {name!r}; expected one of "
-                     f"{sorted([*scores.LOGIT_SCORES, 'odin', 'gradnorm', 'godin'])}")
+    raise ValueError(
+        f"unknown score {name!r}; expected one of "
+        f"{sorted([*scores.LOGIT_SCORES, 'odin', 'gradnorm', 'godin'])}"
+    )
 
 
 def scores_for(loss_family: str, scores_cfg: dict, overrides: dict) -> dict:
@@ -226,11 +244,18 @@ def evaluate_run(
         for s, p in chosen.items():
             ood_s = _score(s, p, model, x, feats, logits, std, batch_size)
             m = metrics.ood_metrics(id_scores[s], ood_s, positive="id")
-            records.append({
-                "score": s, "ood_set": set_name, "split": split,
-                "fpr95": m["fpr95"], "auroc": m["auroc"], "aupr_in": m["aupr_in"],
-                "aupr_out": m["aupr_out"], "logit_norm_ood": norm,
-            })
+            records.append(
+                {
+                    "score": s,
+                    "ood_set": set_name,
+                    "split": split,
+                    "fpr95": m["fpr95"],
+                    "auroc": m["auroc"],
+                    "aupr_in": m["aupr_in"],
+                    "aupr_out": m["aupr_out"],
+                    "logit_norm_ood": norm,
+                }
+            )
     summary = {
         "run": {k: spec[k] for k in ("dataset", "arch", "loss", "seed", "best_epoch")},
         "loss_cfg": spec["loss_cfg"],

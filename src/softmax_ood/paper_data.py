@@ -56,12 +56,27 @@ FORMATS = {
     "svhn-mat": "SVHN cropped-digits MATLAB file (X: 32x32x3xN uint8, y: Nx1, digit 0 = 10)",
     "image-folder-tar": "a tar/zip archive of image files (any directory structure)",
 }
-IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".ppm", ".pgm", ".tif", ".tiff",
-                    ".webp")
+IMAGE_EXTENSIONS = (
+    ".jpg",
+    ".jpeg",
+    ".png",
+    ".bmp",
+    ".gif",
+    ".ppm",
+    ".pgm",
+    ".tif",
+    ".tiff",
+    ".webp",
+)
 _CIFAR = {
     # which: (folder in the tarball, train files, test files, label key, number of classes)
-    "cifar10": ("cifar-10-batches-py", [f"data_batch_{i}" for i in range(1, 6)], ["test_batch"],
-                "labels", 10),
+    "cifar10": (
+        "cifar-10-batches-py",
+        [f"data_batch_{i}" for i in range(1, 6)],
+        ["test_batch"],
+        "labels",
+        10,
+    ),
     "cifar100": ("cifar-100-python", ["train"], ["test"], "fine_labels", 100),
 }
 _REQUIRED_KEYS = ("name", "url", "filename", "format", "licence", "citation")
@@ -83,7 +98,9 @@ def _validate_entry(entry: Mapping, where: str) -> dict:
         )
     filename = str(entry["filename"])
     if PurePosixPath(filename).name != filename or filename in (".", "..") or "\\" in filename:
-        raise ValueError(f"{where}: source {name!r} filename {filename!r} must be a plain file name")
+        raise ValueError(
+            f"{where}: source {name!r} filename {filename!r} must be a plain file name"
+        )
     for algo, pattern in _HEX.items():
         value = entry.get(algo)
         if value is not None and not pattern.match(str(value).lower()):
@@ -163,8 +180,12 @@ def fetch_sources(
     for name in names:
         entry = _lookup(sources, name)
         out[name] = download(
-            entry["url"], raw_dir / entry["filename"], md5=entry.get("md5"),
-            sha256=entry.get("sha256"), timeout=timeout, allow_unverified=allow_unverified,
+            entry["url"],
+            raw_dir / entry["filename"],
+            md5=entry.get("md5"),
+            sha256=entry.get("sha256"),
+            timeout=timeout,
+            allow_unverified=allow_unverified,
         )
     return out
 
@@ -184,13 +205,20 @@ class _ArrayUnpickler(pickle.Unpickler):
     """
 
     _ALLOWED = {
-        ("numpy", "ndarray"), ("numpy", "dtype"),
-        ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-        ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
-        ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
-        ("_codecs", "encode"), ("codecs", "encode"),
-        ("copy_reg", "_reconstructor"), ("copyreg", "_reconstructor"),
-        ("__builtin__", "object"), ("builtins", "object"),
+        ("numpy", "ndarray"),
+        ("numpy", "dtype"),
+        ("numpy.core.multiarray", "_reconstruct"),
+        ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy.core.multiarray", "scalar"),
+        ("numpy._core.multiarray", "scalar"),
+        ("numpy.core.numeric", "_frombuffer"),
+        ("numpy._core.numeric", "_frombuffer"),
+        ("_codecs", "encode"),
+        ("codecs", "encode"),
+        ("copy_reg", "_reconstructor"),
+        ("copyreg", "_reconstructor"),
+        ("__builtin__", "object"),
+        ("builtins", "object"),
     }
 
     def find_class(self, module: str, name: str):
@@ -208,7 +236,9 @@ def _unpickle(data: bytes, what: str) -> dict:
     try:
         obj = _ArrayUnpickler(io.BytesIO(data), encoding="latin1").load()
     except Exception as exc:
-        raise ValueError(f"{what} is not a readable CIFAR batch ({type(exc).__name__}: {exc})") from exc
+        raise ValueError(
+            f"{what} is not a readable CIFAR batch ({type(exc).__name__}: {exc})"
+        ) from exc
     if not isinstance(obj, dict):
         raise ValueError(f"{what} is not a CIFAR batch (expected a dict, got {type(obj).__name__})")
     return {k.decode("latin1") if isinstance(k, bytes) else k: v for k, v in obj.items()}
@@ -255,8 +285,12 @@ def read_cifar_python(
             with tarfile.open(path, "r:*") as tar:
                 for member in tar:
                     p = PurePosixPath(member.name)
-                    if member.isfile() and len(p.parts) >= 2 and p.parts[-2] == folder \
-                            and p.name in wanted:
+                    if (
+                        member.isfile()
+                        and len(p.parts) >= 2
+                        and p.parts[-2] == folder
+                        and p.name in wanted
+                    ):
                         raw[p.name] = tar.extractfile(member).read()
         except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
             raise DownloadError(
@@ -265,13 +299,20 @@ def read_cifar_python(
             ) from exc
         missing = [f for f in wanted if f not in raw]
         if missing:
-            raise ValueError(f"{path} is not a {which} python archive: {folder}/{missing} not found")
+            raise ValueError(
+                f"{path} is not a {which} python archive: {folder}/{missing} not found"
+            )
     else:
         raise MissingDataError(f"{which} data {path} does not exist")
 
     def read(files):
-        xs, ys = zip(*(_cifar_batch(_unpickle(raw[f], f"{path}:{f}"), label_key, f"{path}:{f}")
-                       for f in files), strict=True)
+        xs, ys = zip(
+            *(
+                _cifar_batch(_unpickle(raw[f], f"{path}:{f}"), label_key, f"{path}:{f}")
+                for f in files
+            ),
+            strict=True,
+        )
         return np.concatenate(xs), np.concatenate(ys)
 
     train_x, train_y = read(train_files)
@@ -372,7 +413,9 @@ def load_images(paths: Iterable[Path | str], size: int = 32) -> np.ndarray:
     return out
 
 
-def read_image_folder(directory: Path | str, size: int = 32, limit: int | None = None) -> np.ndarray:
+def read_image_folder(
+    directory: Path | str, size: int = 32, limit: int | None = None
+) -> np.ndarray:
     """Read every image below ``directory`` (sorted order; first ``limit`` if given).
 
     :returns: ``uint8 (N, size, size, 3)``, see :func:`load_images`.
@@ -430,8 +473,9 @@ def _checked_raw(raw_dir: Path, entry: Mapping, verify_checksums: bool) -> Path:
     return path
 
 
-def _read_ood(raw_dir: Path, entry: Mapping, size: int, seed: int, verify_checksums: bool,
-              extract_root: Path) -> np.ndarray:
+def _read_ood(
+    raw_dir: Path, entry: Mapping, size: int, seed: int, verify_checksums: bool, extract_root: Path
+) -> np.ndarray:
     name, fmt = entry["name"], entry["format"]
     path = _checked_raw(raw_dir, entry, verify_checksums)
     if fmt == "cifar-python":
@@ -504,12 +548,17 @@ def prepare_paper_data(
         raise ValueError("the paper-scale data is stored at 32x32 (CIFAR resolution)")
     if not 0 < val_fraction < 1:
         raise ValueError(f"val_fraction={val_fraction} must be in (0, 1)")
-    config_ood = list(sources.get("ood_test") or []) if isinstance(sources, Mapping) \
-        and "sources" in sources else None
+    config_ood = (
+        list(sources.get("ood_test") or [])
+        if isinstance(sources, Mapping) and "sources" in sources
+        else None
+    )
     srcs = _as_sources(sources)
     raw_dir, out_dir = Path(raw_dir), Path(out_dir)
     if ood_test is None:
-        ood_test = config_ood if config_ood else [n for n, e in srcs.items() if e.get("role") == "ood"]
+        ood_test = (
+            config_ood if config_ood else [n for n, e in srcs.items() if e.get("role") == "ood"]
+        )
     ood_test = list(ood_test)
     if not ood_test:
         raise ValueError("no OOD test sets selected")
@@ -563,7 +612,10 @@ def prepare_paper_data(
     noise = np.clip(rng.normal(0.5, 0.25, size=(n_val_ood, 3, image_size, image_size)), 0.0, 1.0)
     save_array(out_dir / "oodval_gaussian_x.npy", noise.astype(np.float32))
     meta_splits["oodval_gaussian"] = n_val_ood
-    meta_sources["gaussian"] = {"source": f"generated: {GAUSSIAN_VAL}", "licence": "n/a (synthetic)"}
+    meta_sources["gaussian"] = {
+        "source": f"generated: {GAUSSIAN_VAL}",
+        "licence": "n/a (synthetic)",
+    }
 
     meta = {
         "id_dataset": id_dataset,

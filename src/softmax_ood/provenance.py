@@ -24,6 +24,10 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+_FILE_MODE = 0o666 & ~_UMASK  # what open() would give; mkstemp makes 0600
+
 __all__ = [
     "PROVENANCE_KEY",
     "canonical_json",
@@ -39,8 +43,18 @@ __all__ = [
 ]
 
 PROVENANCE_KEY = b"softmax_ood.provenance"
-PACKAGES = ("torch", "numpy", "pandas", "pyarrow", "scikit-learn", "scikit-image", "scipy",
-            "matplotlib", "seaborn", "snakemake")
+PACKAGES = (
+    "torch",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "scikit-learn",
+    "scikit-image",
+    "scipy",
+    "matplotlib",
+    "seaborn",
+    "snakemake",
+)
 
 
 def canonical_json(obj) -> str:
@@ -78,8 +92,11 @@ def git_info(cwd: Path | str = ".") -> dict:
             ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True
         ).stdout.strip()
         status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
-            capture_output=True, text=True, check=True,
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         return {"commit": commit, "dirty": bool(status.strip())}
     except (OSError, subprocess.CalledProcessError):
@@ -98,7 +115,11 @@ def versions() -> dict:
 
 
 def provenance_record(
-    *, inputs: dict | list, config: dict | None = None, seeds=None, extra: dict | None = None,
+    *,
+    inputs: dict | list,
+    config: dict | None = None,
+    seeds=None,
+    extra: dict | None = None,
     cwd: Path | str = ".",
 ) -> dict:
     """Build the provenance record for a result made from ``inputs`` (paths)."""
@@ -107,7 +128,9 @@ def provenance_record(
     return {
         "git": git_info(cwd),
         "config_sha256": config_sha256(config) if config is not None else None,
-        "inputs": {k: {"path": str(p), "sha256": path_sha256(p)} for k, p in sorted(inputs.items())},
+        "inputs": {
+            k: {"path": str(p), "sha256": path_sha256(p)} for k, p in sorted(inputs.items())
+        },
         "seeds": sorted(seeds) if seeds is not None else None,
         "versions": versions(),
         **(extra or {}),
@@ -122,6 +145,7 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -179,7 +203,11 @@ def registry_entry(path: Path | str, registry: str, key: str) -> str:
     text = Path(path).read_text()
     for node in ast.parse(text).body:
         target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        if isinstance(target, ast.Name) and target.id == registry and isinstance(node.value, ast.Dict):
+        if (
+            isinstance(target, ast.Name)
+            and target.id == registry
+            and isinstance(node.value, ast.Dict)
+        ):
             for k, v in zip(node.value.keys, node.value.values, strict=True):
                 if isinstance(k, ast.Constant) and k.value == key and isinstance(v, ast.Name):
                     return v.id

@@ -107,13 +107,17 @@ def build_optimizer(model: nn.Module, cfg: TrainConfig, steps_per_epoch: int):
     """The optimiser and a per-step learning-rate schedule named in the config."""
     if cfg.optimizer == "sgd":
         opt = torch.optim.SGD(
-            model.parameters(), lr=cfg.lr, momentum=cfg.momentum, nesterov=cfg.nesterov,
+            model.parameters(),
+            lr=cfg.lr,
+            momentum=cfg.momentum,
+            nesterov=cfg.nesterov,
             weight_decay=cfg.weight_decay,
         )
     else:
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     total = cfg.epochs * steps_per_epoch
     if cfg.schedule == "cosine":
+
         def factor(step: int) -> float:
             return 0.5 * (1 + math.cos(math.pi * step / total))
     elif cfg.schedule == "multistep":
@@ -122,8 +126,10 @@ def build_optimizer(model: nn.Module, cfg: TrainConfig, steps_per_epoch: int):
         def factor(step: int) -> float:
             return cfg.gamma ** sum(step >= b for b in bounds)
     else:
+
         def factor(step: int) -> float:
             return 1.0
+
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, factor)
 
 
@@ -209,7 +215,8 @@ def fit(
             sched.step()
             loss_sum += loss.detach().double() * len(idx)
             correct += (logits.detach().argmax(1) == yb).sum()
-        out = predict_logits(model, evaluation_x)
+        # eval in training-sized chunks: faster on CPU than one large batch
+        out = predict_logits(model, evaluation_x, cfg.batch_size)
         val_logits, mon_logits = out[: len(val_x)], out[len(val_x) :]
         val_acc = (val_logits.argmax(1) == val_y).double().mean().item()
         row = {
@@ -231,8 +238,17 @@ def fit(
         log.info(
             "%s epoch %d/%d loss %.4f train_acc %.4f val_acc %.4f logit_norm id %.3f ood %.3f "
             "lr %.2e | %.2fs elapsed, ETA %.1fs",
-            name, epoch, cfg.epochs, row["train_loss"], row["train_acc"], val_acc,
-            row["logit_norm_id"], row["logit_norm_ood"], lr, elapsed, eta,
+            name,
+            epoch,
+            cfg.epochs,
+            row["train_loss"],
+            row["train_acc"],
+            val_acc,
+            row["logit_norm_id"],
+            row["logit_norm_ood"],
+            lr,
+            elapsed,
+            eta,
         )
     if cfg.checkpoint == "best_val_acc" and best_state is not None:
         model.load_state_dict(best_state)

@@ -1,9 +1,11 @@
 """Snakemake script: download the paper-scale sources (checksum-verified) into data/raw/."""
 
+import sys
+
+sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
+
 from softmax_ood.cli import run_script
 from softmax_ood.paper_data import fetch_sources, load_paper_config
-
-snakemake = snakemake  # noqa: F821  (injected by Snakemake)
 
 
 def main():

@@ -1,5 +1,9 @@
 """Snakemake script: evaluate one checkpoint on ID test and every OOD set."""
 
+import sys
+
+sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
+
 import pandas as pd
 
 from softmax_ood.cli import run_script
@@ -7,14 +11,15 @@ from softmax_ood.data import write_json
 from softmax_ood.experiment import evaluate_run
 from softmax_ood.provenance import path_sha256, write_parquet
 
-snakemake = snakemake  # noqa: F821  (injected by Snakemake)
-
 
 def main():
     ev = snakemake.params.evaluation
     summary, samples = evaluate_run(
-        snakemake.input.model, snakemake.input.data, scores_cfg=snakemake.params.scores,
-        score_overrides=snakemake.params.overrides, batch_size=ev["batch_size"],
+        snakemake.input.model,
+        snakemake.input.data,
+        scores_cfg=snakemake.params.scores,
+        score_overrides=snakemake.params.overrides,
+        batch_size=ev["batch_size"],
         ece_bins=ev["ece_bins"],
     )
     summary["inputs"] = {

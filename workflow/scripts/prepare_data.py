@@ -1,8 +1,10 @@
 """Snakemake script: build data/<dataset>/ (embedded offline default or paper downloads)."""
 
-from softmax_ood.cli import run_script
+import sys
 
-snakemake = snakemake  # noqa: F821  (injected by Snakemake)
+sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
+
+from softmax_ood.cli import run_script
 
 
 def main():
@@ -11,17 +13,27 @@ def main():
         from softmax_ood.data import make_embedded_dataset
 
         make_embedded_dataset(
-            snakemake.output[0], image_size=d["image_size"], seed=d["seed"],
-            val_fraction=d["val_fraction"], test_fraction=d["test_fraction"],
-            ood_size=d["ood_size"], ood_test=d["ood_test"], ood_val=d["ood_val"],
+            snakemake.output[0],
+            image_size=d["image_size"],
+            seed=d["seed"],
+            val_fraction=d["val_fraction"],
+            test_fraction=d["test_fraction"],
+            ood_size=d["ood_size"],
+            ood_test=d["ood_test"],
+            ood_val=d["ood_val"],
         )
     else:
         from softmax_ood.paper_data import load_paper_config, prepare_paper_data
 
         prepare_paper_data(
-            snakemake.input.raw, snakemake.output[0], load_paper_config(d["sources"]),
-            seed=d["seed"], val_fraction=d["val_fraction"], id_dataset=d["dataset"],
-            ood_test=d["ood_test"], image_size=d["image_size"],
+            snakemake.input.raw,
+            snakemake.output[0],
+            load_paper_config(d["sources"]),
+            seed=d["seed"],
+            val_fraction=d["val_fraction"],
+            id_dataset=d["dataset"],
+            ood_test=d["ood_test"],
+            image_size=d["image_size"],
         )
 
 

@@ -1,12 +1,14 @@
 """Snakemake script: one table of the LogitNorm study (parquet with provenance + markdown)."""
 
+import sys
+
+sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
+
 import pandas as pd
 
 from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.tables import TABLES, render_markdown, tau_ablation
-
-snakemake = snakemake  # noqa: F821  (injected by Snakemake)
 
 
 def main():
@@ -16,7 +18,8 @@ def main():
     table = build(runs, ood, snakemake.params.spec)
     prov = provenance_record(
         inputs={"runs": snakemake.input.runs, "ood": snakemake.input.ood},
-        config=snakemake.params.config, seeds=snakemake.params.config["seeds"],
+        config=snakemake.params.config,
+        seeds=snakemake.params.config["seeds"],
         extra={"rule": "logitnorm_table", "table": name},
     )
     write_parquet(table, snakemake.output.table, prov)

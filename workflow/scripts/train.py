@@ -1,19 +1,25 @@
 """Snakemake script: train one (dataset, arch, loss, seed) run."""
 
+import sys
+
+sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
+
 import pandas as pd
 
 from softmax_ood.cli import run_script
 from softmax_ood.experiment import save_checkpoint, train_run
 
-snakemake = snakemake  # noqa: F821  (injected by Snakemake)
-
 
 def main():
     w = snakemake.wildcards
     model, curve, spec = train_run(
-        snakemake.input.data, arch_name=w.arch, arch_cfg=snakemake.params.arch_cfg,
-        loss_name=w.loss, loss_cfg=snakemake.params.loss_cfg,
-        train_cfg=snakemake.params.train_cfg, seed=int(w.seed),
+        snakemake.input.data,
+        arch_name=w.arch,
+        arch_cfg=snakemake.params.arch_cfg,
+        loss_name=w.loss,
+        loss_cfg=snakemake.params.loss_cfg,
+        train_cfg=snakemake.params.train_cfg,
+        seed=int(w.seed),
         monitor_set=snakemake.params.monitor_set,
     )
     pd.DataFrame(curve).to_csv(snakemake.output.curve, sep="\t", index=False)
