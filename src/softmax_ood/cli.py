@@ -6,10 +6,10 @@ import logging
 import sys
 from collections.abc import Callable
 
-__all__ = ["USER_ERRORS", "run_script"]
+__all__ = ["run_script", "user_errors"]
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
+def user_errors() -> tuple[type[BaseException], ...]:
     from .config import ConfigError
     from .data import MissingDataError
 
@@ -28,8 +28,6 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-USER_ERRORS = _user_errors
-
 
 def run_script(main: Callable[[], None], log_path: str) -> None:
     """Run ``main`` with INFO logging to ``log_path`` (and stderr).
@@ -38,16 +36,18 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
     ends the job with its one-sentence message on stderr and in the log, exit status 1, and no
     traceback; any other exception propagates with its traceback (a bug).
     """
-    handlers = [logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)]
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(logging.WARNING)  # progress goes to the rule's log file only
+    console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    handlers = [logging.FileHandler(log_path, mode="w"), console]
     logging.basicConfig(
         level=logging.INFO,
         handlers=handlers,
         force=True,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",  # file handler only
     )
     try:
         main()
-    except USER_ERRORS() as err:
-        logging.getLogger("softmax_ood").error("%s", err)
-        print(f"error: {err}", file=sys.stderr)
+    except user_errors() as err:
+        logging.getLogger("softmax_ood").error("%s", err)  # to the log file and stderr
         sys.exit(1)

@@ -1,0 +1,180 @@
+"""End-to-end: the smoke config through Snakemake, twice from scratch, byte-identical.
+
+Also: lint, config errors, NaN loss, rerun triggers, no-op rerun, --report, DVC status.
+These tests run the real workflow (a few minutes on 2 cores).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = ["--configfile", "config/smoke.yaml"]
+IGNORE = shutil.ignore_patterns(
+    "results", "reports", "data", "logs", ".snakemake", "dvc-storage", "__pycache__",
+    ".pytest_cache", ".ruff_cache", ".hypothesis", "tmp",
+)
+
+
+def snakemake(cwd: Path, *args: str, timeout: int = 1200) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=timeout, env=env,
+    )
+
+
+def fresh_copy(dst: Path) -> Path:
+    """The working tree (with .git, so provenance records the same commit) minus outputs."""
+    shutil.copytree(ROOT, dst, ignore=IGNORE, symlinks=True)
+    return dst
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    runs = []
+    for name in ("a", "b"):
+        work = fresh_copy(tmp_path_factory.mktemp(name) / "repo")
+        proc = snakemake(work, "--cores", "2", *SMOKE)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+        runs.append(work)
+    return runs
+
+
+def test_smoke_produces_every_table_figure_and_report(two_runs):
+    a = two_runs[0]
+    base = a / "results/logitnorm/digits"
+    for i in range(1, 7):
+        assert (base / f"tables/table{i}.parquet").stat().st_size > 0
+        assert "±" in (base / f"tables/table{i}.md").read_text()
+    for fig in ("fig1", "fig4", "fig5"):
+        assert (base / f"figures/{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "headline" in (base / "claims.md").read_text()
+    html = (a / "reports/logitnorm.html").read_text()
+    assert "Table 1" in html or "table1" in html
+    log = (a / "logs/train/digits/cnn/logitnorm/seed0.log").read_text()
+    assert re.search(r"epoch 3/3 loss [\d.]+ train_acc [\d.]+ val_acc [\d.]+ .* ETA", log)
+
+
+def test_two_runs_from_scratch_are_byte_identical(two_runs):
+    a, b = (tree_hashes(r / "results") for r in two_runs)
+    assert a.keys() == b.keys()
+    assert len(a) > 50
+    different = [k for k in a if a[k] != b[k]]
+    assert not different, f"files differ between the two runs: {different}"
+
+
+def test_provenance_is_recorded(two_runs):
+    from softmax_ood.provenance import read_parquet_provenance
+
+    a = two_runs[0]
+    prov = read_parquet_provenance(a / "results/logitnorm/digits/tables/table1.parquet")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=a, capture_output=True,
+                            text=True).stdout.strip()
+    assert prov["git"]["commit"] == commit
+    assert re.fullmatch(r"[0-9a-f]{64}", prov["config_sha256"])
+    assert prov["seeds"] == [0, 1]
+    assert {"python", "torch", "numpy"} <= set(prov["versions"])
+    assert all(re.fullmatch(r"[0-9a-f]{64}", v["sha256"]) for v in prov["inputs"].values())
+    side = json.loads((a / "results/logitnorm/digits/tables/table1.prov.json").read_text())
+    assert side == prov
+    fig = json.loads((a / "results/logitnorm/digits/figures/fig1.prov.json").read_text())
+    assert fig["script"] == "workflow/scripts/figure.py"
+    agg = read_parquet_provenance(a / "results/logitnorm/digits/runs.parquet")
+    assert any(k.startswith("summary:") for k in agg["inputs"]) and "data" in agg["inputs"]
+
+
+def test_noop_rerun_and_report(two_runs):
+    a = two_runs[0]
+    proc = snakemake(a, "-n", *SMOKE)
+    assert proc.returncode == 0
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+    proc = snakemake(a, "--report", "report.html", *SMOKE)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (a / "report.html").stat().st_size > 10_000
+
+
+def test_editing_the_logitnorm_loss_reruns_only_its_trainings(two_runs):
+    a = two_runs[0]
+    losses = a / "src/softmax_ood/losses.py"
+    original = losses.read_text()
+    marker = "class LogitNormLoss"
+    assert marker in original
+    edited = re.sub(r"(class LogitNormLoss\b[^\n]*\n)", r"\1    _edited_for_test = True\n",
+                    original, count=1)
+    losses.write_text(edited)
+    try:
+        proc = snakemake(a, "-n", *SMOKE)
+    finally:
+        losses.write_text(original)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    trained = re.findall(r"rule train:.*?wildcards: ([^\n]*)", out, flags=re.S)
+    assert trained, out[-3000:]
+    losses_rerun = {re.search(r"loss=([\w.-]+)", w).group(1) for w in trained}
+    assert losses_rerun == {"logitnorm", "logitnorm-tau0.5"}, losses_rerun
+    # 2 archs x logitnorm + tau0.5 on cnn, 2 seeds each
+    assert len(trained) == 6
+
+
+def test_dvc_status_tells_that_data_changed(two_runs):
+    a = two_runs[0]
+    proc = subprocess.run([sys.executable, "-m", "dvc", "status", "data.dvc"], cwd=a,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    # data.dvc records the default config's data; the smoke config makes smaller OOD sets
+    assert "modified" in proc.stdout, proc.stdout
+
+
+def test_unknown_loss_is_one_sentence(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("losses:\n  logitnorm: {loss: logitnrom, tau: 0.04}\n")
+    proc = snakemake(ROOT, "-n", "--configfile", str(bad))
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert ("config error: losses.logitnorm.loss is 'logitnrom'; allowed values: ce, logitnorm, "
+            "logitpenalty, godin") in out, out[-2000:]
+    assert "Traceback" not in out
+
+
+def test_nan_loss_stops_the_job_and_leaves_no_output(tmp_path):
+    work = fresh_copy(tmp_path / "repo")
+    nan = work / "nan.yaml"
+    nan.write_text("train: {optimizer: sgd, lr: 1.0e+30, momentum: 0.0}\n")
+    target = "results/train/digits/mlp/ce/seed0/model.pt"
+    proc = snakemake(work, target, "--cores", "1", "--configfile", "config/smoke.yaml", str(nan))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert re.search(r"training digits/mlp/ce/seed0 stopped: the loss became (nan|inf) at "
+                     r"epoch \d+, batch \d+ of \d+", out), out[-3000:]
+    assert not (work / target).exists()
+    assert not (work / "results/train/digits/mlp/ce/seed0/curve.tsv").exists()
+
+
+def test_lint_passes():
+    proc = snakemake(ROOT, "--lint")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "Congratulations" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("config", ["config/default.yaml", "config/paper.yaml"])
+def test_full_configs_build_their_dag(config):
+    proc = snakemake(ROOT, "-n", "--quiet", "rules", "--configfile", config)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "train" in proc.stdout + proc.stderr
