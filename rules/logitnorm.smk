@@ -17,6 +17,13 @@ rule logitnorm_aggregate:
         ood=f"{LN}/ood.parquet",
         curves=f"{LN}/curves.parquet",
         samples=f"{LN}/samples.parquet",
+        provenance=multiext(
+            f"{LN}/",
+            "runs.prov.json",
+            "ood.prov.json",
+            "curves.prov.json",
+            "samples.prov.json",
+        ),
     log:
         "logs/logitnorm/{dataset}/aggregate.log",
     conda:
@@ -38,6 +45,7 @@ rule logitnorm_table:
         code="src/softmax_ood/tables.py",
     output:
         table=f"{LN}/tables/{{table}}.parquet",
+        provenance=f"{LN}/tables/{{table}}.prov.json",
         markdown=report(
             f"{LN}/tables/{{table}}.md",
             caption="../workflow/report/table.rst",
@@ -95,6 +103,7 @@ rule logitnorm_claims:
         code="src/softmax_ood/claims.py",
     output:
         claims=f"{LN}/claims.parquet",
+        provenance=f"{LN}/claims.prov.json",
         markdown=report(
             f"{LN}/claims.md",
             caption="../workflow/report/claims.rst",
@@ -121,6 +130,7 @@ rule logitnorm_report:
         ),
         figures=expand(f"{LNX}/figures/{{fig}}.png", fig=["fig1", "fig4", "fig5"]),
         claims=f"{LNX}/claims.parquet",
+        provenance=f"{LNX}/tables/table1.prov.json",
         paper="config/paper_values/logitnorm.csv",
     output:
         notebook="reports/logitnorm.ipynb",
@@ -140,4 +150,5 @@ rule logitnorm_report:
         "(papermill {input.notebook} {output.notebook} --cwd . --kernel python3 "
         "-p tables_dir {params.tables_dir} -p figures_dir {params.figures_dir} "
         "-p claims_path {input.claims} -p paper_values_path {input.paper} "
+        "-p provenance_path {input.provenance} "
         "&& jupyter nbconvert --to html --output-dir reports {output.notebook}) > {log} 2>&1"

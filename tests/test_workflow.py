@@ -20,16 +20,29 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ["--configfile", "config/smoke.yaml"]
 IGNORE = shutil.ignore_patterns(
-    "results", "reports", "data", "logs", ".snakemake", "dvc-storage", "__pycache__",
-    ".pytest_cache", ".ruff_cache", ".hypothesis", "tmp",
+    "results",
+    "reports",
+    "data",
+    "logs",
+    ".snakemake",
+    "dvc-storage",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    "tmp",
 )
 
 
 def snakemake(cwd: Path, *args: str, timeout: int = 1200) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     return subprocess.run(
-        [sys.executable, "-m", "snakemake", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=timeout, env=env,
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
     )
 
 
@@ -42,7 +55,8 @@ def fresh_copy(dst: Path) -> Path:
 def tree_hashes(root: Path) -> dict[str, str]:
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*")) if p.is_file()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -85,8 +99,9 @@ def test_provenance_is_recorded(two_runs):
 
     a = two_runs[0]
     prov = read_parquet_provenance(a / "results/logitnorm/digits/tables/table1.parquet")
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=a, capture_output=True,
-                            text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=a, capture_output=True, text=True
+    ).stdout.strip()
     assert prov["git"]["commit"] == commit
     assert re.fullmatch(r"[0-9a-f]{64}", prov["config_sha256"])
     assert prov["seeds"] == [0, 1]
@@ -116,8 +131,9 @@ def test_editing_the_logitnorm_loss_reruns_only_its_trainings(two_runs):
     original = losses.read_text()
     marker = "class LogitNormLoss"
     assert marker in original
-    edited = re.sub(r"(class LogitNormLoss\b[^\n]*\n)", r"\1    _edited_for_test = True\n",
-                    original, count=1)
+    edited = re.sub(
+        r"(class LogitNormLoss\b[^\n]*\n)", r"\1    _edited_for_test = True\n", original, count=1
+    )
     losses.write_text(edited)
     try:
         proc = snakemake(a, "-n", *SMOKE)
@@ -135,8 +151,13 @@ def test_editing_the_logitnorm_loss_reruns_only_its_trainings(two_runs):
 
 def test_dvc_status_tells_that_data_changed(two_runs):
     a = two_runs[0]
-    proc = subprocess.run([sys.executable, "-m", "dvc", "status", "data.dvc"], cwd=a,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dvc", "status", "data.dvc"],
+        cwd=a,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     # data.dvc records the default config's data; the smoke config makes smaller OOD sets
     assert "modified" in proc.stdout, proc.stdout
@@ -148,8 +169,10 @@ def test_unknown_loss_is_one_sentence(tmp_path):
     proc = snakemake(ROOT, "-n", "--configfile", str(bad))
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
-    assert ("config error: losses.logitnorm.loss is 'logitnrom'; allowed values: ce, logitnorm, "
-            "logitpenalty, godin") in out, out[-2000:]
+    assert (
+        "config error: losses.logitnorm.loss is 'logitnrom'; allowed values: ce, logitnorm, "
+        "logitpenalty, godin"
+    ) in out, out[-2000:]
     assert "Traceback" not in out
 
 
@@ -161,8 +184,11 @@ def test_nan_loss_stops_the_job_and_leaves_no_output(tmp_path):
     proc = snakemake(work, target, "--cores", "1", "--configfile", "config/smoke.yaml", str(nan))
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert re.search(r"training digits/mlp/ce/seed0 stopped: the loss became (nan|inf) at "
-                     r"epoch \d+, batch \d+ of \d+", out), out[-3000:]
+    assert re.search(
+        r"training digits/mlp/ce/seed0 stopped: the loss became (nan|inf) at "
+        r"epoch \d+, batch \d+ of \d+",
+        out,
+    ), out[-3000:]
     assert not (work / target).exists()
     assert not (work / "results/train/digits/mlp/ce/seed0/curve.tsv").exists()
 
@@ -178,3 +204,24 @@ def test_full_configs_build_their_dag(config):
     proc = snakemake(ROOT, "-n", "--quiet", "rules", "--configfile", config)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "train" in proc.stdout + proc.stderr
+
+
+def test_dvc_add_push_pull_round_trip(two_runs):
+    b = two_runs[1]
+
+    def dvc(*args):
+        proc = subprocess.run(
+            [sys.executable, "-m", "dvc", *args], cwd=b, capture_output=True, text=True, timeout=300
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    before = tree_hashes(b / "data")
+    dvc("add", "data")
+    assert "up to date" in dvc("status", "data.dvc")
+    dvc("push")
+    assert any((b / "dvc-storage").rglob("*")), "nothing pushed to the local remote"
+    shutil.rmtree(b / "data")
+    shutil.rmtree(b / ".dvc/cache")
+    dvc("pull")
+    assert tree_hashes(b / "data") == before

@@ -28,7 +28,6 @@ def user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-
 def run_script(main: Callable[[], None], log_path: str) -> None:
     """Run ``main`` with INFO logging to ``log_path`` (and stderr).
 

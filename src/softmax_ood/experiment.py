@@ -16,7 +16,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import calibration, metrics, scores
 from .data import PreparedData, load_prepared
 from .losses import LOSSES, build_loss
 from .models import create_model
@@ -158,6 +157,8 @@ def _score(name: str, params: dict, model: nn.Module, x, feats, logits, std, bat
 
 
 def _raw_score(name: str, params: dict, model: nn.Module, x, feats, logits, std, batch_size):
+    from . import scores
+
     if name in scores.LOGIT_SCORES:
         return scores.LOGIT_SCORES[name](logits, **params)
     if name == "odin":
@@ -205,6 +206,8 @@ def evaluate_run(
         record per (score, OOD set) with FPR95/AUROC/AUPR-In/AUPR-Out (ID positive), and
         ``samples`` maps set name -> per-sample MSP (float32) for the score-distribution figure.
     """
+    from . import calibration, metrics, scores  # here: training jobs need not import scipy
+
     model, spec = load_checkpoint(ckpt_path)
     seed_everything(spec["seed"], int(spec["train_cfg"].get("threads", 1)))
     data: PreparedData = load_prepared(data_dir)

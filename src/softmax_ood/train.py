@@ -30,6 +30,7 @@ __all__ = [
     "fit",
     "predict_logits",
     "seed_everything",
+    "write_curve",
 ]
 
 log = logging.getLogger(__name__)
@@ -256,3 +257,13 @@ def fit(
         best_epoch = cfg.epochs
     model.eval()
     return model, curve, {"best_epoch": best_epoch, "checkpoint": cfg.checkpoint}
+
+
+def write_curve(path, curve: list[dict]) -> None:
+    """Write the per-epoch rows as a tab-separated file (floats as ``repr``: exact, stable)."""
+    from .provenance import write_bytes_atomic
+
+    columns = list(curve[0])
+    lines = ["\t".join(columns)]
+    lines += ["\t".join(repr(row[c]) for c in columns) for row in curve]
+    write_bytes_atomic(path, ("\n".join(lines) + "\n").encode())

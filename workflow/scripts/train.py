@@ -4,10 +4,9 @@ import sys
 
 sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
 
-import pandas as pd
-
 from softmax_ood.cli import run_script
 from softmax_ood.experiment import save_checkpoint, train_run
+from softmax_ood.train import write_curve
 
 
 def main():
@@ -22,7 +21,7 @@ def main():
         seed=int(w.seed),
         monitor_set=snakemake.params.monitor_set,
     )
-    pd.DataFrame(curve).to_csv(snakemake.output.curve, sep="\t", index=False)
+    write_curve(snakemake.output.curve, curve)
     save_checkpoint(snakemake.output.model, model, spec)
 
 

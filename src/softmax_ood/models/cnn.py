@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 from torch import Tensor, nn
 
-from .heads import _drop_rate, _init_conv_bn, _positive_int, make_head
+from .heads import (
+    ClassifierNet,
+    _drop_rate,
+    _init_conv_bn,
+    _positive_int,
+    _positive_ints,
+    make_head,
+)
 
 __all__ = ["SmallCNN"]
 
@@ -27,7 +34,7 @@ def _conv_bn_relu(in_chans: int, out_chans: int) -> list[nn.Module]:
     ]
 
 
-class SmallCNN(nn.Module):
+class SmallCNN(ClassifierNet):
     """Stages of ``(conv3x3-BN-ReLU) x 2``, ``MaxPool2d(2)`` between stages, global average pool.
 
     Max-pooling uses ``ceil_mode=True`` so a 1x1 (or odd-sized) map never collapses to 0x0.
@@ -54,9 +61,7 @@ class SmallCNN(nn.Module):
         super().__init__()
         self.num_classes = _positive_int("num_classes", num_classes)
         prev = _positive_int("in_chans", in_chans)
-        if isinstance(channels, (str, bytes)) or not isinstance(channels, Sequence) or not channels:
-            raise ValueError(f"channels must be a non-empty sequence of ints, got {channels!r}")
-        widths = [_positive_int("channel width", c) for c in channels]
+        widths = _positive_ints("channels", channels, "channel width")
         self.drop_rate = _drop_rate(drop_rate)
 
         layers: list[nn.Module] = []
@@ -74,14 +79,3 @@ class SmallCNN(nn.Module):
 
     def forward_features(self, x: Tensor) -> Tensor:
         return self.pool(self.features(x))
-
-    def forward_head(self, features: Tensor, pre_logits: bool = False) -> Tensor:
-        if pre_logits:
-            return features
-        return self.classifier(self.head_drop(features))
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.forward_head(self.forward_features(x))
-
-    def get_classifier(self) -> nn.Module:
-        return self.classifier

@@ -17,7 +17,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .heads import _drop_rate, _init_conv_bn, _positive_int, make_head
+from .heads import (
+    ClassifierNet,
+    _depth_6n_plus_4,
+    _drop_rate,
+    _init_conv_bn,
+    _positive_int,
+    make_head,
+)
 
 __all__ = ["BottleneckLayer", "Transition", "DenseNetBC"]
 
@@ -67,11 +74,12 @@ class Transition(nn.Module):
         return F.avg_pool2d(out, 2, ceil_mode=True)
 
 
-class DenseNetBC(nn.Module):
+class DenseNetBC(ClassifierNet):
     """DenseNet-BC-``depth`` with growth rate ``k`` (Huang et al. 2017).
 
     ``forward_features`` returns the globally average-pooled output of the final BN-ReLU;
     ``num_features`` is the width after the third dense block (342 for depth 100, k = 12).
+    There is no dropout between the features and the head.
 
     :param num_classes: number of output classes.
     :param in_chans: number of input channels.
@@ -98,20 +106,10 @@ class DenseNetBC(nn.Module):
         super().__init__()
         self.num_classes = _positive_int("num_classes", num_classes)
         in_chans = _positive_int("in_chans", in_chans)
-        if (
-            isinstance(depth, bool)
-            or not isinstance(depth, int)
-            or depth < 10
-            or (depth - 4) % 6 != 0
-        ):
-            raise ValueError(
-                f"unsupported DenseNet-BC depth {depth!r}; need (depth - 4) % 6 == 0 and "
-                f"depth >= 10 (e.g. 10, 40, 100, 190)"
-            )
-        self.depth = depth
+        self.depth = _depth_6n_plus_4("DenseNet-BC", depth, "10, 40, 100, 190")
         self.growth_rate = _positive_int("growth_rate", growth_rate)
         self.drop_rate = _drop_rate(drop_rate)
-        n = (depth - 4) // 6
+        n = (self.depth - 4) // 6
         k = self.growth_rate
 
         width = 2 * k
@@ -134,12 +132,3 @@ class DenseNetBC(nn.Module):
 
     def forward_features(self, x: Tensor) -> Tensor:
         return self.pool(self.final_act(self.blocks(self.stem(x))))
-
-    def forward_head(self, features: Tensor, pre_logits: bool = False) -> Tensor:
-        return features if pre_logits else self.classifier(features)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.forward_head(self.forward_features(x))
-
-    def get_classifier(self) -> nn.Module:
-        return self.classifier

@@ -5,6 +5,9 @@ Two heads are available through :func:`make_head`:
 * ``"linear"``: a plain :class:`torch.nn.Linear` producing ordinary logits.
 * ``"godin"``: :class:`GodinHead`, the decomposed-confidence head of Generalized ODIN.
 
+:class:`ClassifierNet` is the base class of every model: it provides ``forward_head``,
+``forward`` and ``get_classifier`` on top of each family's own ``forward_features``.
+
 :see Paper: Hsu et al., "Generalized ODIN: Detecting Out-of-Distribution Image Without
     Learning from Out-of-Distribution Data", CVPR 2020, https://arxiv.org/abs/2002.11297
 """
@@ -12,13 +15,14 @@ Two heads are available through :func:`make_head`:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-__all__ = ["GodinHead", "make_head", "HEADS"]
+__all__ = ["ClassifierNet", "GodinHead", "make_head", "HEADS"]
 
 HEADS: tuple[str, ...] = ("linear", "godin")
 
@@ -28,6 +32,33 @@ def _positive_int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)
+
+
+def _positive_ints(name: str, value: Any, item_name: str) -> list[int]:
+    """Return ``value``, a non-empty sequence of integers >= 1, as a list of ``int``.
+
+    :raises ValueError: ``value`` is a string / bytes, not a sequence, or empty (message names
+        ``name``), or an item is not an integer >= 1 (message names ``item_name``).
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not value:
+        raise ValueError(f"{name} must be a non-empty sequence of ints, got {value!r}")
+    return [_positive_int(item_name, v) for v in value]
+
+
+def _depth_6n_plus_4(family: str, depth: Any, examples: str) -> int:
+    """Return ``depth`` if it is an integer ``6n + 4`` with ``n >= 1`` (WRN, DenseNet-BC).
+
+    :param family: architecture name used in the error message, e.g. ``"WideResNet"``.
+    :param examples: valid depths quoted in the error message, e.g. ``"10, 16, 22"``.
+    :raises ValueError: ``depth`` is not an ``int`` (``bool`` included), or ``depth < 10``, or
+        ``(depth - 4) % 6 != 0``.
+    """
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 10 or (depth - 4) % 6 != 0:
+        raise ValueError(
+            f"unsupported {family} depth {depth!r}; need (depth - 4) % 6 == 0 and "
+            f"depth >= 10 (e.g. {examples})"
+        )
+    return depth
 
 
 def _drop_rate(value: Any) -> float:
@@ -126,3 +157,39 @@ def make_head(kind: str, in_features: int, num_classes: int) -> nn.Module:
     if kind == "godin":
         return GodinHead(in_features, num_classes)
     raise ValueError(f"unknown head {kind!r}; expected one of {list(HEADS)}")
+
+
+class ClassifierNet(nn.Module):
+    """Base class of the model zoo: penultimate features, then an optional dropout, then a head.
+
+    A subclass builds its layers in ``__init__``, sets ``num_classes``, ``num_features`` and
+    ``classifier`` (from :func:`make_head`), and implements :meth:`forward_features`. A family
+    that applies dropout right before the classifier registers it as ``self.head_drop``;
+    families without one simply do not define it, so no submodule is added.
+    """
+
+    num_classes: int
+    num_features: int
+    classifier: nn.Module
+
+    def forward_features(self, x: Tensor) -> Tensor:
+        """Return the pooled, flattened penultimate features, shape ``(N, num_features)``."""
+        raise NotImplementedError
+
+    def forward_head(self, features: Tensor, pre_logits: bool = False) -> Tensor:
+        """Return the ``(N, num_classes)`` logits of ``features``, or ``features`` unchanged if
+        ``pre_logits`` (head dropout, where the family has one, is skipped too)."""
+        if pre_logits:
+            return features
+        head_drop = self._modules.get("head_drop")
+        if head_drop is not None:
+            features = head_drop(features)
+        return self.classifier(features)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """Return ``forward_head(forward_features(x))``."""
+        return self.forward_head(self.forward_features(x))
+
+    def get_classifier(self) -> nn.Module:
+        """Return the final layer (:class:`torch.nn.Linear` or :class:`GodinHead`)."""
+        return self.classifier

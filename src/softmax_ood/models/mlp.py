@@ -14,16 +14,16 @@ from collections.abc import Sequence
 
 from torch import Tensor, nn
 
-from .heads import _drop_rate, _positive_int, make_head
+from .heads import ClassifierNet, _drop_rate, _positive_int, _positive_ints, make_head
 
 __all__ = ["MLP"]
 
 
-class MLP(nn.Module):
+class MLP(ClassifierNet):
     """Flatten, then ``Linear -> ReLU [-> Dropout]`` for each hidden width, then the head.
 
     ``forward_features`` returns the output of the last hidden block (after ReLU and dropout),
-    so ``num_features == hidden[-1]``.
+    so ``num_features == hidden[-1]``. There is no dropout between the features and the head.
 
     :param num_classes: number of output classes.
     :param in_chans: number of input channels.
@@ -48,9 +48,7 @@ class MLP(nn.Module):
         self.num_classes = _positive_int("num_classes", num_classes)
         in_chans = _positive_int("in_chans", in_chans)
         image_size = _positive_int("image_size", image_size)
-        if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not hidden:
-            raise ValueError(f"hidden must be a non-empty sequence of ints, got {hidden!r}")
-        widths = [_positive_int("hidden width", w) for w in hidden]
+        widths = _positive_ints("hidden", hidden, "hidden width")
         self.drop_rate = _drop_rate(drop_rate)
 
         layers: list[nn.Module] = [nn.Flatten(1)]
@@ -66,12 +64,3 @@ class MLP(nn.Module):
 
     def forward_features(self, x: Tensor) -> Tensor:
         return self.features(x)
-
-    def forward_head(self, features: Tensor, pre_logits: bool = False) -> Tensor:
-        return features if pre_logits else self.classifier(features)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.forward_head(self.forward_features(x))
-
-    def get_classifier(self) -> nn.Module:
-        return self.classifier

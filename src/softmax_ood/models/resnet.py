@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
-from .heads import _drop_rate, _init_conv_bn, _positive_int, make_head
+from .heads import ClassifierNet, _drop_rate, _init_conv_bn, _positive_int, make_head
 
 __all__ = ["BasicBlock", "ResNet", "CIFAR_DEPTHS", "IMAGENET_LAYERS"]
 
@@ -54,7 +54,7 @@ class BasicBlock(nn.Module):
         return self.relu(out + self.shortcut(x))
 
 
-class ResNet(nn.Module):
+class ResNet(ClassifierNet):
     """ResNet-``depth`` with basic blocks and global average pooling.
 
     ``forward_features`` returns the globally average-pooled output of the last stage (each
@@ -121,14 +121,3 @@ class ResNet(nn.Module):
 
     def forward_features(self, x: Tensor) -> Tensor:
         return self.pool(self.stages(self.stem(x)))
-
-    def forward_head(self, features: Tensor, pre_logits: bool = False) -> Tensor:
-        if pre_logits:
-            return features
-        return self.classifier(self.head_drop(features))
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.forward_head(self.forward_features(x))
-
-    def get_classifier(self) -> nn.Module:
-        return self.classifier

@@ -19,7 +19,14 @@ from __future__ import annotations
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .heads import _drop_rate, _init_conv_bn, _positive_int, make_head
+from .heads import (
+    ClassifierNet,
+    _depth_6n_plus_4,
+    _drop_rate,
+    _init_conv_bn,
+    _positive_int,
+    make_head,
+)
 
 __all__ = ["WideBasicBlock", "WideResNet"]
 
@@ -56,11 +63,11 @@ class WideBasicBlock(nn.Module):
         return residual + out
 
 
-class WideResNet(nn.Module):
+class WideResNet(ClassifierNet):
     """WRN-``depth``-``widen_factor`` (Zagoruyko & Komodakis 2016).
 
     ``forward_features`` returns the globally average-pooled output of the final BN-ReLU,
-    ``num_features == 64 * widen_factor``.
+    ``num_features == 64 * widen_factor``. There is no dropout between the features and the head.
 
     :param num_classes: number of output classes.
     :param in_chans: number of input channels.
@@ -86,20 +93,10 @@ class WideResNet(nn.Module):
         super().__init__()
         self.num_classes = _positive_int("num_classes", num_classes)
         in_chans = _positive_int("in_chans", in_chans)
-        if (
-            isinstance(depth, bool)
-            or not isinstance(depth, int)
-            or depth < 10
-            or (depth - 4) % 6 != 0
-        ):
-            raise ValueError(
-                f"unsupported WideResNet depth {depth!r}; need (depth - 4) % 6 == 0 and "
-                f"depth >= 10 (e.g. 10, 16, 22, 28, 40)"
-            )
-        self.depth = depth
+        self.depth = _depth_6n_plus_4("WideResNet", depth, "10, 16, 22, 28, 40")
         self.widen_factor = _positive_int("widen_factor", widen_factor)
         self.drop_rate = _drop_rate(drop_rate)
-        n = (depth - 4) // 6
+        n = (self.depth - 4) // 6
         widths = [16, 16 * self.widen_factor, 32 * self.widen_factor, 64 * self.widen_factor]
 
         self.stem = nn.Conv2d(in_chans, widths[0], 3, stride=1, padding=1, bias=False)
@@ -120,12 +117,3 @@ class WideResNet(nn.Module):
 
     def forward_features(self, x: Tensor) -> Tensor:
         return self.pool(self.final_act(self.stages(self.stem(x))))
-
-    def forward_head(self, features: Tensor, pre_logits: bool = False) -> Tensor:
-        return features if pre_logits else self.classifier(features)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.forward_head(self.forward_features(x))
-
-    def get_classifier(self) -> nn.Module:
-        return self.classifier
