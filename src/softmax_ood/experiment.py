@@ -19,7 +19,7 @@ from torch import nn
 from .data import PreparedData, load_prepared
 from .losses import LOSSES, build_loss
 from .models import create_model
-from .provenance import write_bytes_atomic
+from .provenance import git_info, path_sha256, versions, write_bytes_atomic
 from .train import TrainConfig, fit, predict_logits, seed_everything
 
 __all__ = [
@@ -134,6 +134,9 @@ def train_run(
         "train_cfg": dict(train_cfg),
         "monitor_set": monitor_set,
         "meta": _meta_subset(data.meta),
+        "data_sha256": path_sha256(data_dir),
+        "git": git_info(),
+        "versions": versions(),
         **info,
     }
     return model, curve, spec
