@@ -120,3 +120,16 @@ def test_crop_flip_augment_runs(embedded_data):
     data = load_prepared(embedded_data)
     _, curve, _ = _fit(data, augment="crop_flip", epochs=1)
     assert math.isfinite(curve[0]["train_loss"])
+
+
+def test_seed_everything_turns_on_deterministic_algorithms():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch; from softmax_ood.train import seed_everything; seed_everything(3); "
+        "print(torch.are_deterministic_algorithms_enabled(), torch.get_num_threads(), "
+        "'torch._inductor' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "1", "False"]

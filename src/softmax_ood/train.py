@@ -92,12 +92,26 @@ class TrainConfig:
         return cls(**d)
 
 
+def _deterministic_algorithms() -> None:
+    """``torch.use_deterministic_algorithms(True)`` for eager mode.
+
+    The public call also sets torch.compile's inductor config, which imports ``torch._inductor``
+    and ``torch._dynamo`` (2-3 s per job on this machine's torch 2.14 build). Nothing here is
+    compiled, so set the eager-mode flag directly and keep the public call as the fallback.
+    """
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is None:  # pragma: no cover - other torch versions
+        torch.use_deterministic_algorithms(True)
+    else:
+        setter(True, warn_only=False)
+
+
 def seed_everything(seed: int, threads: int = 1) -> None:
     """Seed python, numpy and torch; force deterministic torch kernels and a fixed thread count."""
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
+    _deterministic_algorithms()
     torch.set_num_threads(threads)
     if torch.backends.cudnn.is_available():
         torch.backends.cudnn.benchmark = False
