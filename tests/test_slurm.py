@@ -22,6 +22,10 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from test_workflow import IGNORE  # noqa: E402
+
 pytestmark = pytest.mark.slurm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,19 +33,6 @@ START = ROOT / "workflow/slurm/start_local_cluster.sh"
 PARTITION = "debug"
 SMOKE = ["--configfile", "config/smoke.yaml"]
 TABLE1 = "results/logitnorm/digits/tables/table1.parquet"
-IGNORE = shutil.ignore_patterns(
-    "results",
-    "reports",
-    "data",
-    "logs",
-    ".snakemake",
-    "dvc-storage",
-    "__pycache__",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".hypothesis",
-    "tmp",
-)
 # What a cluster without accounting (slurmdbd) needs on top of profiles/slurm: `sacct` cannot
 # answer there, so poll with squeue (finished jobs stay listed for MinJobAge=300 s); the short
 # poll intervals only make the run faster. No account is needed; the partition is the cluster's
