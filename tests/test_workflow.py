@@ -151,16 +151,36 @@ def test_editing_the_logitnorm_loss_reruns_only_its_trainings(two_runs):
 
 def test_dvc_status_tells_that_data_changed(two_runs):
     a = two_runs[0]
-    proc = subprocess.run(
-        [sys.executable, "-m", "dvc", "status", "data.dvc"],
-        cwd=a,
+
+    def dvc(*args):
+        proc = subprocess.run(
+            [sys.executable, "-m", "dvc", *args], cwd=a, capture_output=True, text=True, timeout=300
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    # data.dvc records the default config's data; the smoke config made smaller OOD sets
+    assert "changed outs" in dvc("status", "data.dvc")
+    committed = (a / "data.dvc").read_text()
+    dvc("add", "data")
+    assert (a / "data.dvc").read_text() != committed
+    assert "up to date" in dvc("status", "data.dvc")
+
+
+def test_data_dvc_records_what_the_default_config_prepares(tmp_path):
+    work = fresh_copy(tmp_path / "repo")
+    proc = snakemake(work, "data/digits", "--cores", "1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    committed = (work / "data.dvc").read_text()
+    add = subprocess.run(
+        [sys.executable, "-m", "dvc", "add", "data"],
+        cwd=work,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert proc.returncode == 0, proc.stderr
-    # data.dvc records the default config's data; the smoke config makes smaller OOD sets
-    assert "modified" in proc.stdout, proc.stdout
+    assert add.returncode == 0, add.stderr
+    assert (work / "data.dvc").read_text() == committed
 
 
 def test_unknown_loss_is_one_sentence(tmp_path):
