@@ -52,6 +52,14 @@ def fresh_copy(dst: Path) -> Path:
     return dst
 
 
+def dvc(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "dvc", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
 def tree_hashes(root: Path) -> dict[str, str]:
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -152,19 +160,12 @@ def test_editing_the_logitnorm_loss_reruns_only_its_trainings(two_runs):
 def test_dvc_status_tells_that_data_changed(two_runs):
     a = two_runs[0]
 
-    def dvc(*args):
-        proc = subprocess.run(
-            [sys.executable, "-m", "dvc", *args], cwd=a, capture_output=True, text=True, timeout=300
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        return proc.stdout
-
     # data.dvc records the default config's data; the smoke config made smaller OOD sets
-    assert "changed outs" in dvc("status", "data.dvc")
+    assert "changed outs" in dvc(a, "status", "data.dvc")
     committed = (a / "data.dvc").read_text()
-    dvc("add", "data")
+    dvc(a, "add", "data")
     assert (a / "data.dvc").read_text() != committed
-    assert "up to date" in dvc("status", "data.dvc")
+    assert "up to date" in dvc(a, "status", "data.dvc")
 
 
 def test_data_dvc_records_what_the_default_config_prepares(tmp_path):
@@ -172,14 +173,7 @@ def test_data_dvc_records_what_the_default_config_prepares(tmp_path):
     proc = snakemake(work, "data/digits", "--cores", "1")
     assert proc.returncode == 0, proc.stderr[-3000:]
     committed = (work / "data.dvc").read_text()
-    add = subprocess.run(
-        [sys.executable, "-m", "dvc", "add", "data"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert add.returncode == 0, add.stderr
+    dvc(work, "add", "data")
     assert (work / "data.dvc").read_text() == committed
 
 
@@ -229,19 +223,12 @@ def test_full_configs_build_their_dag(config):
 def test_dvc_add_push_pull_round_trip(two_runs):
     b = two_runs[1]
 
-    def dvc(*args):
-        proc = subprocess.run(
-            [sys.executable, "-m", "dvc", *args], cwd=b, capture_output=True, text=True, timeout=300
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        return proc.stdout
-
     before = tree_hashes(b / "data")
-    dvc("add", "data")
-    assert "up to date" in dvc("status", "data.dvc")
-    dvc("push")
+    dvc(b, "add", "data")
+    assert "up to date" in dvc(b, "status", "data.dvc")
+    dvc(b, "push")
     assert any((b / "dvc-storage").rglob("*")), "nothing pushed to the local remote"
     shutil.rmtree(b / "data")
     shutil.rmtree(b / ".dvc/cache")
-    dvc("pull")
+    dvc(b, "pull")
     assert tree_hashes(b / "data") == before

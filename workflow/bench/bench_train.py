@@ -110,43 +110,26 @@ def main() -> int:
         torch.manual_seed(0)
         return create_model(family, num_classes=10, in_chans=1, image_size=8, **arch)
 
-    def ours():
-        fit(
+    monitor = next(iter(d.ood.values()))
+
+    def fresh():  # same initial weights, loss and data for every timed call
+        return (
             new_model(),
             build_loss(args.loss, params),
             d.x["train"],
             d.y["train"],
             d.x["val"],
             d.y["val"],
-            cfg=cfg,
-            seed=0,
-            monitor_ood=next(iter(d.ood.values())),
         )
+
+    def ours():
+        fit(*fresh(), cfg=cfg, seed=0, monitor_ood=monitor)
 
     def bare():
-        bare_loop(
-            new_model(),
-            build_loss(args.loss, params),
-            d.x["train"],
-            d.y["train"],
-            d.x["val"],
-            d.y["val"],
-            cfg,
-            seed=0,
-        )
+        bare_loop(*fresh(), cfg, seed=0)
 
     def bare_same_work():
-        bare_loop(
-            new_model(),
-            build_loss(args.loss, params),
-            d.x["train"],
-            d.y["train"],
-            d.x["val"],
-            d.y["val"],
-            cfg,
-            seed=0,
-            mon=next(iter(d.ood.values())),
-        )
+        bare_loop(*fresh(), cfg, seed=0, mon=monitor)
 
     bare()  # warm-up: first optimiser step imports lazily-loaded torch modules
     cpu = {"ours": [], "bare": [], "same": []}
