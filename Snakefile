@@ -15,7 +15,12 @@ include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/train.smk"
 include: "rules/evaluate.smk"
-include: "rules/logitnorm.smk"
+
+
+# each enabled study's own rules (src/softmax_ood/studies/<name>/rules.smk)
+for _study in STUDIES.values():
+
+    include: os.path.relpath(_study.RULES, workflow.basedir)
 
 
 rule all:

@@ -1,4 +1,7 @@
-# Workflow-level Python: config validation, wildcard constraints, input functions.
+# Workflow-level Python: config validation, the study registry, wildcard constraints, and the
+# derived code inputs of every rule. Knows no study: studies register in
+# src/softmax_ood/studies/registry.py and bring their own rules file.
+import os
 import re
 import sys
 from pathlib import Path
@@ -6,19 +9,19 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 # the library of this checkout (scripts add the same path: they also run in --use-conda envs)
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+SRC = Path(workflow.basedir) / "src"
+sys.path.insert(0, str(SRC))
 
+from softmax_ood.codedeps import code_inputs, entry_digest  # noqa: E402
 from softmax_ood.config import (  # noqa: E402
     ConfigError,
+    all_runs,
     expanded_losses,
-    logitnorm_runs,
     validate_config,
 )
-from softmax_ood.provenance import (
-    config_sha256,
-    registry_entry,
-    source_digest,
-)  # noqa: E402
+from softmax_ood.provenance import config_sha256  # noqa: E402
+from softmax_ood.runs import run_dir  # noqa: E402
+from softmax_ood.studies.registry import load_study  # noqa: E402
 
 try:
     _validated = validate_config(
@@ -31,74 +34,79 @@ config.update(_validated)
 
 DATASET = config["data"]["dataset"]
 LOSSES = expanded_losses(config)
-RUNS = logitnorm_runs(config)
-CONFIG_SHA256 = config_sha256(config)
-FAMILY_FILES = {
-    "mlp": "mlp",
-    "cnn": "cnn",
-    "resnet": "resnet",
-    "wrn": "wrn",
-    "densenet": "densenet",
-}
+STUDIES = {name: load_study(name) for name in config["studies"]}
+RUNS = all_runs(config)
+GPU = 1 if config["device"] == "cuda" else 0
 
 
 wildcard_constraints:
     dataset="|".join([DATASET]),
-    arch="|".join(sorted(config["architectures"])),
+    recipe="|".join(sorted(re.escape(r) for r in config["recipes"])),
+    arch="|".join(sorted(re.escape(a) for a in config["architectures"])),
     loss="|".join(sorted((re.escape(l) for l in LOSSES), key=len, reverse=True)),
     seed=r"\d+",
 
 
+def _here(path):
+    """A path under the workflow's folder, as seen from the working directory."""
+    return os.path.relpath(Path(workflow.basedir) / path)
+
+
+def code(script, exclude=()):
+    """Every project module the script (or notebook) at ``script`` (relative to the workflow
+    folder) runs, transitively: the rule's derived code inputs."""
+    found = code_inputs(
+        Path(workflow.basedir) / script,
+        SRC,
+        exclude=[Path(workflow.basedir) / e for e in exclude],
+    )
+    return [os.path.relpath(p) for p in found]
+
+
+def section_digest(*sections):
+    """Hash of the config sections a job reads, as a params value (so other sections never rerun it)."""
+    return config_sha256({s: config[s] for s in sections})
+
+
+def run_files(runs, kind, name):
+    return [f"{run_dir(kind, r)}/{name}" for r in runs]
+
+
 def data_inputs(wildcards):
-    inputs = {"code": ["src/softmax_ood/data.py"]}
+    inputs = {"code": code("workflow/scripts/prepare_data.py")}
     if config["data"]["source"] == "paper":
         inputs["raw"] = "data/raw"
-        inputs["code"] += ["src/softmax_ood/paper_data.py", config["data"]["sources"]]
+        inputs["sources"] = config["data"]["sources"]
     return inputs
 
 
-def loss_digest(wildcards):
-    """Hash of the loss class's own source: editing LogitNormLoss reruns only its trainings."""
-    path = "src/softmax_ood/losses.py"
-    family = LOSSES[wildcards.loss]["loss"]
-    return source_digest(path, registry_entry(path, "LOSSES", family))
+MODEL_FILES = {
+    family: f"src/softmax_ood/models/{module}.py"
+    for family, module in {
+        "mlp": "mlp",
+        "cnn": "cnn",
+        "resnet": "resnet",
+        "wrn": "wrn",
+        "densenet": "densenet",
+    }.items()
+}
 
 
-def model_code(wildcards):
+def train_code(wildcards):
+    """The training script's modules, minus the loss file (digested per loss class below) and
+    the other architecture families' files: editing one loss or family reruns only its runs.
+    """
     family = config["architectures"][wildcards.arch]["family"]
-    return [
-        f"src/softmax_ood/models/{FAMILY_FILES[family]}.py",
-        "src/softmax_ood/models/heads.py",
-    ]
-
-
-def run_dirs(kind, name):
-    return [
-        f"results/{kind}/{DATASET}/{arch}/{loss}/seed{seed}/{name}"
-        for arch, loss, seed in RUNS
-    ]
-
-
-def logitnorm_outputs():
-    base = f"results/logitnorm/{DATASET}"
-    tables = [f"table{i}" for i in range(1, 7)] + ["tau_ablation"]
-    return (
-        [f"{base}/tables/{t}.parquet" for t in tables]
-        + [f"{base}/tables/{t}.md" for t in tables]
-        + [f"{base}/figures/{f}.png" for f in ("fig1", "fig4", "fig5")]
-        + [f"{base}/claims.parquet", f"{base}/claims.md"]
-        + ["reports/logitnorm.ipynb", "reports/logitnorm.html"]
+    others = [f for fam, f in MODEL_FILES.items() if fam != family]
+    return code(
+        "workflow/scripts/train.py", exclude=["src/softmax_ood/losses.py", *others]
     )
 
 
+def loss_digest(wildcards):
+    path = Path(workflow.basedir) / "src/softmax_ood/losses.py"
+    return entry_digest(path, "LOSSES", LOSSES[wildcards.loss]["loss"])
+
+
 def final_outputs():
-    return logitnorm_outputs()
-
-
-def study_spec():
-    """The LogitNorm study section with the tau-ablation loss variants spelled out."""
-    from softmax_ood.config import tau_variant
-
-    spec = dict(config["logitnorm"])
-    spec["tau_ablation"] = [tau_variant(config, t) for t in spec["tau_ablation"]]
-    return spec
+    return [t for study in STUDIES.values() for t in study.targets(config)]

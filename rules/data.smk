@@ -5,7 +5,7 @@ rule download_paper_data:
     # real downloads, each verified against its md5/sha256 before anything is kept
     input:
         sources=config["data"]["sources"],
-        code="src/softmax_ood/download.py",
+        code=code("workflow/scripts/download.py"),
     output:
         directory("data/raw"),
     log:

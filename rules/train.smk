@@ -1,30 +1,28 @@
-# One training job per (dataset, architecture, loss variant, seed).
+# One training job per run (dataset, recipe, architecture, loss variant, seed): the union of
+# the runs every enabled study declares, each trained once.
 
 
 rule train:
     input:
         data="data/{dataset}",
-        code=[
-            "src/softmax_ood/train.py",
-            "src/softmax_ood/experiment.py",
-        ],
-        model_code=model_code,
+        code=train_code,
     output:
-        model="results/train/{dataset}/{arch}/{loss}/seed{seed}/model.pt",
-        curve="results/train/{dataset}/{arch}/{loss}/seed{seed}/curve.tsv",
+        model="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/model.pt",
+        curve="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/curve.tsv",
     log:
-        "logs/train/{dataset}/{arch}/{loss}/seed{seed}.log",
+        "logs/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}.log",
     conda:
         "../envs/torch.yaml"
-    threads: config["train"]["threads"]
+    threads: lambda w: config["recipes"][w.recipe]["threads"]
     resources:
         mem_mb=3000,
         runtime=120,
+        gpu=GPU,
     params:
         arch_cfg=lambda w: config["architectures"][w.arch],
         loss_cfg=lambda w: LOSSES[w.loss],
         loss_code=loss_digest,
-        train_cfg=config["train"],
-        monitor_set=config["logitnorm"]["monitor_set"],
+        train_cfg=lambda w: config["recipes"][w.recipe],
+        device=config["device"],
     script:
         "../workflow/scripts/train.py"

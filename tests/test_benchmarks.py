@@ -1,40 +1,38 @@
-"""The benchmark scripts run and check their own values (their timings are not asserted)."""
+"""The benchmark scripts run, check their own values, and print ratios within their budgets.
 
+The ratios are measured in one run (ours vs a baseline, CPU time, best of repeats), so machine
+speed cancels; the bounds here are the scripts' budgets with room for a busy CI machine.
+"""
+
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_metrics_benchmark_values_identical():
+def _run(*args: str) -> str:
     proc = subprocess.run(
-        [sys.executable, "workflow/bench/bench_metrics.py", "--n", "20000", "--repeat", "1"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "values identical" in proc.stdout and "speedup" in proc.stdout
+    return proc.stdout
 
 
-def test_train_benchmark_runs():
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "workflow/bench/bench_train.py",
-            "--epochs",
-            "1",
-            "--repeat",
-            "1",
-            "--arch",
-            "mlp",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "ratio" in proc.stdout
+def test_metrics_benchmark_values_identical_and_faster_than_sklearn():
+    out = _run("workflow/bench/bench_metrics.py", "--n", "200000", "--repeat", "2")
+    assert "values identical" in out
+    speedup = float(re.search(r"speedup ([\d.]+)x", out).group(1))
+    assert speedup > 1.5, out  # measured 4.5x-6.8x at 1M scores
+
+
+def test_train_benchmark_ratio_within_budget():
+    out = _run("workflow/bench/bench_train.py", "--epochs", "4", "--repeat", "3", "--arch", "mlp")
+    ratio = float(re.search(r"-> ratio ([\d.]+) \(target <= ([\d.]+)\)", out).group(1))
+    budget = float(re.search(r"target <= ([\d.]+)", out).group(1))
+    assert ratio <= budget * 1.2, out

@@ -1,10 +1,16 @@
+"""Config validation: core schema, names and parameters read from the code's registries, each
+study's own fragment, and the union of the studies' runs."""
+
 import copy
 from pathlib import Path
 
 import pytest
 import yaml
+from snakemake.utils import update_config
 
-from softmax_ood.config import ConfigError, logitnorm_runs, tau_variant, validate_config
+from softmax_ood.codedeps import registry_entries
+from softmax_ood.config import ConfigError, all_runs, expanded_losses, validate_config
+from softmax_ood.runs import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
@@ -14,84 +20,154 @@ def default():
     return yaml.safe_load((ROOT / "config/default.yaml").read_text())
 
 
-def test_default_and_paper_configs_validate():
+def merged(*names):
+    """Config files merged the way Snakemake merges --configfile over the Snakefile's default."""
+    cfg = default()
+    for name in names:
+        update_config(cfg, yaml.safe_load((ROOT / "config" / name).read_text()))
+    return cfg
+
+
+def test_default_validates_and_fills_defaults():
     cfg = validate_config(default(), SCHEMA)
     assert cfg["losses"]["logitnorm"]["tau"] == 0.04
     assert cfg["evaluation"]["ece_bins"] == 15  # default filled in
+    assert cfg["device"] == "cpu"
 
 
-@pytest.mark.parametrize(
-    "path, value, expected",
-    [
-        (
-            ("losses", "logitnorm", "loss"),
-            "logitnrom",
-            "config error: losses.logitnorm.loss is 'logitnrom'; allowed values: ce, logitnorm, "
-            "logitpenalty, godin",
-        ),
-        (
-            ("architectures", "cnn", "family"),
-            "vit",
-            "config error: architectures.cnn.family is 'vit'; allowed values: mlp, cnn, resnet, "
-            "wrn, densenet",
-        ),
-        (
-            ("data", "dataset"),
-            "imagenet",
-            "config error: data.dataset is 'imagenet'; allowed values: digits, cifar10, cifar100",
-        ),
-    ],
-)
-def test_unknown_names_give_one_sentence(path, value, expected):
-    cfg = default()
+@pytest.mark.parametrize("name", ["smoke.yaml", "paper.yaml"])
+def test_shipped_configs_validate_as_snakemake_merges_them(name):
+    cfg = validate_config(merged(name), SCHEMA)
+    if name == "paper.yaml":
+        assert cfg["data"]["dataset"] == "cifar10" and cfg["data"]["source"] == "paper"
+        recipe = cfg["recipes"][cfg["logitnorm"]["recipe"]]
+        assert recipe["optimizer"] == "sgd" and recipe["epochs"] == 200 and recipe["lr"] == 0.1
+        assert {r.dataset for r in all_runs(cfg)} == {"cifar10"}
+        assert {r.seed for r in all_runs(cfg)} == {0, 1, 2, 3, 4}
+    else:
+        assert cfg["recipes"]["adam"]["epochs"] == 3
+
+
+def _set(cfg, path, value):
     node = cfg
     for key in path[:-1]:
         node = node[key]
     node[path[-1]] = value
+    return cfg
+
+
+@pytest.mark.parametrize(
+    "path, value, start, registry",
+    [
+        (
+            ("losses", "logitnorm", "loss"),
+            "logitnrom",
+            "losses.logitnorm.loss is 'logitnrom'",
+            "losses",
+        ),
+        (("architectures", "cnn", "family"), "vit", "architectures.cnn.family is 'vit'", "models"),
+    ],
+)
+def test_unknown_names_list_the_registry(path, value, start, registry):
     with pytest.raises(ConfigError) as err:
-        validate_config(cfg, SCHEMA)
-    assert str(err.value) == expected
-    assert "\n" not in str(err.value)
+        validate_config(_set(default(), path, value), SCHEMA)
+    msg = str(err.value)
+    assert msg.startswith(f"config error: {start}; allowed values: ") and "\n" not in msg
+    src = ROOT / "src/softmax_ood"
+    reg = (
+        registry_entries(src / "losses.py", "LOSSES")
+        if registry == "losses"
+        else registry_entries(src / "models/__init__.py", "MODELS")
+    )
+    assert msg.endswith(", ".join(sorted(reg)))
 
 
-def test_unknown_score_name():
+def test_unknown_dataset_and_score():
+    with pytest.raises(
+        ConfigError,
+        match=r"^config error: data.dataset is 'imagenet'; allowed values: digits, cifar10, cifar100$",
+    ):
+        validate_config(_set(default(), ("data", "dataset"), "imagenet"), SCHEMA)
     cfg = default()
     cfg["scores"]["mahalanobis"] = {}
     with pytest.raises(
         ConfigError,
-        match=r"scores has the unknown name 'mahalanobis'; allowed "
-        r"names: msp, odin, energy, gradnorm, maxlogit",
+        match=r"scores is 'mahalanobis'; allowed values: energy, godin, gradnorm, maxlogit, msp, odin",
     ):
         validate_config(cfg, SCHEMA)
 
 
-def test_cross_references_are_checked():
+@pytest.mark.parametrize(
+    "path, value, match",
+    [
+        (
+            ("architectures", "cnn", "chanels"),
+            [8],
+            r"architectures.cnn has the unknown key 'chanels' for family 'cnn'; allowed keys: .*channels",
+        ),
+        (
+            ("scores", "odin", "epsilon"),
+            0.1,
+            r"scores.odin has the unknown key 'epsilon' for score 'odin'; allowed keys: temperature, eps",
+        ),
+        (
+            ("losses", "logitnorm", "temp"),
+            0.1,
+            r"losses.logitnorm has the unknown key 'temp' for loss 'logitnorm'; allowed keys: tau",
+        ),
+        (
+            ("score_overrides", "logitnorm", "energy", "T"),
+            0.1,
+            r"score_overrides.logitnorm.energy has the unknown key 'T'",
+        ),
+        (("recipes", "adam", "lr"), -1, r"recipes.adam.lr"),
+        (("device",), "tpu", r"device is 'tpu'; allowed values: cpu, cuda"),
+    ],
+)
+def test_nested_entries_are_checked_against_the_code(path, value, match):
+    with pytest.raises(ConfigError, match=match):
+        validate_config(_set(default(), path, value), SCHEMA)
+
+
+def test_required_loss_parameter_has_no_code_default():
+    cfg = default()
+    del cfg["losses"]["logitnorm"]["tau"]
+    with pytest.raises(
+        ConfigError, match="losses.logitnorm is missing 'tau', which loss 'logitnorm' requires"
+    ):
+        validate_config(cfg, SCHEMA)
+
+
+def test_study_sections_are_checked_by_their_own_fragment():
     cfg = default()
     cfg["logitnorm"]["main_arch"] = "wrn-40-2"
     with pytest.raises(ConfigError, match=r"logitnorm.main_arch is 'wrn-40-2'; allowed values: "):
         validate_config(cfg, SCHEMA)
     cfg = default()
-    del cfg["losses"]["logitnorm"]["tau"]
-    with pytest.raises(ConfigError, match="without tau"):
+    cfg["logitnorm"]["mian_arch"] = "cnn"
+    with pytest.raises(
+        ConfigError, match=r"logitnorm: Additional properties are not allowed \('mian_arch'"
+    ):
         validate_config(cfg, SCHEMA)
     cfg = default()
-    cfg["data"]["ood_test"] = ["textures", "svhn"]
-    cfg["logitnorm"]["monitor_set"] = "photos"
-    with pytest.raises(ConfigError, match="logitnorm.monitor_set is 'photos'"):
+    cfg["studies"] = ["logitnrom"]
+    with pytest.raises(ConfigError, match=r"studies.0 is 'logitnrom'; allowed values: "):
+        validate_config(cfg, SCHEMA)
+    cfg = default()
+    cfg["recipes"]["adam"]["monitor_set"] = "svhn"
+    with pytest.raises(ConfigError, match="recipes.adam.monitor_set is 'svhn'"):
         validate_config(cfg, SCHEMA)
 
 
-def test_runs_cover_the_study_without_duplicates():
+def test_runs_are_the_union_of_the_studies_deduplicated():
     cfg = validate_config(default(), SCHEMA)
-    runs = logitnorm_runs(cfg)
-    assert len(runs) == len(set(runs))
-    s = cfg["logitnorm"]
-    assert {r[2] for r in runs} == set(cfg["seeds"])
-    assert (s["main_arch"], "godin", 0) in runs
-    assert tau_variant(cfg, 0.04) == "logitnorm"
-    assert tau_variant(cfg, 0.5) == "logitnorm-tau0.5"
-    for arch in s["arch_table"]:
-        assert (arch, "ce", 0) in runs and (arch, "logitnorm", 0) in runs
+    runs = all_runs(cfg)
+    assert runs == sorted(set(runs)) and all(isinstance(r, Run) for r in runs)
+    assert Run("digits", "adam", "wrn-10-1", "godin", 0) in runs
+    assert "logitnorm-tau0.5" in expanded_losses(cfg)
+    # disabling every study leaves nothing to train
+    cfg["studies"] = []
+    assert all_runs(cfg) == []
 
 
 def test_validation_does_not_mutate_input():

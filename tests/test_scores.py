@@ -10,8 +10,8 @@ from helpers_models import B_2x3, LinearModel, TinyGodinModel, W_2x3, image_line
 from torch import nn
 
 from softmax_ood.scores import (
-    LOGIT_SCORES,
     SCORES,
+    build_score,
     compute_scores,
     energy,
     godin_score,
@@ -31,6 +31,7 @@ FLAT = torch.zeros(1, 3, dtype=F64)
 X_ID = torch.tensor([[10.0, 0.0]], dtype=F64)
 X_OOD = torch.tensor([[0.0, -0.5]], dtype=F64)
 ODIN_PARAMS = {"temperature": 1000.0, "eps": 0.0014, "std": [0.5, 0.25]}
+ODIN_HP = {"temperature": 1000.0, "eps": 0.0014}
 
 
 def _rand(*shape, seed=0):
@@ -48,6 +49,8 @@ def _hand_odin_step(model, x, *, temperature, eps, std):
     std_b = torch.as_tensor(std, dtype=x.dtype).reshape((1, -1) + (1,) * (x.ndim - 2))
     return x - eps * sign / std_b
 
+
+LOGIT_SCORES = {"msp": msp, "energy": energy, "maxlogit": max_logit}
 
 # ----------------------------------------------------------------- the sign contract
 
@@ -69,15 +72,15 @@ def test_peaked_logits_score_higher(name):
         ("msp", {}),
         ("energy", {"temperature": 1.0}),
         ("maxlogit", {}),
-        ("odin", ODIN_PARAMS),
+        ("odin", ODIN_HP),
         ("gradnorm", {}),
     ],
 )
 def test_id_like_input_scores_higher_through_compute_scores(name, params):
     model = LinearModel()
     torch.testing.assert_close(model(X_OOD), FLAT)  # flat logits: maximal uncertainty
-    s_id = compute_scores(name, model, X_ID, params)
-    s_ood = compute_scores(name, model, X_OOD, params)
+    s_id = compute_scores(name, model, X_ID, params, std=ODIN_PARAMS["std"])
+    s_ood = compute_scores(name, model, X_OOD, params, std=ODIN_PARAMS["std"])
     assert s_id.shape == s_ood.shape == (1,)
     assert s_id[0] > s_ood[0]
 
@@ -383,7 +386,7 @@ def test_compute_scores_matches_direct_calls():
         rtol=1e-12,
     )
     np.testing.assert_allclose(
-        compute_scores("odin", model, x, ODIN_PARAMS),
+        compute_scores("odin", model, x, ODIN_HP, std=ODIN_PARAMS["std"]),
         odin(model, x, **ODIN_PARAMS).numpy(),
         rtol=1e-12,
     )
@@ -403,11 +406,13 @@ def test_compute_scores_matches_direct_calls():
 @pytest.mark.parametrize("name", sorted(SCORES))
 def test_compute_scores_batch_size_invariant(name):
     model = TinyGodinModel() if name == "godin" else LinearModel()
-    params = ODIN_PARAMS if name == "odin" else {}
+    params = ODIN_HP if name == "odin" else {}
     x = _rand(7, 2, seed=9)
-    full = compute_scores(name, model, x, params, batch_size=512)
+    full = compute_scores(name, model, x, params, std=ODIN_PARAMS["std"], batch_size=512)
     np.testing.assert_allclose(
-        compute_scores(name, model, x, params, batch_size=2), full, rtol=1e-12
+        compute_scores(name, model, x, params, std=ODIN_PARAMS["std"], batch_size=2),
+        full,
+        rtol=1e-12,
     )
 
 
@@ -433,8 +438,10 @@ def test_compute_scores_param_checks():
     with pytest.raises(
         ValueError, match="'odin'.*'batch_size'"
     ):  # batch_size is an argument, not a param
-        compute_scores("odin", model, x, {**ODIN_PARAMS, "batch_size": 4})
-    with pytest.raises(ValueError, match=r"'odin' requires parameter\(s\) \['eps', 'std'\]"):
+        compute_scores("odin", model, x, {**ODIN_HP, "batch_size": 4})
+    with pytest.raises(ValueError, match="'odin'.*'std'"):  # std comes from the data
+        compute_scores("odin", model, x, ODIN_PARAMS)
+    with pytest.raises(ValueError, match=r"'odin' requires parameter\(s\) \['eps'\]"):
         compute_scores("odin", model, x, {"temperature": 1000.0})
     with pytest.raises(ValueError, match="batch_size"):
         compute_scores("msp", model, x, {}, batch_size=0)
@@ -442,7 +449,21 @@ def test_compute_scores_param_checks():
 
 def test_compute_scores_head_mismatch_errors():
     x = _rand(2, 2)
-    with pytest.raises(ValueError, match="linear last layer"):
+    with pytest.raises(ValueError, match="'gradnorm' is defined for a linear last layer"):
         compute_scores("gradnorm", TinyGodinModel(), x, {})
-    with pytest.raises(ValueError, match="cosine"):
+    with pytest.raises(ValueError, match="'godin' is defined for a godin last layer"):
         compute_scores("godin", LinearModel(), x, {})
+
+
+def test_registry_declares_needs_and_heads():
+    assert SCORES["msp"].needs == {"logits"} and SCORES["odin"].needs == {"input_grad"}
+    assert SCORES["gradnorm"].head == "linear" and SCORES["godin"].head == "godin"
+    assert build_score("gradnorm", {}).supports(LinearModel())
+    assert not build_score("gradnorm", {}).supports(TinyGodinModel())
+    assert build_score("godin", {}).supports(TinyGodinModel())
+    assert build_score("msp", {}).supports(TinyGodinModel())  # any head
+
+
+def test_fit_hook_is_a_no_op_by_default():
+    s = build_score("msp", {"temperature": 2.0})
+    assert s.fit(LinearModel(), None) is None and s.temperature == 2.0

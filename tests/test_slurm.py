@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from test_workflow import IGNORE  # noqa: E402
 
-pytestmark = pytest.mark.slurm
+pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 START = ROOT / "workflow/slurm/start_local_cluster.sh"

@@ -21,6 +21,8 @@ from fixtures_archives import (  # noqa: E402
 )
 from test_workflow import fresh_copy, snakemake  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,7 +60,7 @@ def _configs(work: Path, sources: dict) -> list[str]:
     override = {
         "data": {"sources": "loopback_sources.yaml", "ood_test": ["svhn", "textures"]},
         "seeds": [0],
-        "train": {"epochs": 1, "batch_size": 32, "threads": 2},
+        "recipes": {"paper-sgd": {"epochs": 1, "batch_size": 32, "threads": 2}},
         "evaluation": {"batch_size": 64},
     }
     (work / "loopback.yaml").write_text(yaml.safe_dump(override))
@@ -68,7 +70,7 @@ def _configs(work: Path, sources: dict) -> list[str]:
 def test_paper_config_downloads_prepares_trains_and_evaluates(served, tmp_path):
     sources, server = served
     work = fresh_copy(tmp_path / "repo")
-    target = "results/eval/cifar10/wrn-40-2/ce/seed0/summary.json"
+    target = "results/eval/cifar10/paper-sgd/wrn-40-2/ce/seed0/summary.json"
     proc = snakemake(work, target, "--cores", "2", *_configs(work, sources))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     meta = json.loads((work / "data/cifar10/meta.json").read_text())

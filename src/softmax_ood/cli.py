@@ -10,22 +10,9 @@ __all__ = ["run_script", "user_errors"]
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
-    from .config import ConfigError
-    from .data import MissingDataError
+    from .errors import ConfigError, DownloadError, MissingDataError, UserError
 
-    errors: list[type[BaseException]] = [
-        ConfigError,
-        MissingDataError,
-        ValueError,
-        FloatingPointError,
-    ]
-    try:
-        from .download import DownloadError
-
-        errors.append(DownloadError)
-    except ImportError:  # pragma: no cover - download module is optional at import time
-        pass
-    return tuple(errors)
+    return (ConfigError, MissingDataError, DownloadError, UserError, ValueError, FloatingPointError)
 
 
 def run_script(main: Callable[[], None], log_path: str) -> None:

@@ -1,11 +1,15 @@
-"""Config validation (JSON schema + cross-references) and the list of runs a study needs.
+"""Config validation: the core schema, names and parameters checked against the code's registries,
+then each enabled study's own schema fragment and cross-references.
 
 :func:`validate_config` fills schema defaults and turns the first problem into ONE readable
 sentence naming the key, the bad value and the allowed values, e.g.::
 
-    config error: losses.logitnorm.loss is 'logitnrom'; allowed values: ce, godin, logitnorm, logitpenalty
+    config error: losses.ln.loss is 'logitnrom'; allowed values: ce, godin, logitnorm, logitpenalty
 
-It imports only jsonschema and yaml, so the Snakefile can call it at parse time cheaply.
+Names (loss, architecture family, score) and each entry's parameters are read from the code
+(the ``LOSSES``/``MODELS``/``SCORES`` registries and the constructors' signatures) by parsing the
+source, so a new loss needs no schema edit and nothing here imports torch: the Snakefile calls
+this at parse time.
 """
 
 from __future__ import annotations
@@ -15,11 +19,30 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["ConfigError", "load_schema", "logitnorm_runs", "tau_variant", "validate_config"]
+from .codedeps import class_params, imported_from, registry_entries
+from .errors import ConfigError
+
+__all__ = [
+    "ConfigError",
+    "all_runs",
+    "check_names",
+    "config_error",
+    "expanded_losses",
+    "load_schema",
+    "study_section",
+    "validate_config",
+]
+
+SRC = Path(__file__).resolve().parent
+LOSSES_PY = SRC / "losses.py"
+MODELS_INIT = SRC / "models" / "__init__.py"
+SCORES_PY = SRC / "scores.py"
+#: constructor arguments the workflow supplies itself (never config keys)
+_MODEL_COMMON = ("self", "num_classes", "in_chans", "image_size", "head")
 
 
-class ConfigError(ValueError):
-    """The config is invalid; the message is one sentence."""
+def config_error(msg: str) -> ConfigError:
+    return ConfigError(f"config error: {msg}")
 
 
 def load_schema(path: Path | str) -> dict:
@@ -58,7 +81,6 @@ def _sentence(err) -> str:
         allowed = ", ".join(str(a) for a in err.validator_value)
         return f"config error: {where} is {err.instance!r}; allowed values: {allowed}"
     if v == "propertyNames":
-        # the offending key is reported by the nested error
         inner = err.context[0] if err.context else None
         bad = inner.instance if inner is not None else err.instance
         allowed = err.validator_value.get("enum")
@@ -80,24 +102,108 @@ def _sentence(err) -> str:
 
 def _check(cond: bool, msg: str) -> None:
     if not cond:
-        raise ConfigError(f"config error: {msg}")
+        raise config_error(msg)
 
 
-def _names(where: str, value, allowed) -> None:
+def check_names(where: str, value, allowed) -> None:
+    """Every name in ``value`` (a name or a list) is one of ``allowed``; else one sentence."""
     values = value if isinstance(value, list) else [value]
     for v in values:
         _check(v in allowed, f"{where} is {v!r}; allowed values: {', '.join(sorted(allowed))}")
 
 
+def _check_params(where: str, params: dict, accepted, required, what: str) -> None:
+    unknown = sorted(set(params) - set(accepted))
+    _check(
+        not unknown,
+        f"{where} has the unknown key {unknown[0]!r} for {what}; allowed keys: "
+        f"{', '.join(accepted) or '(none)'}"
+        if unknown
+        else "",
+    )
+    missing = [r for r in required if r not in params]
+    _check(
+        not missing,
+        f"{where} is missing {missing[0]!r}, which {what} requires (there is no code default)"
+        if missing
+        else "",
+    )
+
+
+def _registered_studies() -> dict:
+    from .studies.registry import STUDIES
+
+    return STUDIES
+
+
+def _schema_with_studies(schema: dict, names) -> dict:
+    from .studies.registry import load_study
+
+    schema = copy.deepcopy(schema)
+    registered = sorted(_registered_studies())
+    schema["properties"]["studies"]["items"] = {"enum": registered}
+    schema["properties"]["studies"]["default"] = registered
+    for name in registered:
+        study = load_study(name)
+        frag = load_schema(study.SCHEMA)
+        schema["properties"][name] = frag
+    return schema
+
+
+def _check_core(config: dict) -> None:
+    losses = registry_entries(LOSSES_PY, "LOSSES")
+    for name, entry in config["losses"].items():
+        check_names(f"losses.{name}.loss", entry["loss"], losses)
+        accepted, required = class_params(LOSSES_PY, losses[entry["loss"]])
+        params = {k: v for k, v in entry.items() if k != "loss"}
+        _check_params(f"losses.{name}", params, accepted, required, f"loss {entry['loss']!r}")
+    models = registry_entries(MODELS_INIT, "MODELS")
+    for name, entry in config["architectures"].items():
+        check_names(f"architectures.{name}.family", entry["family"], models)
+        cls = models[entry["family"]]
+        accepted, required = class_params(imported_from(MODELS_INIT, cls), cls, skip=_MODEL_COMMON)
+        params = {k: v for k, v in entry.items() if k != "family"}
+        _check_params(
+            f"architectures.{name}", params, accepted, required, f"family {entry['family']!r}"
+        )
+    scores = registry_entries(SCORES_PY, "SCORES")
+    for name, params in config["scores"].items():
+        check_names("scores", name, scores)
+        accepted, required = class_params(SCORES_PY, scores[name])
+        _check_params(f"scores.{name}", params or {}, accepted, required, f"score {name!r}")
+    for family, by_score in config["score_overrides"].items():
+        check_names("score_overrides", family, losses)
+        for score, params in by_score.items():
+            check_names(f"score_overrides.{family}", score, config["scores"])
+            accepted, _ = class_params(SCORES_PY, scores[score])
+            _check_params(
+                f"score_overrides.{family}.{score}", params, accepted, [], f"score {score!r}"
+            )
+    data = config["data"]
+    ood_sets = list(data["ood_test"]) + list(data["ood_val"])
+    for name, recipe in config["recipes"].items():
+        if "monitor_set" in recipe:
+            check_names(f"recipes.{name}.monitor_set", recipe["monitor_set"], ood_sets)
+    if data["source"] == "embedded":
+        _check(
+            data["dataset"] == "digits",
+            f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
+            "the embedded source provides only: digits",
+        )
+
+
 def validate_config(config: dict, schema_path: Path | str) -> dict:
-    """Validate ``config`` against the schema and its cross-references; return it with defaults.
+    """Validate ``config`` (core schema + every registered study's fragment), fill defaults,
+    check names and parameters against the code, then each enabled study's cross-references.
 
     :raises ConfigError: one sentence naming the key, the bad value and the allowed values.
     """
     import jsonschema
 
+    from .studies.registry import load_study
+
     config = copy.deepcopy(dict(config))
-    schema = load_schema(schema_path)
+    schema = _schema_with_studies(load_schema(schema_path), None)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
         validator.iter_errors(config), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
@@ -105,64 +211,36 @@ def validate_config(config: dict, schema_path: Path | str) -> dict:
     if errors:
         raise ConfigError(_sentence(errors[0]))
     _fill_defaults(config, schema)
-
-    archs, losses, scores = config["architectures"], config["losses"], config["scores"]
-    for name, entry in losses.items():
-        if entry["loss"] == "logitnorm":
-            _check(
-                "tau" in entry,
-                f"losses.{name} is a LogitNorm loss without tau "
-                "(the paper uses tau = 0.04 for CIFAR-10; there is no code default)",
-            )
-        if entry["loss"] == "logitpenalty":
-            _check("lam" in entry, f"losses.{name} is a LogitPenalty loss without lam")
-    data = config["data"]
-    ood_sets = list(data["ood_test"]) + list(data["ood_val"])
-    study = config["logitnorm"]
-    _names("logitnorm.main_arch", study["main_arch"], archs)
-    _names("logitnorm.arch_table", study["arch_table"], archs)
-    _names("logitnorm.main_losses", study["main_losses"], losses)
-    for key in ("baseline", "method", "penalty", "godin"):
-        _names(f"logitnorm.{key}", study[key], losses)
-    _check(
-        losses[study["method"]]["loss"] == "logitnorm",
-        f"logitnorm.method is {study['method']!r}, which is not a LogitNorm loss",
-    )
-    _names("logitnorm.scores", study["scores"], scores)
-    _names("logitnorm.monitor_set", study["monitor_set"], ood_sets)
-    _names("logitnorm.norm_ood_set", study["norm_ood_set"], ood_sets)
-    if data["source"] == "embedded":
+    _check_core(config)
+    for name in config["studies"]:
         _check(
-            data["dataset"] == "digits",
-            f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
-            "the embedded source provides only: digits",
+            name in config, f"the study {name!r} is enabled but the config has no {name}: section"
         )
+        load_study(name).check(config)
     return config
 
 
-def tau_variant(config: dict, tau: float) -> str:
-    """Loss-variant name for LogitNorm at ``tau`` (the study's method itself when tau matches)."""
-    method = config["logitnorm"]["method"]
-    if float(config["losses"][method]["tau"]) == float(tau):
-        return method
-    return f"{method}-tau{tau:g}"
+def study_section(config: dict, name: str) -> dict:
+    """A study's config section with the global seeds filled in where it names none."""
+    spec = dict(config[name])
+    spec.setdefault("seeds", list(config["seeds"]))
+    return spec
 
 
 def expanded_losses(config: dict) -> dict:
-    """The configured loss variants plus the tau-ablation variants of the LogitNorm study."""
+    """The configured loss variants plus those the enabled studies derive (e.g. a tau sweep)."""
+    from .studies.registry import load_study
+
     out = dict(config["losses"])
-    method = config["logitnorm"]["method"]
-    for tau in config["logitnorm"]["tau_ablation"]:
-        name = tau_variant(config, tau)
-        if name not in out:
-            out[name] = {**config["losses"][method], "tau": float(tau)}
+    for name in config["studies"]:
+        for variant, entry in load_study(name).loss_variants(config).items():
+            out.setdefault(variant, entry)
     return out
 
 
-def logitnorm_runs(config: dict) -> list[tuple[str, str, int]]:
-    """Every (arch, loss variant, seed) the LogitNorm study trains, sorted and de-duplicated."""
-    s = config["logitnorm"]
-    pairs = {(s["main_arch"], loss) for loss in s["main_losses"]}
-    pairs |= {(arch, loss) for arch in s["arch_table"] for loss in (s["baseline"], s["method"])}
-    pairs |= {(s["main_arch"], tau_variant(config, t)) for t in s["tau_ablation"]}
-    return sorted((a, loss, int(seed)) for a, loss in pairs for seed in config["seeds"])
+def all_runs(config: dict):
+    """Every run (dataset, recipe, arch, loss, seed) any enabled study needs, each once."""
+    from .runs import union_runs
+    from .studies.registry import load_study
+
+    return union_runs(load_study(name).runs(config) for name in config["studies"])

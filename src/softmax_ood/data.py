@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import MissingDataError  # noqa: F401 - re-exported
 from .provenance import write_bytes_atomic
 
 __all__ = [
@@ -78,10 +79,6 @@ EMBEDDED_OOD_SETS = {
     "gaussian_val": "Gaussian noise N(0.5, 0.25^2), an independent draw used only for validation "
     "(the LogitNorm paper tunes on Gaussian noise)",
 }
-
-
-class MissingDataError(FileNotFoundError):
-    """A prepared data file is missing; the message names the rule that makes it."""
 
 
 # --------------------------------------------------------------------------- writing helpers

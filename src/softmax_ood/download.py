@@ -32,6 +32,8 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from .errors import DownloadError  # noqa: F401 - re-exported
+
 __all__ = ["DownloadError", "download", "file_digests", "safe_extract", "verify"]
 
 log = logging.getLogger(__name__)
@@ -40,10 +42,6 @@ CHUNK = 1 << 20
 USER_AGENT = "softmax-ood/0.1 (+urllib; research data download)"
 _ALGOS = ("md5", "sha256")
 _HEX_LEN = {"md5": 32, "sha256": 64}
-
-
-class DownloadError(RuntimeError):
-    """A download, checksum verification or extraction failed; the message is one sentence."""
 
 
 # --------------------------------------------------------------------------- checksums

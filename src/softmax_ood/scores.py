@@ -3,11 +3,11 @@
 CONTRACT: every score returns an ``(N,)`` tensor where HIGHER = MORE IN-DISTRIBUTION.
 (pytorch-ood uses the opposite sign for the same names; OpenOOD's ``conf`` uses ours.)
 
-* Logit scores take ``(N, C)`` logits: :func:`msp`, :func:`energy`, :func:`max_logit`
-  (registry :data:`LOGIT_SCORES`).
+* Logit scores take ``(N, C)`` logits: :func:`msp`, :func:`energy`, :func:`max_logit`.
 * :func:`odin` needs the network and input gradients.
 * :func:`gradnorm` and :func:`godin_score` take penultimate features and the classifier head.
-* :func:`compute_scores` dispatches any name in :data:`SCORES` on a model and an input batch.
+* One class per score in the registry :data:`SCORES` (:class:`Score`: what it needs, which head
+  it is defined for, an optional fit step); :func:`compute_scores` is the one dispatcher.
 
 Hyperparameters that the papers tune (ODIN :math:`T, \\epsilon`) have no defaults in code;
 they come from the workflow config, tuned on validation splits.
@@ -18,9 +18,10 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -31,14 +32,17 @@ __all__ = [
     "msp",
     "energy",
     "max_logit",
-    "LOGIT_SCORES",
     "odin_perturbation",
     "odin",
     "gradnorm",
     "gradnorm_autograd",
     "godin_score",
+    "Score",
+    "ScoreInputs",
     "SCORES",
+    "build_score",
     "compute_scores",
+    "head_kind",
 ]
 
 
@@ -136,13 +140,6 @@ def max_logit(logits: Tensor) -> Tensor:
     """
     _check_2d("logits", logits)
     return logits.amax(dim=1)
-
-
-LOGIT_SCORES: dict[str, Callable[..., Tensor]] = {
-    "msp": msp,
-    "energy": energy,
-    "maxlogit": max_logit,
-}
 
 
 # --------------------------------------------------------------------------- ODIN
@@ -382,97 +379,205 @@ def godin_score(features: Tensor, head: Any) -> Tensor:
     return head.cosine(features).amax(dim=1)
 
 
-# --------------------------------------------------------------------------- dispatch
+# --------------------------------------------------------------------------- the registry
 
-#: Every score by name. Logit scores take ``(logits, **params)``, ``gradnorm``/``godin`` take
-#: ``(features, classifier, **params)``, ``odin`` takes ``(model, x, **params)``.
-SCORES: dict[str, Callable[..., Tensor]] = {
-    "msp": msp,
-    "energy": energy,
-    "maxlogit": max_logit,
-    "odin": odin,
-    "gradnorm": gradnorm,
-    "godin": godin_score,
+
+def head_kind(model: nn.Module) -> str:
+    """``"godin"`` for a GODIN head (has ``cosine``), else ``"linear"``."""
+    return "godin" if hasattr(model.get_classifier(), "cosine") else "linear"
+
+
+@dataclass
+class ScoreInputs:
+    """What a score may use for one batch: the model, its input, penultimate features and
+    logits (computed once per batch and shared by every score), and the input normalisation
+    std (for input-gradient scores)."""
+
+    model: nn.Module
+    x: Tensor
+    features: Tensor
+    logits: Tensor
+    std: float | Sequence[float] = 1.0
+    batch_size: int = 512
+
+
+class Score:
+    """One post-hoc OOD score (OpenOOD's postprocessor pattern). HIGHER = MORE IN-DISTRIBUTION.
+
+    ``needs`` names what :meth:`__call__` reads from :class:`ScoreInputs` (``logits``,
+    ``features``, ``head`` = the last layer, ``input_grad`` = gradients w.r.t. the input);
+    ``head`` is the classifier head the score is defined for (``None``: any). :meth:`fit` is the
+    hook for scores with a fit step on validation data (e.g. feature-density scores); the default
+    does nothing. The constructor takes the score's hyperparameters, which come from the config
+    (its keyword names are what the config may set).
+    """
+
+    needs: ClassVar[frozenset[str]] = frozenset()
+    head: ClassVar[str | None] = None
+
+    def fit(self, model: nn.Module, val: ScoreInputs) -> None:  # noqa: B027 - optional hook
+        """Fit on validation inputs (ID only); the default score has nothing to fit."""
+
+    def supports(self, model: nn.Module) -> bool:
+        """Whether the score is defined for ``model`` (its head kind)."""
+        return self.head is None or head_kind(model) == self.head
+
+    def __call__(self, inp: ScoreInputs) -> Tensor:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class MSPScore(Score):
+    """Maximum softmax probability (:func:`msp`). HIGHER = MORE IN-DISTRIBUTION."""
+
+    needs = frozenset({"logits"})
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        self.temperature = _check_positive("temperature", temperature)
+
+    def __call__(self, inp: ScoreInputs) -> Tensor:
+        return msp(inp.logits, self.temperature)
+
+
+class EnergyScore(Score):
+    """Negative free energy (:func:`energy`). HIGHER = MORE IN-DISTRIBUTION."""
+
+    needs = frozenset({"logits"})
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        self.temperature = _check_positive("temperature", temperature)
+
+    def __call__(self, inp: ScoreInputs) -> Tensor:
+        return energy(inp.logits, self.temperature)
+
+
+class MaxLogitScore(Score):
+    """Maximum logit (:func:`max_logit`). HIGHER = MORE IN-DISTRIBUTION."""
+
+    needs = frozenset({"logits"})
+
+    def __init__(self) -> None:
+        pass
+
+    def __call__(self, inp: ScoreInputs) -> Tensor:
+        return max_logit(inp.logits)
+
+
+class OdinScore(Score):
+    """ODIN (:func:`odin`): tempered MSP of the input moved one signed-gradient step, the step
+    divided by the normalisation std. HIGHER = MORE IN-DISTRIBUTION."""
+
+    needs = frozenset({"input_grad"})
+
+    def __init__(self, temperature: float, eps: float) -> None:
+        self.temperature = _check_positive("temperature", temperature)
+        self.eps = _check_positive("eps", eps, allow_zero=True)
+
+    def __call__(self, inp: ScoreInputs) -> Tensor:
+        return odin(
+            inp.model,
+            inp.x,
+            temperature=self.temperature,
+            eps=self.eps,
+            std=inp.std,
+            batch_size=inp.batch_size,
+        )
+
+
+class GradNormScore(Score):
+    """GradNorm (:func:`gradnorm`), defined for a linear last layer. HIGHER = MORE IN-DISTRIBUTION."""
+
+    needs = frozenset({"features", "head"})
+    head = "linear"
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        self.temperature = _check_positive("temperature", temperature)
+
+    def __call__(self, inp: ScoreInputs) -> Tensor:
+        return gradnorm(inp.features, inp.model.get_classifier(), temperature=self.temperature)
+
+
+class GodinScore(Score):
+    """GODIN's max cosine (:func:`godin_score`), defined for a GODIN head. HIGHER = MORE IN-DISTRIBUTION."""
+
+    needs = frozenset({"features", "head"})
+    head = "godin"
+
+    def __init__(self) -> None:
+        pass
+
+    def __call__(self, inp: ScoreInputs) -> Tensor:
+        return godin_score(inp.features, inp.model.get_classifier())
+
+
+#: Every score by name (the config's ``scores:`` keys).
+SCORES: dict[str, type[Score]] = {
+    "msp": MSPScore,
+    "energy": EnergyScore,
+    "maxlogit": MaxLogitScore,
+    "odin": OdinScore,
+    "gradnorm": GradNormScore,
+    "godin": GodinScore,
 }
 
-_SCORE_INPUT = {
-    "msp": "logits",
-    "energy": "logits",
-    "maxlogit": "logits",
-    "odin": "input",
-    "gradnorm": "features",
-    "godin": "features",
-}
 
-
-def _score_params(fn: Callable[..., Tensor]) -> dict[str, bool]:
-    """Hyperparameters of a score function -> whether each is required (has no default)."""
-    out = {}
-    for p in inspect.signature(fn).parameters.values():
-        if p.name == "batch_size":
-            continue
-        if p.kind is inspect.Parameter.KEYWORD_ONLY or p.default is not inspect.Parameter.empty:
-            out[p.name] = p.default is inspect.Parameter.empty
-    return out
+def build_score(name: str, params: dict[str, Any] | None) -> Score:
+    """``SCORES[name](**params)`` after checking ``params`` against the constructor."""
+    if name not in SCORES:
+        raise ValueError(f"unknown score {name!r}; expected one of {sorted(SCORES)}")
+    cls = SCORES[name]
+    params = {} if params is None else dict(params)
+    sig = inspect.signature(cls.__init__).parameters
+    accepted = [p for p in sig if p != "self"]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ValueError(
+            f"score {name!r} got unknown parameter(s) {unknown}; accepted parameters: {accepted}"
+        )
+    missing = sorted(
+        p for p in accepted if sig[p].default is inspect.Parameter.empty and p not in params
+    )
+    if missing:
+        raise ValueError(f"score {name!r} requires parameter(s) {missing}; none has a default")
+    return cls(**params)
 
 
 def compute_scores(
-    name: str,
+    name: str | Score,
     model: nn.Module,
     x: Tensor,
-    params: dict[str, Any] | None,
+    params: dict[str, Any] | None = None,
     *,
+    std: float | Sequence[float] = 1.0,
     batch_size: int = 512,
-    device: torch.device | str | None = None,
 ) -> np.ndarray:
-    """Score a batch of inputs with the score ``name``. HIGHER = MORE IN-DISTRIBUTION.
+    """Score inputs ``x`` with one registered score (a name with ``params``, or a built
+    :class:`Score`). HIGHER = MORE IN-DISTRIBUTION.
 
-    Logit scores use ``model(x)``; ``gradnorm`` and ``godin`` use
-    ``model.forward_features(x)`` with ``model.get_classifier()``; ``odin`` needs input
-    gradients. The model runs in eval mode (training flags restored afterwards).
+    Features and logits are computed once per batch; the model runs in eval mode and its
+    training flags are restored afterwards. The one dispatcher: the pipeline's evaluation and the
+    tests both go through it.
 
-    :param name: a key of :data:`SCORES`.
-    :param model: network exposing ``forward_features`` / ``forward_head`` / ``get_classifier``.
-    :param x: inputs ``(N, ...)``.
-    :param params: hyperparameters of the score (``None`` means ``{}``); those without a
-        default (ODIN ``temperature``, ``eps``, ``std``) are required.
-    :param batch_size: samples per forward pass.
-    :param device: where to run; defaults to ``x.device``. The model must already be there.
-    :return: ``(N,)`` NumPy array of scores.
-    :raises ValueError: unknown score name, unknown or missing parameter, bad values.
+    :raises ValueError: unknown score, unknown or missing parameter, a model whose head the
+        score is not defined for, bad batch size.
     """
-    if name not in SCORES:
-        raise ValueError(f"unknown score {name!r}; expected one of {sorted(SCORES)}")
-    fn = SCORES[name]
-    params = {} if params is None else dict(params)
-    spec = _score_params(fn)
-    unknown = sorted(set(params) - set(spec))
-    if unknown:
-        raise ValueError(
-            f"score {name!r} got unknown parameter(s) {unknown}; accepted parameters: {sorted(spec)}"
-        )
-    missing = sorted(k for k, required in spec.items() if required and k not in params)
-    if missing:
-        raise ValueError(f"score {name!r} requires parameter(s) {missing}; none has a default")
+    score = name if isinstance(name, Score) else build_score(name, params)
+    label = name if isinstance(name, str) else type(name).__name__
     batch_size = _check_batch_size(batch_size)
     if not isinstance(x, Tensor) or x.ndim < 1:
         raise ValueError(f"x must be a tensor of shape (N, ...), got {type(x).__name__}")
-    device = x.device if device is None else torch.device(device)
-    kind = _SCORE_INPUT[name]
-
+    if not score.supports(model):
+        raise ValueError(
+            f"score {label!r} is defined for a {score.head} last layer, but the model has a "
+            f"{head_kind(model)} head"
+        )
     out = []
     with _eval_mode(model):
         for xb in x.split(batch_size):
-            xb = xb.to(device)
-            if kind == "input":
-                s = fn(model, xb, batch_size=batch_size, **params)
-            else:
-                with torch.no_grad():
-                    if kind == "logits":
-                        s = fn(model(xb), **params)
-                    else:
-                        s = fn(model.forward_features(xb), model.get_classifier(), **params)
-            out.append(s.detach().cpu())
+            with torch.no_grad():
+                feats = model.forward_features(xb)
+                logits = model.forward_head(feats)
+            inp = ScoreInputs(model, xb, feats, logits, std=std, batch_size=batch_size)
+            out.append(score(inp).detach().cpu())
     if not out:
         return np.empty((0,), dtype=np.float32)
     return torch.cat(out).numpy()

@@ -63,6 +63,7 @@ class TrainConfig:
     checkpoint: str = "last"
     augment: str = "none"
     monitor_size: int = 128
+    monitor_set: str | None = None
     threads: int = 1
 
     def __post_init__(self):

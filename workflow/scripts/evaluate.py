@@ -8,7 +8,7 @@ import pandas as pd
 
 from softmax_ood.cli import run_script
 from softmax_ood.data import write_json
-from softmax_ood.experiment import evaluate_run
+from softmax_ood.evaluation import evaluate_run
 from softmax_ood.provenance import path_sha256, write_parquet
 
 
@@ -21,6 +21,7 @@ def main():
         score_overrides=snakemake.params.overrides,
         batch_size=ev["batch_size"],
         ece_bins=ev["ece_bins"],
+        device=snakemake.params.device,
     )
     summary["inputs"] = {
         "model_sha256": path_sha256(snakemake.input.model),

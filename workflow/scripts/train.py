@@ -17,9 +17,10 @@ def main():
         arch_cfg=snakemake.params.arch_cfg,
         loss_name=w.loss,
         loss_cfg=snakemake.params.loss_cfg,
+        recipe_name=w.recipe,
         train_cfg=snakemake.params.train_cfg,
         seed=int(w.seed),
-        monitor_set=snakemake.params.monitor_set,
+        device=snakemake.params.device,
     )
     write_curve(snakemake.output.curve, curve)
     save_checkpoint(snakemake.output.model, model, spec)

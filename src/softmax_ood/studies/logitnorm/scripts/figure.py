@@ -1,32 +1,33 @@
 """Snakemake script: one figure of the LogitNorm study (PNG + provenance sidecar)."""
 
 import sys
+from pathlib import Path
 
-sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
 
 import json
 
 import pandas as pd
 
 from softmax_ood.cli import run_script
-from softmax_ood.figures import FIGURES
 from softmax_ood.provenance import provenance_record, write_bytes_atomic
+from softmax_ood.studies.logitnorm.figures import FIGURES
 
 
 def main():
-    name = snakemake.wildcards.fig
+    name, spec = snakemake.wildcards.fig, snakemake.params.spec
     inputs = {k: snakemake.input[k] for k in ("runs", "ood", "curves", "samples")}
     frames = {k: pd.read_parquet(p) for k, p in inputs.items()}
-    FIGURES[name](frames, snakemake.params.spec, snakemake.output.figure)
+    FIGURES[name](frames, spec, snakemake.output.figure)
     prov = provenance_record(
         inputs=inputs,
-        config=snakemake.params.config,
-        seeds=snakemake.params.config["seeds"],
+        config=spec,
+        seeds=spec["seeds"],
         extra={
-            "rule": "logitnorm_figure",
+            "rule": snakemake.rule,
             "figure": name,
-            "script": "workflow/scripts/figure.py",
-            "function": f"softmax_ood.figures.{name}",
+            "script": "src/softmax_ood/studies/logitnorm/scripts/figure.py",
+            "function": f"softmax_ood.studies.logitnorm.figures.{name}",
         },
     )
     write_bytes_atomic(

@@ -1,9 +1,9 @@
 """The LogitNorm paper's printed numbers (Wei et al. 2022, Tables 1-6) and a side-by-side view.
 
-``config/paper_values/logitnorm.csv`` holds the CIFAR-10 and CIFAR-100 columns of Tables 1-6
+``paper_values.csv`` (beside this module) holds the CIFAR-10 and CIFAR-100 columns of Tables 1-6
 exactly as printed, one value a line: ``table, id_dataset, row, loss, metric, value``.
 
-Conventions of the CSV (chosen so that rows line up with :mod:`softmax_ood.tables`):
+Conventions of the CSV (chosen so that rows line up with :mod:`.tables`):
 
 * ``loss`` is the role in this study's spec: ``ce`` (baseline), ``logitnorm`` (method, tau 0.04
   on CIFAR-10), ``logitpenalty`` (penalty, lambda 0.05), ``godin``.
@@ -24,11 +24,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...analysis.paper import render_side_by_side_markdown
+from ...analysis.paper import side_by_side as _side_by_side
+
 __all__ = [
     "COLUMNS",
     "PAPER_NOTES",
     "load_paper_values",
     "render_paper_markdown",
+    "PAPER_VALUES_CSV",
     "render_side_by_side_markdown",
     "side_by_side",
 ]
@@ -87,111 +91,9 @@ def load_paper_values(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def _our_loss_names(spec: dict | None) -> dict[str, str]:
-    """Our loss name -> the paper's loss id, through the spec's roles (identity without spec)."""
-    if spec is None:
-        return {k: k for k in ROLES}
-    return {spec[role]: paper for paper, role in ROLES.items() if role in spec}
-
-
-def _ours_long(ours: pd.DataFrame, spec: dict | None) -> pd.DataFrame:
-    metrics = [c[:-5] for c in ours.columns if c.endswith("_mean") and f"{c[:-5]}_std" in ours]
-    to_paper = _our_loss_names(spec)
-    rows = []
-    for _, r in ours.iterrows():
-        for m in metrics:
-            rows.append(
-                {
-                    "row": str(r["row"]),
-                    "loss": to_paper.get(r["loss"], r["loss"]),
-                    "our_loss": r["loss"],
-                    "score": r["score"] if "score" in ours else None,
-                    "metric": m,
-                    "mean": float(r[f"{m}_mean"]),
-                    "std": float(r[f"{m}_std"]),
-                    "n_seeds": float(r["n_seeds"]),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def side_by_side(
-    ours: pd.DataFrame,
-    paper: pd.DataFrame,
-    table: str,
-    *,
-    spec: dict | None = None,
-    id_dataset: str = "cifar10",
-) -> pd.DataFrame:
-    """Our table (long: one line per row x loss x metric) stacked on the paper's printed values.
-
-    Columns: ``source`` (``ours``/``paper``), ``table, row, loss, our_loss, score, metric, mean,
-    std, n_seeds, aligned``. The paper's value is in ``mean`` (``std``/``n_seeds`` NaN: the paper
-    prints means of five runs without a spread). ``aligned`` is True where the same
-    ``(row, loss, metric)`` exists in both sources, i.e. where a direct comparison is meaningful
-    (for Table 1 only the ``average`` row; for Table 3 none, the architectures differ). Losses
-    are matched through the spec's roles (``baseline`` <-> paper ``ce`` ...) when ``spec`` is
-    given.
-    """
-    mine = _ours_long(ours, spec).assign(source="ours")
-    theirs = paper[(paper["table"] == table) & (paper["id_dataset"] == id_dataset)]
-    theirs = pd.DataFrame(
-        {
-            "row": theirs["row"].astype(str),
-            "loss": theirs["loss"].astype(str),
-            "our_loss": None,
-            "score": None,
-            "metric": theirs["metric"].astype(str),
-            "mean": theirs["value"].astype(float),
-            "std": math.nan,
-            "n_seeds": math.nan,
-            "source": "paper",
-        }
-    )
-    both = pd.concat([mine, theirs], ignore_index=True)
-    key = ["row", "loss", "metric"]
-    common = set(map(tuple, mine[key].to_numpy())) & set(map(tuple, theirs[key].to_numpy()))
-    both["aligned"] = [tuple(k) in common for k in both[key].to_numpy()]
-    both.insert(1, "table", table)
-    cols = [
-        "source",
-        "table",
-        "row",
-        "loss",
-        "our_loss",
-        "score",
-        "metric",
-        "mean",
-        "std",
-        "n_seeds",
-        "aligned",
-    ]
-    return both[cols].reset_index(drop=True)
-
-
-def _fmt(mean: float, std: float, ours: bool) -> str:
-    if math.isnan(mean):
-        return "n/a"
-    if not ours:
-        return f"{mean:.2f}"
-    return f"{mean:.2f} ± " + ("n/a" if math.isnan(std) else f"{std:.2f}")
-
-
-def render_side_by_side_markdown(frame: pd.DataFrame, title: str) -> str:
-    """The aligned cells of :func:`side_by_side` as a markdown table: ours vs the paper."""
-    al = frame[frame["aligned"]]
-    lines = [f"### {title}", ""]
-    if al.empty:
-        return "\n".join(lines + ["No row of ours corresponds to a row of the paper's table.", ""])
-    lines += ["| row | loss | metric | ours (mean ± std) | paper |", "|---|---|---|---:|---:|"]
-    paper = al[al["source"] == "paper"].set_index(["row", "loss", "metric"])["mean"]
-    for _, r in al[al["source"] == "ours"].iterrows():
-        p = paper.get((r["row"], r["loss"], r["metric"]), math.nan)
-        lines.append(
-            f"| {r['row']} | {r['our_loss']} | {r['metric']} | "
-            f"{_fmt(r['mean'], r['std'], True)} | {_fmt(float(p), math.nan, False)} |"
-        )
-    return "\n".join(lines) + "\n"
+def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, table: str, **kw) -> pd.DataFrame:
+    """:func:`softmax_ood.analysis.paper.side_by_side` with this paper's loss roles."""
+    return _side_by_side(ours, paper, table, roles=ROLES, **kw)
 
 
 def render_paper_markdown(paper: pd.DataFrame, table: str) -> str:
@@ -215,3 +117,7 @@ def render_paper_markdown(paper: pd.DataFrame, table: str) -> str:
     if table in PAPER_NOTES:
         lines += ["", f"Note: {PAPER_NOTES[table]}"]
     return "\n".join(lines) + "\n"
+
+
+#: the printed values shipped with this study
+PAPER_VALUES_CSV = Path(__file__).with_name("paper_values.csv")

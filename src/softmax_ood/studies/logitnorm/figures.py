@@ -1,9 +1,7 @@
 """The LogitNorm paper's Figures 1, 4 and 5 (Wei et al. 2022) from the study's long frames.
 
-Figures are drawn on :class:`matplotlib.figure.Figure` objects with the Agg canvas (no pyplot,
-so no global backend switch and no open figures to close), fixed sizes, fonts and DPI, inside a seaborn style context. PNGs are
-written without the "Software" metadata key (Agg writes no creation time), so writing the same
-figure twice gives identical bytes.
+Drawn with the shared style (:mod:`softmax_ood.analysis.style`): Agg canvas, fixed sizes,
+fonts and DPI, PNGs without time or version metadata, so the same figure twice is the same bytes.
 
 Registry :data:`FIGURES` maps names to ``f(frames, spec, path)`` where ``frames`` holds the
 ``runs``, ``ood``, ``curves`` and ``samples`` frames.
@@ -12,55 +10,18 @@ Registry :data:`FIGURES` maps names to ``f(frames, spec, path)`` where ``frames`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import contextmanager
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-from .tables import tau_ablation
+from ...analysis.style import new_figure, save_figure, style
+from .ablation import tau_ablation
 
-__all__ = ["DPI", "FIGURES", "fig1", "fig4", "fig5"]
+__all__ = ["FIGURES", "fig1", "fig4", "fig5"]
 
-DPI = 150
-RC = {
-    "font.family": "DejaVu Sans",
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
-    "legend.fontsize": 8,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
-    "svg.hashsalt": "softmax-ood",
-    "path.simplify": True,
-}
 BINS = np.linspace(0.0, 1.0, 51)
-
-
-@contextmanager
-def _style():
-    with sns.axes_style("whitegrid"), matplotlib.rc_context(RC):
-        yield
-
-
-def _new_figure(size: tuple[float, float], ncols: int = 1):
-    fig = Figure(figsize=size, layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, ncols, squeeze=False)[0]
-    return fig, axes
-
-
-def _save(fig: Figure, path: str | Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".svg":
-        fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
-    else:
-        fig.savefig(path, dpi=DPI, format="png", metadata={"Software": None})
 
 
 def _palette(spec: dict) -> dict[str, tuple]:
@@ -82,18 +43,18 @@ def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
     _require(sel, "loss", losses, "curves")
     monitor = spec.get("monitor_set", spec.get("norm_ood_set", "OOD"))
     colors = _palette(spec)
-    with _style():
-        fig, (ax,) = _new_figure((5.0, 3.4))
+    with style():
+        fig, (ax,) = new_figure((5.0, 3.4))
         for loss in losses:
             g = sel[sel["loss"] == loss].groupby("epoch")
-            for column, style, label in (
+            for column, linestyle, label in (
                 ("logit_norm_id", "-", "ID val"),
                 ("logit_norm_ood", "--", f"OOD ({monitor})"),
             ):
                 stats = g[column].agg(["mean", "std", "count"])
                 x, m = stats.index.to_numpy(), stats["mean"].to_numpy()
                 s = np.nan_to_num(stats["std"].to_numpy())
-                ax.plot(x, m, linestyle=style, color=colors[loss], label=f"{loss}, {label}")
+                ax.plot(x, m, linestyle=linestyle, color=colors[loss], label=f"{loss}, {label}")
                 ax.fill_between(x, m - s, m + s, color=colors[loss], alpha=0.18, linewidth=0)
         n = sel.groupby("loss")["seed"].nunique().reindex(losses).min()
         ax.set(
@@ -102,7 +63,7 @@ def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
             title=f"Logit norm during training ({arch}; mean ± std over {n} seeds)",
         )
         ax.legend(loc="best", frameon=True)
-        _save(fig, path)
+        save_figure(fig, path)
 
 
 def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
@@ -114,8 +75,8 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
     exclude = set(spec.get("ood_val", []))
     sel = sel[~sel["set"].isin(exclude)]
     colors = sns.color_palette("colorblind", 4)
-    with _style():
-        fig, axes = _new_figure((8.0, 3.2), ncols=2)
+    with style():
+        fig, axes = new_figure((8.0, 3.2), ncols=2)
         for ax, loss in zip(axes, losses, strict=True):
             d = sel[sel["loss"] == loss]
             id_v = d.loc[d["set"] == "id", "value"].to_numpy(dtype=float)
@@ -146,7 +107,7 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
                 title=f"{loss} ({arch}, {d['seed'].nunique()} seeds pooled)",
             )
             ax.legend(loc="upper left")
-        _save(fig, path)
+        save_figure(fig, path)
 
 
 def fig5(tau_frame: pd.DataFrame, spec: dict, path: str | Path) -> None:
@@ -155,8 +116,8 @@ def fig5(tau_frame: pd.DataFrame, spec: dict, path: str | Path) -> None:
     if df.empty:
         raise ValueError("The tau-ablation frame is empty.")
     colors = sns.color_palette("colorblind", 4)
-    with _style():
-        fig, (ax,) = _new_figure((5.0, 3.4))
+    with style():
+        fig, (ax,) = new_figure((5.0, 3.4))
         ax.errorbar(
             df["tau"],
             df["fpr95_mean"],
@@ -195,7 +156,7 @@ def fig5(tau_frame: pd.DataFrame, spec: dict, path: str | Path) -> None:
             f"{int(df['n_seeds'].min())} seeds)",
         )
         ax.legend(loc="best")
-        _save(fig, path)
+        save_figure(fig, path)
 
 
 def _fig1(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:

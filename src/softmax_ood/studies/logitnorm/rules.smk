@@ -1,17 +1,22 @@
 # The LogitNorm study (Wei et al. 2022): aggregate -> tables, figures, claims -> report.
-import os
+# Included by the Snakefile when "logitnorm" is in config["studies"]; paths in script:/conda:
+# are relative to this file, inputs/outputs to the working directory.
 
+LN_STUDY = STUDIES["logitnorm"]
+LN_RUNS = LN_STUDY.runs(config)
+LN_SPEC = LN_STUDY.spec(config)
+LN_DIR = "src/softmax_ood/studies/logitnorm"
 LN = "results/logitnorm/{dataset}"
 LNX = f"results/logitnorm/{DATASET}"
 
 
 rule logitnorm_aggregate:
     input:
-        summaries=lambda w: run_dirs("eval", "summary.json"),
-        samples=lambda w: run_dirs("eval", "msp.parquet"),
-        curves=lambda w: run_dirs("train", "curve.tsv"),
+        summaries=run_files(LN_RUNS, "eval", "summary.json"),
+        samples=run_files(LN_RUNS, "eval", "msp.parquet"),
+        curves=run_files(LN_RUNS, "train", "curve.tsv"),
         data="data/{dataset}",
-        code="src/softmax_ood/aggregate.py",
+        code=code(f"{LN_DIR}/scripts/aggregate.py"),
     output:
         runs=f"{LN}/runs.parquet",
         ood=f"{LN}/ood.parquet",
@@ -27,28 +32,27 @@ rule logitnorm_aggregate:
     log:
         "logs/logitnorm/{dataset}/aggregate.log",
     conda:
-        "../envs/report.yaml"
+        "../../../../envs/report.yaml"
     resources:
         mem_mb=2000,
     params:
-        config=config,
-        main_arch=config["logitnorm"]["main_arch"],
-        losses=LOSSES,
+        spec=LN_SPEC,
+        losses={r.loss: LOSSES[r.loss] for r in LN_RUNS},
     script:
-        "../workflow/scripts/aggregate.py"
+        "scripts/aggregate.py"
 
 
 rule logitnorm_table:
     input:
         runs=f"{LN}/runs.parquet",
         ood=f"{LN}/ood.parquet",
-        code="src/softmax_ood/tables.py",
+        code=code(f"{LN_DIR}/scripts/table.py"),
     output:
         table=f"{LN}/tables/{{table}}.parquet",
         provenance=f"{LN}/tables/{{table}}.prov.json",
         markdown=report(
             f"{LN}/tables/{{table}}.md",
-            caption="../workflow/report/table.rst",
+            caption="../../../../workflow/report/table.rst",
             category="LogitNorm",
             subcategory="Tables",
             labels={"table": "{table}"},
@@ -56,14 +60,13 @@ rule logitnorm_table:
     log:
         "logs/logitnorm/{dataset}/{table}.log",
     wildcard_constraints:
-        table=r"table[1-6]|tau_ablation",
+        table="|".join(LN_STUDY.TABLES),
     conda:
-        "../envs/report.yaml"
+        "../../../../envs/report.yaml"
     params:
-        spec=lambda w: study_spec(),
-        config=config,
+        spec=LN_SPEC,
     script:
-        "../workflow/scripts/table.py"
+        "scripts/table.py"
 
 
 rule logitnorm_figure:
@@ -72,11 +75,11 @@ rule logitnorm_figure:
         ood=f"{LN}/ood.parquet",
         curves=f"{LN}/curves.parquet",
         samples=f"{LN}/samples.parquet",
-        code=["src/softmax_ood/figures.py", "src/softmax_ood/tables.py"],
+        code=code(f"{LN_DIR}/scripts/figure.py"),
     output:
         figure=report(
             f"{LN}/figures/{{fig}}.png",
-            caption="../workflow/report/figure.rst",
+            caption="../../../../workflow/report/figure.rst",
             category="LogitNorm",
             subcategory="Figures",
             labels={"figure": "{fig}"},
@@ -85,14 +88,13 @@ rule logitnorm_figure:
     log:
         "logs/logitnorm/{dataset}/{fig}.log",
     wildcard_constraints:
-        fig=r"fig[145]",
+        fig="|".join(LN_STUDY.FIGURES),
     conda:
-        "../envs/report.yaml"
+        "../../../../envs/report.yaml"
     params:
-        spec=lambda w: study_spec(),
-        config=config,
+        spec=LN_SPEC,
     script:
-        "../workflow/scripts/figure.py"
+        "scripts/figure.py"
 
 
 rule logitnorm_claims:
@@ -100,49 +102,46 @@ rule logitnorm_claims:
         runs=f"{LN}/runs.parquet",
         ood=f"{LN}/ood.parquet",
         curves=f"{LN}/curves.parquet",
-        code="src/softmax_ood/claims.py",
+        code=code(f"{LN_DIR}/scripts/claims.py"),
     output:
         claims=f"{LN}/claims.parquet",
         provenance=f"{LN}/claims.prov.json",
         markdown=report(
             f"{LN}/claims.md",
-            caption="../workflow/report/claims.rst",
+            caption="../../../../workflow/report/claims.rst",
             category="LogitNorm",
         ),
     log:
         "logs/logitnorm/{dataset}/claims.log",
     conda:
-        "../envs/report.yaml"
+        "../../../../envs/report.yaml"
     params:
-        spec=lambda w: study_spec(),
-        config=config,
+        spec=LN_SPEC,
     script:
-        "../workflow/scripts/claims.py"
+        "scripts/claims.py"
 
 
 rule logitnorm_report:
     # the config decides which dataset the report shows
     input:
-        notebook="workflow/notebooks/logitnorm.ipynb",
-        tables=expand(
-            f"{LNX}/tables/{{table}}.parquet",
-            table=[f"table{i}" for i in range(1, 7)] + ["tau_ablation"],
-        ),
-        figures=expand(f"{LNX}/figures/{{fig}}.png", fig=["fig1", "fig4", "fig5"]),
+        notebook=f"{LN_DIR}/report.ipynb",
+        tables=expand(f"{LNX}/tables/{{table}}.parquet", table=LN_STUDY.TABLES),
+        figures=expand(f"{LNX}/figures/{{fig}}.png", fig=LN_STUDY.FIGURES),
         claims=f"{LNX}/claims.parquet",
         provenance=f"{LNX}/tables/table1.prov.json",
-        paper="config/paper_values/logitnorm.csv",
+        paper=f"{LN_DIR}/paper_values.csv",
+        code=code(f"{LN_DIR}/report.ipynb"),
     output:
         notebook="reports/logitnorm.ipynb",
         html=report(
             "reports/logitnorm.html",
-            caption="../workflow/report/notebook.rst",
+            caption="../../../../workflow/report/notebook.rst",
             category="LogitNorm",
         ),
     log:
         "logs/logitnorm/report.log",
     conda:
-        "../envs/report.yaml"
+        "../../../../envs/report.yaml"
     params:
         tables_dir=lambda w, input: os.path.dirname(input.tables[0]),
         figures_dir=lambda w, input: os.path.dirname(input.figures[0]),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest_study import make_spec, make_study
 
-from softmax_ood.figures import FIGURES, fig4, fig5
-from softmax_ood.tables import tau_ablation
+from softmax_ood.studies.logitnorm.ablation import tau_ablation
+from softmax_ood.studies.logitnorm.figures import FIGURES, fig4, fig5
+
+from .study_frames import make_spec, make_study
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -7,14 +7,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest_study import make_spec, make_study
 
-from softmax_ood.claims import evaluate_logitnorm_claims
-from softmax_ood.figures import FIGURES
-from softmax_ood.tables import TABLES, tau_ablation
+from softmax_ood.studies.logitnorm.claims import evaluate_logitnorm_claims
+from softmax_ood.studies.logitnorm.figures import FIGURES
+from softmax_ood.studies.logitnorm.tables import TABLES, tau_ablation
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = ROOT / "workflow" / "notebooks" / "logitnorm.ipynb"
+from .study_frames import make_spec, make_study
+
+ROOT = Path(__file__).resolve().parents[5]
+STUDY = Path(__file__).resolve().parents[1]
+NOTEBOOK = STUDY / "report.ipynb"
 
 
 def test_notebook_parameters_cell():
@@ -57,7 +59,7 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
             "tables_dir": str(tables),
             "figures_dir": str(figures),
             "claims_path": str(tmp_path / "claims.parquet"),
-            "paper_values_path": str(ROOT / "config/paper_values/logitnorm.csv"),
+            "paper_values_path": str(STUDY / "paper_values.csv"),
             "provenance_path": str(tmp_path / "prov.json"),
         },
     )

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
-from conftest_study import make_spec, make_study
 from scipy import stats
 
-from softmax_ood.claims import (
-    CLAIM_SETS,
-    COLUMNS,
-    Claim,
-    claims_frame,
-    evaluate_logitnorm_claims,
-    paired_greater,
-    render_claims_markdown,
-)
+from softmax_ood.analysis.claims import COLUMNS, render_claims_markdown
+from softmax_ood.studies.logitnorm.claims import claim_specs, evaluate_logitnorm_claims
+
+from .study_frames import make_spec, make_study
 
 
 def evaluate(f, spec=None):
@@ -55,7 +47,6 @@ def test_frame_shape_and_ids(good):
     } <= set(ids)
     assert "C3-msp" not in ids
     assert good["claim_id"].is_unique
-    assert CLAIM_SETS["logitnorm"] is evaluate_logitnorm_claims
 
 
 def test_all_claims_hold_by_construction(good):
@@ -132,22 +123,15 @@ def test_missing_loss_raises():
         evaluate(keep)
 
 
-def test_paired_greater_edge_cases():
-    a = pd.Series([3.0, 4.0, 5.0], index=[0, 1, 2])
-    b = pd.Series([1.0, 2.0, 3.0], index=[0, 1, 2])  # constant difference 2
-    r = paired_greater(a, b, 0.05)
-    assert r.holds and r.p_value == 0.0 and "all paired differences equal" in r.detail
-    r = paired_greater(b, a, 0.05)
-    assert not r.holds and r.p_value == 1.0
-    r = paired_greater(a.iloc[:1], b, 0.05)  # only seed 0 is common
-    assert r.n == 1 and math.isnan(r.p_value) and r.holds
-    with pytest.raises(ValueError):
-        paired_greater(a, pd.Series([1.0], index=[9]), 0.05)
+def test_claims_are_declared_as_data():
+    specs = claim_specs(make_spec())
+    ids = [c.id for c in specs]
+    assert ids[:3] == ["headline", "C1", "C2"] and len(set(ids)) == len(ids)
+    head = specs[0]
+    assert head.all_of == ("C1", "C2") and head.test == "paired"
 
 
-def test_claims_frame_and_markdown(good):
-    extra = claims_frame([Claim("X1", "Other et al.", "a | b", "stat", 1.5, "d", False)])
-    both = pd.concat([good, extra], ignore_index=True)
-    md = render_claims_markdown(both)
-    assert md.count("\n| ") == len(both) + 1
-    assert "a \\| b" in md and "| no |" in md and "| yes |" in md
+def test_claims_markdown(good):
+    md = render_claims_markdown(good)
+    assert md.count("\n| ") == len(good) + 1
+    assert "**holds**" in md

@@ -17,31 +17,23 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..runs import parse_run_dir
+
 __all__ = ["aggregate_runs"]
 
-KEYS = ["dataset", "arch", "loss", "loss_family", "tau", "seed"]
+KEYS = ["dataset", "recipe", "arch", "loss", "loss_family", "tau", "seed"]
 
 
 def _keys(run: dict, loss_cfg: dict) -> dict:
     return {
         "dataset": run["dataset"],
+        "recipe": run["recipe"],
         "arch": run["arch"],
         "loss": run["loss"],
         "loss_family": loss_cfg["loss"],
         "tau": float(loss_cfg["tau"]) if "tau" in loss_cfg else math.nan,
         "seed": int(run["seed"]),
     }
-
-
-def _run_of(path: Path) -> tuple[str, str, str, int]:
-    """(dataset, arch, loss, seed) from results/<kind>/<dataset>/<arch>/<loss>/seed<k>/file."""
-    seed_dir = path.parent
-    return (
-        seed_dir.parent.parent.parent.name,
-        seed_dir.parent.parent.name,
-        seed_dir.parent.name,
-        int(seed_dir.name.removeprefix("seed")),
-    )
 
 
 def aggregate_runs(
@@ -68,19 +60,20 @@ def aggregate_runs(
         ood += [{**keys, **rec} for rec in s["ood"]]
     curve_frames = []
     for path in curves:
-        dataset, arch, loss, seed = _run_of(Path(path))
+        run = parse_run_dir(path)
         c = pd.read_csv(path, sep="\t")
-        keys = _keys({"dataset": dataset, "arch": arch, "loss": loss, "seed": seed}, losses[loss])
+        keys = _keys(run._asdict(), losses[run.loss])
         curve_frames.append(c.assign(**keys)[KEYS + list(c.columns)])
     sample_frames = []
     for path in samples:
-        dataset, arch, loss, seed = _run_of(Path(path))
+        dataset, recipe, arch, loss, seed = parse_run_dir(path)
         if arch != main_arch:
             continue
         f = pd.read_parquet(path)
         sample_frames.append(
             pd.DataFrame(
                 {
+                    "recipe": recipe,
                     "arch": arch,
                     "loss": loss,
                     "seed": seed,
@@ -90,7 +83,7 @@ def aggregate_runs(
                 }
             )
         )
-    order = ["arch", "loss", "seed"]
+    order = ["recipe", "arch", "loss", "seed"]
     return {
         "runs": pd.DataFrame(runs).sort_values(order, kind="stable").reset_index(drop=True),
         "ood": pd.DataFrame(ood)

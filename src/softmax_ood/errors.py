@@ -1,0 +1,26 @@
+"""The user-facing error types: each message is one sentence, and a workflow script that raises
+one ends with that sentence and no traceback (:func:`softmax_ood.cli.run_script`).
+
+Kept in a module of their own so that a script's derived code inputs do not pull in the modules
+that raise them.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError", "DownloadError", "MissingDataError", "UserError"]
+
+
+class ConfigError(ValueError):
+    """The config is invalid; the message is one sentence."""
+
+
+class MissingDataError(FileNotFoundError):
+    """A prepared data file is missing; the message names the rule that makes it."""
+
+
+class DownloadError(RuntimeError):
+    """A download, checksum verification or extraction failed; the message is one sentence."""
+
+
+class UserError(RuntimeError):
+    """Any other input problem a user can fix; the message is one sentence."""

@@ -1,0 +1,137 @@
+"""Evaluating one trained run: ID test metrics (accuracy, NLL, ECE with and without temperature
+scaling fitted on the validation split) and every supported OOD score on every OOD set.
+
+Which scores apply to a model is decided by the score registry (:mod:`softmax_ood.scores`), not
+by name checks here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from . import calibration, metrics, scores
+from .data import PreparedData, load_prepared
+from .experiment import load_checkpoint, resolve_device
+from .train import predict_logits, seed_everything
+
+__all__ = ["evaluate_run", "scores_for"]
+
+
+@torch.no_grad()
+def _features_logits(model: nn.Module, x: torch.Tensor, batch_size: int):
+    feats, logits = [], []
+    for i in range(0, len(x), batch_size):
+        f = model.forward_features(x[i : i + batch_size])
+        feats.append(f)
+        logits.append(model.forward_head(f))
+    return torch.cat(feats), torch.cat(logits)
+
+
+def scores_for(model: nn.Module, loss_family: str, scores_cfg: dict, overrides: dict) -> dict:
+    """Every configured score the model supports, built with its parameters.
+
+    Which scores apply is the registry's decision (:meth:`softmax_ood.scores.Score.supports`:
+    GradNorm needs a linear last layer, GODIN's score a GODIN head). Per-loss-family overrides
+    (e.g. Energy T = 0.1 for LogitNorm, as in Wei et al.) come from the config.
+    """
+    out = {}
+    for name, params in scores_cfg.items():
+        merged = {**(params or {}), **overrides.get(loss_family, {}).get(name, {})}
+        score = scores.build_score(name, merged)
+        if score.supports(model):
+            out[name] = (score, merged)
+    return out
+
+
+def _score(score, model, x, feats, logits, std, batch_size) -> np.ndarray:
+    """One OOD score for a set as float64 numpy, higher = more in-distribution."""
+    inp = scores.ScoreInputs(model, x, feats, logits, std=std, batch_size=batch_size)
+    return score(inp).detach().double().cpu().numpy()
+
+
+def evaluate_run(
+    ckpt_path: Path | str,
+    data_dir: Path | str,
+    *,
+    scores_cfg: dict,
+    score_overrides: dict,
+    batch_size: int = 512,
+    ece_bins: int = 15,
+    device: str = "cpu",
+) -> tuple[dict, dict]:
+    """Evaluate a checkpoint on ID test and every OOD set (test and validation).
+
+    :returns: ``(summary, samples)`` where ``summary`` holds run-level metrics (accuracy, ECE
+        with/without temperature scaling fitted on the *validation* split, logit norms) and one
+        record per (score, OOD set) with FPR95/AUROC/AUPR-In/AUPR-Out (ID positive), and
+        ``samples`` maps set name -> per-sample MSP (float32) for the score-distribution figure.
+    """
+    dev = resolve_device(device)
+    model, spec = load_checkpoint(ckpt_path)
+    model = model.to(dev)
+    seed_everything(spec["seed"], int(spec["train_cfg"].get("threads", 1)))
+    data: PreparedData = load_prepared(data_dir)
+    data.x = {k: v.to(dev) for k, v in data.x.items()}
+    data.ood = {k: v.to(dev) for k, v in data.ood.items()}
+    data.ood_val = {k: v.to(dev) for k, v in data.ood_val.items()}
+    family = spec["loss_cfg"]["loss"]
+    std = data.std
+
+    val_logits = predict_logits(model, data.x["val"], batch_size).double().cpu().numpy()
+    test_feats, test_logits_t = _features_logits(model, data.x["test"], batch_size)
+    test_logits = test_logits_t.double().cpu().numpy()
+    y_val, y_test = data.y["val"].numpy(), data.y["test"].numpy()
+    temperature = calibration.fit_temperature(val_logits, y_val)
+    run = {
+        "accuracy": metrics.accuracy(test_logits, y_test),
+        "nll": calibration.nll(test_logits, y_test),
+        "ece": calibration.ece_from_logits(test_logits, y_test, n_bins=ece_bins),
+        "ece_ts": calibration.ece_from_logits(
+            test_logits, y_test, n_bins=ece_bins, temperature=temperature
+        ),
+        "temperature": temperature,
+        "logit_norm_id": metrics.mean_logit_norm(test_logits),
+    }
+
+    chosen = scores_for(model, family, scores_cfg, score_overrides)
+    sets = [(n, "test", x) for n, x in data.ood.items()]
+    sets += [(n, "val", x) for n, x in data.ood_val.items()]
+    id_scores = {
+        s: _score(sc, model, data.x["test"], test_feats, test_logits_t, std, batch_size)
+        for s, (sc, _) in chosen.items()
+    }
+    samples = {"id": scores.msp(test_logits_t).cpu().numpy().astype(np.float32)}
+    records = []
+    for set_name, split, x in sets:
+        feats, logits = _features_logits(model, x, batch_size)
+        norm = metrics.mean_logit_norm(logits.double().cpu().numpy())
+        if split == "test":
+            samples[set_name] = scores.msp(logits).cpu().numpy().astype(np.float32)
+        for s, (sc, _) in chosen.items():
+            ood_s = _score(sc, model, x, feats, logits, std, batch_size)
+            m = metrics.ood_metrics(id_scores[s], ood_s, positive="id")
+            records.append(
+                {
+                    "score": s,
+                    "ood_set": set_name,
+                    "split": split,
+                    "fpr95": m["fpr95"],
+                    "auroc": m["auroc"],
+                    "aupr_in": m["aupr_in"],
+                    "aupr_out": m["aupr_out"],
+                    "logit_norm_ood": norm,
+                }
+            )
+    summary = {
+        "run": {k: spec[k] for k in ("dataset", "recipe", "arch", "loss", "seed", "best_epoch")},
+        "loss_cfg": spec["loss_cfg"],
+        "epochs": int(spec["train_cfg"]["epochs"]),
+        "metrics": run,
+        "ood": records,
+        "scores": {s: p for s, (_, p) in chosen.items()},
+    }
+    return summary, samples

@@ -1,0 +1,82 @@
+"""Registration of the LogitNorm study (see :mod:`softmax_ood.studies.registry`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...config import check_names, config_error, study_section
+from ...runs import Run
+
+NAME = "logitnorm"
+TITLE = "Wei et al. 2022, Mitigating Neural Network Overconfidence with Logit Normalization"
+HERE = Path(__file__).resolve().parent
+SCHEMA = HERE / "schema.yaml"
+RULES = HERE / "rules.smk"
+TABLES = [f"table{i}" for i in range(1, 7)] + ["tau_ablation"]
+FIGURES = ["fig1", "fig4", "fig5"]
+
+
+def check(config: dict) -> None:
+    s = config[NAME]
+    archs, losses = config["architectures"], config["losses"]
+    check_names(f"{NAME}.recipe", s["recipe"], config["recipes"])
+    check_names(f"{NAME}.main_arch", s["main_arch"], archs)
+    check_names(f"{NAME}.arch_table", s["arch_table"], archs)
+    check_names(f"{NAME}.main_losses", s["main_losses"], losses)
+    for key in ("baseline", "method", "penalty", "godin"):
+        check_names(f"{NAME}.{key}", s[key], losses)
+    if losses[s["method"]]["loss"] != "logitnorm":
+        raise config_error(f"{NAME}.method is {s['method']!r}, which is not a LogitNorm loss")
+    check_names(f"{NAME}.scores", s["scores"], config["scores"])
+    check_names(f"{NAME}.godin_compare_score", s["godin_compare_score"], config["scores"])
+    ood_sets = list(config["data"]["ood_test"]) + list(config["data"]["ood_val"])
+    check_names(f"{NAME}.norm_ood_set", s["norm_ood_set"], ood_sets)
+
+
+def tau_variant(config: dict, tau: float) -> str:
+    """Loss-variant name for LogitNorm at ``tau`` (the study's method itself when tau matches)."""
+    method = config[NAME]["method"]
+    if float(config["losses"][method]["tau"]) == float(tau):
+        return method
+    return f"{method}-tau{tau:g}"
+
+
+def loss_variants(config: dict) -> dict:
+    method = config[NAME]["method"]
+    out = {}
+    for tau in config[NAME]["tau_ablation"]:
+        name = tau_variant(config, tau)
+        if name not in config["losses"]:
+            out[name] = {**config["losses"][method], "tau": float(tau)}
+    return out
+
+
+def runs(config: dict) -> list[Run]:
+    s = study_section(config, NAME)
+    pairs = {(s["main_arch"], loss) for loss in s["main_losses"]}
+    pairs |= {(a, loss) for a in s["arch_table"] for loss in (s["baseline"], s["method"])}
+    pairs |= {(s["main_arch"], tau_variant(config, t)) for t in s["tau_ablation"]}
+    ds = config["data"]["dataset"]
+    return sorted(
+        Run(ds, s["recipe"], a, loss, int(seed)) for a, loss in pairs for seed in s["seeds"]
+    )
+
+
+def spec(config: dict) -> dict:
+    """The study section as its tables/figures/claims read it: tau-ablation variants named,
+    seeds filled in, the OOD validation sets listed (they never enter a test table)."""
+    s = study_section(config, NAME)
+    s["tau_ablation"] = [tau_variant(config, t) for t in s["tau_ablation"]]
+    s["ood_val"] = list(config["data"]["ood_val"])
+    s["monitor_set"] = config["recipes"][s["recipe"]].get("monitor_set")
+    return s
+
+
+def targets(config: dict) -> list[str]:
+    base = f"results/{NAME}/{config['data']['dataset']}"
+    return (
+        [f"{base}/tables/{t}.{ext}" for t in TABLES for ext in ("parquet", "md")]
+        + [f"{base}/figures/{f}.png" for f in FIGURES]
+        + [f"{base}/claims.parquet", f"{base}/claims.md"]
+        + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
+    )

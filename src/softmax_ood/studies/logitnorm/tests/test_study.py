@@ -1,0 +1,47 @@
+"""The LogitNorm study's registration: its runs, loss variants, targets and config checks."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from softmax_ood.config import ConfigError, validate_config
+from softmax_ood.runs import Run
+from softmax_ood.studies.logitnorm import study
+
+ROOT = Path(__file__).resolve().parents[5]
+SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+
+
+@pytest.fixture()
+def cfg():
+    return validate_config(yaml.safe_load((ROOT / "config/default.yaml").read_text()), SCHEMA)
+
+
+def test_runs_cover_the_study_without_duplicates(cfg):
+    runs = study.runs(cfg)
+    assert len(runs) == len(set(runs))
+    s = cfg["logitnorm"]
+    assert {r.seed for r in runs} == set(cfg["seeds"])
+    assert Run("digits", s["recipe"], s["main_arch"], "godin", 0) in runs
+    assert study.tau_variant(cfg, 0.04) == "logitnorm"
+    assert study.tau_variant(cfg, 0.5) == "logitnorm-tau0.5"
+    for arch in s["arch_table"]:
+        for loss in ("ce", "logitnorm"):
+            assert Run("digits", s["recipe"], arch, loss, 0) in runs
+    assert study.loss_variants(cfg)["logitnorm-tau0.5"] == {"loss": "logitnorm", "tau": 0.5}
+
+
+def test_targets_are_namespaced(cfg):
+    t = study.targets(cfg)
+    assert "results/logitnorm/digits/tables/table1.parquet" in t
+    assert all(p.startswith(("results/logitnorm/", "reports/logitnorm.")) for p in t)
+
+
+def test_method_must_be_a_logitnorm_loss(cfg):
+    raw = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    raw["logitnorm"]["method"] = "ce"
+    with pytest.raises(
+        ConfigError, match="logitnorm.method is 'ce', which is not a LogitNorm loss"
+    ):
+        validate_config(raw, SCHEMA)

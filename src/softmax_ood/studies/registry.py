@@ -1,0 +1,35 @@
+"""The study registry: one line per study.
+
+Each entry names the module that registers the study (``studies/<name>/study.py``). That module
+imports nothing heavy (the Snakefile loads it at parse time) and defines:
+
+* ``NAME``, ``TITLE`` (paper), ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its
+  Snakemake rules file);
+* ``check(config)``: cross-references of its section (one-sentence :class:`ConfigError`);
+* ``loss_variants(config) -> {name: loss entry}``: loss variants it derives (may be empty);
+* ``runs(config) -> [Run]``: the trainings it needs; the workflow trains the union once each;
+* ``targets(config) -> [path]``: its final outputs (``rule all`` collects them).
+
+Adding a study: a package ``studies/<name>/`` with those files, its notebook and tests, and one
+line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["STUDIES", "load_study"]
+
+STUDIES: dict[str, str] = {
+    "logitnorm": "softmax_ood.studies.logitnorm.study",
+}
+
+
+def load_study(name: str) -> ModuleType:
+    """The registration module of study ``name``."""
+    if name not in STUDIES:
+        raise ValueError(
+            f"unknown study {name!r}; registered studies: {', '.join(sorted(STUDIES))}"
+        )
+    return importlib.import_module(STUDIES[name])
