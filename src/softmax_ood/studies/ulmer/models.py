@@ -1,0 +1,437 @@
+"""ReLU classifiers of the Ulmer & Cinà study and their stochastic variants.
+
+All models share one interface (:class:`UncertaintyModel`):
+
+* ``sample_logits(x, k_samples=None, generator=None) -> (S, N, C)`` logits, one slice per
+  posterior sample / ensemble member (``S = 1`` for :class:`SingleNet`, ``S = K`` for
+  :class:`MCDropoutNet` and :class:`BayesByBackpropNet`, ``S =`` number of members for
+  :class:`DeepEnsemble`);
+* ``predict_log_probs(x, k_samples=None, generator=None) -> (S, N, C)``: ``log_softmax`` of those
+  logits (stable for any logit size);
+* ``predict_probs(...) -> (S, N, C)``: their ``exp``.
+
+The predictions are differentiable in ``x`` (wrap calls in ``torch.no_grad()`` when only values
+are needed). Randomness at prediction time (dropout masks, weight samples) is drawn from
+``generator`` when one is given, so a seeded ``torch.Generator`` makes the stochastic models
+deterministic functions of ``x`` (needed for input gradients, see
+:func:`softmax_ood.studies.ulmer.metrics.gradient_norm`); without one the global RNG is used.
+
+:see Paper: Ulmer & Cinà, "Know your limits", §3.3 (neural discriminator, Definitions 2-3; MC
+    estimate of the predictive distribution with K samples from a variational posterior or an
+    ensemble). Gal & Ghahramani 2016 (MC dropout); Blundell et al. 2015 (Bayes by backprop);
+    Lakshminarayanan et al. 2017 (deep ensembles).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+__all__ = [
+    "KINDS",
+    "TrainConfig",
+    "UncertaintyModel",
+    "ReLUMLP",
+    "SingleNet",
+    "MCDropoutNet",
+    "BayesLinear",
+    "BayesByBackpropNet",
+    "DeepEnsemble",
+    "build_model",
+    "train_model",
+    "single_thread",
+]
+
+KINDS = ("single", "mc_dropout", "bbb", "ensemble")
+
+
+@contextmanager
+def single_thread() -> Iterator[None]:
+    """Run the block with ``torch.set_num_threads(1)`` and restore the previous count after."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Architecture and optimisation settings shared by every model kind.
+
+    :param hidden: hidden-layer widths of the ReLU MLP.
+    :param epochs: passes over the training set (fixed, no early stopping).
+    :param lr: Adam learning rate.
+    :param batch_size: minibatch size; ``None`` = full batch.
+    :param weight_decay: Adam weight decay (ignored by ``bbb``, whose prior regularises).
+    :param dropout: dropout probability of ``mc_dropout`` (after every hidden ReLU).
+    :param n_members: members of a deep ensemble.
+    :param k_samples: default number of forward samples at prediction (``mc_dropout``, ``bbb``).
+    :param prior_sigma: standard deviation of the zero-mean Gaussian prior of ``bbb``.
+    :param rho_init: initial :math:`\\rho` of ``bbb`` (std = softplus(rho), 0.0067 for -5).
+    :param kl_weight: multiplier of the KL term of the ELBO (1 = the plain ELBO).
+    """
+
+    hidden: tuple[int, ...] = (64, 64)
+    epochs: int = 300
+    lr: float = 1e-2
+    batch_size: int | None = None
+    weight_decay: float = 0.0
+    dropout: float = 0.2
+    n_members: int = 5
+    k_samples: int = 50
+    prior_sigma: float = 1.0
+    rho_init: float = -5.0
+    kl_weight: float = 1.0
+
+    @classmethod
+    def from_mapping(cls, cfg: TrainConfig | Mapping[str, Any] | None) -> TrainConfig:
+        """A config from a mapping (e.g. a YAML section); unknown keys raise ``ValueError``."""
+        if cfg is None:
+            return cls()
+        if isinstance(cfg, cls):
+            return cfg
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(cfg) - known)
+        if unknown:
+            raise ValueError(f"unknown TrainConfig key(s) {unknown}; known: {sorted(known)}")
+        kw = dict(cfg)
+        if "hidden" in kw:
+            kw["hidden"] = tuple(int(h) for h in kw["hidden"])
+        return replace(cls(), **kw)
+
+
+def _dropout(x: Tensor, p: float, generator: torch.Generator | None) -> Tensor:
+    """Inverted dropout with masks drawn from ``generator``; the identity (no RNG use) if p = 0."""
+    if p == 0.0:
+        return x
+    keep = torch.rand(x.shape, generator=generator, dtype=x.dtype, device=x.device) >= p
+    return x * keep.to(x.dtype) / (1.0 - p)
+
+
+class ReLUMLP(nn.Module):
+    """``Linear -> ReLU [-> dropout]`` per hidden width, then a linear logit layer.
+
+    :param in_dim: input features ``D``.
+    :param n_classes: classes ``C``.
+    :param hidden: hidden widths.
+    :param dropout: dropout probability after every hidden ReLU, used only when ``forward`` is
+        called with ``stochastic=True``.
+    """
+
+    def __init__(self, in_dim: int, n_classes: int, hidden: Sequence[int], dropout: float = 0.0):
+        super().__init__()
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError("dropout must be in [0, 1)")
+        widths = [in_dim, *hidden]
+        self.hidden = nn.ModuleList(
+            nn.Linear(a, b) for a, b in zip(widths, widths[1:], strict=False)
+        )
+        self.out = nn.Linear(widths[-1], n_classes)
+        self.dropout = float(dropout)
+
+    def forward(
+        self, x: Tensor, stochastic: bool = False, generator: torch.Generator | None = None
+    ) -> Tensor:
+        """Logits ``(N, C)``; dropout masks (if ``stochastic``) come from ``generator``."""
+        for layer in self.hidden:
+            x = F.relu(layer(x))
+            if stochastic:
+                x = _dropout(x, self.dropout, generator)
+        return self.out(x)
+
+
+class UncertaintyModel(nn.Module):
+    """Common prediction interface; subclasses implement :meth:`sample_logits`.
+
+    Attributes: ``kind`` (one of :data:`KINDS`), ``k_samples`` (default ``K``).
+    """
+
+    kind: str = ""
+    k_samples: int = 1
+
+    def sample_logits(
+        self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
+    ) -> Tensor:
+        """Per-sample logits ``(S, N, C)``."""
+        raise NotImplementedError
+
+    def training_logits(self, x: Tensor) -> Tensor:
+        """One stochastic forward pass ``(N, C)`` used by :func:`train_model`."""
+        raise NotImplementedError
+
+    def predict_log_probs(
+        self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
+    ) -> Tensor:
+        """Per-sample log-probabilities ``(S, N, C)`` = ``log_softmax(sample_logits)``."""
+        return torch.log_softmax(self.sample_logits(x, k_samples, generator), dim=-1)
+
+    def predict_probs(
+        self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
+    ) -> Tensor:
+        """Per-sample softmax probabilities ``(S, N, C)`` (``exp`` of the log-probabilities)."""
+        return self.predict_log_probs(x, k_samples, generator).exp()
+
+
+class SingleNet(UncertaintyModel):
+    """One deterministic ReLU network; ``S = 1`` whatever ``k_samples`` is."""
+
+    kind = "single"
+
+    def __init__(self, in_dim: int, n_classes: int, hidden: Sequence[int]):
+        super().__init__()
+        self.net = ReLUMLP(in_dim, n_classes, hidden)
+
+    def sample_logits(self, x, k_samples=None, generator=None):
+        return self.net(x).unsqueeze(0)
+
+    def training_logits(self, x):
+        return self.net(x)
+
+
+class MCDropoutNet(UncertaintyModel):
+    """A ReLU network whose dropout stays active at prediction: ``K`` masks -> ``K`` samples.
+
+    With ``dropout = 0`` every sample equals the deterministic network (no RNG is consumed), so
+    the model is then identical to :class:`SingleNet` with the same weights.
+    """
+
+    kind = "mc_dropout"
+
+    def __init__(
+        self, in_dim: int, n_classes: int, hidden: Sequence[int], dropout: float, k_samples: int
+    ):
+        super().__init__()
+        self.net = ReLUMLP(in_dim, n_classes, hidden, dropout)
+        self.k_samples = int(k_samples)
+
+    def sample_logits(self, x, k_samples=None, generator=None):
+        k = int(k_samples or self.k_samples)
+        return torch.stack([self.net(x, stochastic=True, generator=generator) for _ in range(k)])
+
+    def training_logits(self, x):
+        return self.net(x, stochastic=True)
+
+
+def _softplus_inverse(y: float) -> float:
+    """:math:`\\rho` with :math:`\\log(1 + e^\\rho) = y` (for ``y > 0``)."""
+    return float(y + math.log(-math.expm1(-y)))
+
+
+class BayesLinear(nn.Module):
+    """Linear layer with a mean-field Gaussian posterior over weights and biases.
+
+    :math:`w = \\mu + \\operatorname{softplus}(\\rho) \\odot \\varepsilon`,
+    :math:`\\varepsilon \\sim \\mathcal{N}(0, I)` (reparameterisation trick); prior
+    :math:`\\mathcal{N}(0, \\sigma_p^2 I)`.
+
+    :param in_features: inputs.
+    :param out_features: outputs.
+    :param prior_sigma: prior standard deviation :math:`\\sigma_p`.
+    :param rho_init: initial :math:`\\rho` of every weight and bias.
+    """
+
+    def __init__(self, in_features: int, out_features: int, prior_sigma: float, rho_init: float):
+        super().__init__()
+        ref = nn.Linear(in_features, out_features)  # nn.Linear's initialisation for the means
+        self.weight_mu = nn.Parameter(ref.weight.detach().clone())
+        self.bias_mu = nn.Parameter(ref.bias.detach().clone())
+        self.weight_rho = nn.Parameter(torch.full_like(ref.weight, rho_init))
+        self.bias_rho = nn.Parameter(torch.full_like(ref.bias, rho_init))
+        self.prior_sigma = float(prior_sigma)
+
+    def forward(self, x: Tensor, generator: torch.Generator | None = None) -> Tensor:
+        """``x W^T + b`` with one fresh weight sample (shared by the batch)."""
+        w_eps = torch.randn(self.weight_mu.shape, generator=generator, dtype=x.dtype)
+        b_eps = torch.randn(self.bias_mu.shape, generator=generator, dtype=x.dtype)
+        w = self.weight_mu + F.softplus(self.weight_rho) * w_eps
+        b = self.bias_mu + F.softplus(self.bias_rho) * b_eps
+        return F.linear(x, w, b)
+
+    def kl(self) -> Tensor:
+        """Closed-form :math:`\\mathrm{KL}(q \\,\\|\\, p)` summed over weights and biases.
+
+        .. math::
+            \\mathrm{KL} = \\sum_i \\log\\frac{\\sigma_p}{\\sigma_i}
+                + \\frac{\\sigma_i^2 + \\mu_i^2}{2\\sigma_p^2} - \\frac12 \\;\\ge 0,
+            \\quad = 0 \\iff \\mu_i = 0,\\ \\sigma_i = \\sigma_p.
+        """
+        total = self.weight_mu.new_zeros(())
+        for mu, rho in ((self.weight_mu, self.weight_rho), (self.bias_mu, self.bias_rho)):
+            sigma = F.softplus(rho)
+            var_ratio = (sigma / self.prior_sigma) ** 2
+            total = (
+                total
+                + 0.5
+                * (var_ratio + (mu / self.prior_sigma) ** 2 - 1.0 - torch.log(var_ratio)).sum()
+            )
+        return total
+
+
+class BayesByBackpropNet(UncertaintyModel):
+    """A ReLU MLP of :class:`BayesLinear` layers; ``K`` weight samples at prediction.
+
+    Trained on the negative ELBO per training point,
+    :math:`\\frac1N \\sum_n -\\log p(y_n | x_n, w) + \\beta\\,\\mathrm{KL}(q \\| p) / N_\\text{train}`,
+    with one weight sample per step (``beta = kl_weight``).
+    """
+
+    kind = "bbb"
+
+    def __init__(
+        self,
+        in_dim: int,
+        n_classes: int,
+        hidden: Sequence[int],
+        prior_sigma: float,
+        rho_init: float,
+        k_samples: int,
+    ):
+        super().__init__()
+        widths = [in_dim, *hidden, n_classes]
+        self.layers = nn.ModuleList(
+            BayesLinear(a, b, prior_sigma, rho_init)
+            for a, b in zip(widths, widths[1:], strict=False)
+        )
+        self.k_samples = int(k_samples)
+
+    def _forward(self, x: Tensor, generator: torch.Generator | None) -> Tensor:
+        for layer in self.layers[:-1]:
+            x = F.relu(layer(x, generator))
+        return self.layers[-1](x, generator)
+
+    def sample_logits(self, x, k_samples=None, generator=None):
+        k = int(k_samples or self.k_samples)
+        return torch.stack([self._forward(x, generator) for _ in range(k)])
+
+    def training_logits(self, x):
+        return self._forward(x, None)
+
+    def kl(self) -> Tensor:
+        """Total :math:`\\mathrm{KL}(q \\| p)` of all layers (``>= 0``)."""
+        return sum(
+            (layer.kl() for layer in self.layers), start=self.layers[0].weight_mu.new_zeros(())
+        )
+
+
+class DeepEnsemble(UncertaintyModel):
+    """``M`` independently initialised and trained :class:`SingleNet` members; ``S = M``.
+
+    ``k_samples`` is ignored: every member contributes one sample.
+    """
+
+    kind = "ensemble"
+
+    def __init__(self, members: Sequence[SingleNet]):
+        super().__init__()
+        if not members:
+            raise ValueError("an ensemble needs at least one member")
+        self.members = nn.ModuleList(members)
+        self.k_samples = len(members)
+
+    def sample_logits(self, x, k_samples=None, generator=None):
+        return torch.stack([m.net(x) for m in self.members])
+
+    def training_logits(self, x):
+        raise RuntimeError("ensemble members are trained one by one (see train_model)")
+
+
+def build_model(kind: str, in_dim: int, n_classes: int, cfg: TrainConfig) -> UncertaintyModel:
+    """An untrained model of ``kind`` (one of :data:`KINDS`), initialised from the global RNG.
+
+    An ensemble built this way has ``cfg.n_members`` members initialised one after the other;
+    :func:`train_model` instead seeds every member independently.
+    """
+    if kind == "single":
+        return SingleNet(in_dim, n_classes, cfg.hidden)
+    if kind == "mc_dropout":
+        return MCDropoutNet(in_dim, n_classes, cfg.hidden, cfg.dropout, cfg.k_samples)
+    if kind == "bbb":
+        return BayesByBackpropNet(
+            in_dim, n_classes, cfg.hidden, cfg.prior_sigma, cfg.rho_init, cfg.k_samples
+        )
+    if kind == "ensemble":
+        return DeepEnsemble(
+            [SingleNet(in_dim, n_classes, cfg.hidden) for _ in range(cfg.n_members)]
+        )
+    raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
+
+
+def _member_seed(seed: int, member: int) -> int:
+    """Independent, reproducible seed of ensemble member ``member`` of run ``seed``."""
+    return int(np.random.SeedSequence([int(seed), int(member)]).generate_state(1)[0])
+
+
+def _fit(model: UncertaintyModel, x: Tensor, y: Tensor, cfg: TrainConfig) -> None:
+    """Adam on the cross-entropy (plus the scaled KL for ``bbb``) for ``cfg.epochs`` epochs."""
+    is_bbb = isinstance(model, BayesByBackpropNet)
+    opt = torch.optim.Adam(
+        model.parameters(), lr=cfg.lr, weight_decay=0.0 if is_bbb else cfg.weight_decay
+    )
+    n = x.shape[0]
+    batch = n if cfg.batch_size is None else int(cfg.batch_size)
+    model.train()
+    for _ in range(cfg.epochs):
+        order = torch.randperm(n) if batch < n else None
+        for start in range(0, n, batch):
+            idx = order[start : start + batch] if order is not None else slice(None)
+            loss = F.cross_entropy(model.training_logits(x[idx]), y[idx])
+            if is_bbb:
+                loss = loss + cfg.kl_weight * model.kl() / n
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+    model.eval()
+
+
+def train_model(
+    kind: str,
+    x: np.ndarray | Tensor,
+    y: np.ndarray | Tensor,
+    cfg: TrainConfig | Mapping[str, Any] | None = None,
+    seed: int = 0,
+) -> UncertaintyModel:
+    """Train a model of ``kind`` on ``(x, y)`` deterministically.
+
+    The global torch RNG is forked (the caller's RNG state is untouched) and seeded with
+    ``torch.manual_seed(seed)``; initialisation, minibatch order, dropout masks and weight
+    samples during training all come from it. Ensemble member ``m`` is trained alone, from its
+    own seed derived from ``(seed, m)``. Runs on CPU in ``float32`` with one thread.
+
+    :param kind: ``"single"``, ``"mc_dropout"``, ``"bbb"`` or ``"ensemble"``.
+    :param x: features ``(N, D)``.
+    :param y: integer labels ``(N,)`` in ``0 .. C-1`` (``C`` = ``max(y) + 1``).
+    :param cfg: a :class:`TrainConfig` or a mapping of its fields (``None`` = defaults).
+    :param seed: run seed.
+    :return: the trained model in eval mode.
+    """
+    cfg = TrainConfig.from_mapping(cfg)
+    if kind not in KINDS:
+        raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
+    xt = torch.as_tensor(np.asarray(x), dtype=torch.float32)
+    yt = torch.as_tensor(np.asarray(y), dtype=torch.long)
+    in_dim, n_classes = xt.shape[1], int(yt.max()) + 1
+    with single_thread(), torch.random.fork_rng(devices=[]):
+        if kind == "ensemble":
+            members = []
+            for m in range(cfg.n_members):
+                torch.manual_seed(_member_seed(seed, m))
+                member = SingleNet(in_dim, n_classes, cfg.hidden)
+                _fit(member, xt, yt, cfg)
+                members.append(member)
+            model: UncertaintyModel = DeepEnsemble(members)
+        else:
+            torch.manual_seed(seed)
+            model = build_model(kind, in_dim, n_classes, cfg)
+            _fit(model, xt, yt, cfg)
+    model.eval()
+    return model

@@ -1,0 +1,223 @@
+"""The scaling experiment of Theorem 1 and the metric grids of Fig. 1.
+
+Held-out points :math:`x'` are pushed away from the data by a factor :math:`\\alpha \\ge 1`
+(§3.2, Lemmas 3-9: :math:`x = \\boldsymbol\\alpha \\odot x'` with :math:`\\alpha_d = \\alpha` for one
+feature ``d`` and 1 elsewhere), and at every :math:`\\alpha` each uncertainty metric and the L2
+norm of its gradient with respect to the input, evaluated at the scaled point, are recorded.
+Theorem 1 predicts max prob -> 1, class variance / entropy / mutual information -> 0 and all
+gradient norms -> 0 as :math:`\\alpha \\to \\infty`.
+
+Models are evaluated on a ``float64`` copy by default, so that the far scales (``alpha >= 1e4``)
+resolve probabilities near 1 and gradients down to ~1e-300 instead of rounding to 0 at ~1e-7.
+
+:see Paper: Ulmer & Cinà, "Know your limits", §3.2, Lemmas 4-9, Theorem 1, Fig. 1.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor
+
+from softmax_ood.studies.ulmer.metrics import METRICS, all_metrics, metrics_and_gradients
+from softmax_ood.studies.ulmer.models import UncertaintyModel, single_thread
+
+__all__ = [
+    "default_alphas",
+    "scale_inputs",
+    "scaling_experiment",
+    "grid_heatmap",
+]
+
+Feature = int | str | Sequence[float] | np.ndarray | None
+
+
+def default_alphas(n: int = 25, max_exponent: float = 4.0) -> np.ndarray:
+    """``np.logspace(0, max_exponent, n)``: ``n`` log-spaced scales from 1 to ``10**max_exponent``."""
+    return np.logspace(0.0, max_exponent, n)
+
+
+def scale_inputs(x: Tensor, alpha: float, feature: Feature = None) -> Tensor:
+    """Push ``x`` (``(N, D)``) away from the data by ``alpha``.
+
+    * ``feature = d`` (int): :math:`x_d \\mapsto \\alpha x_d`, other features unchanged (the paper's
+      :math:`\\boldsymbol\\alpha \\odot x'` with :math:`\\alpha_{d'} = 1` for :math:`d' \\ne d`);
+    * ``feature = None`` or ``"all"``: :math:`x \\mapsto \\alpha x`;
+    * ``feature = u`` (a length-``D`` vector): the component along the unit vector
+      :math:`\\hat u = u/\\lVert u\\rVert` is scaled,
+      :math:`x \\mapsto x + (\\alpha - 1)(x^\\top \\hat u)\\hat u` (``u = e_d`` is the first case).
+
+    ``alpha = 1`` returns ``x`` unchanged. A point whose scaled component is 0 does not move.
+    """
+    if feature is None or (isinstance(feature, str) and feature == "all"):
+        return x * alpha
+    if isinstance(feature, str):
+        raise ValueError(f"feature must be an index, 'all', None or a direction, got {feature!r}")
+    if isinstance(feature, int | np.integer):
+        out = x.clone()
+        out[:, int(feature)] = x[:, int(feature)] * alpha
+        return out
+    u = torch.as_tensor(np.asarray(feature, dtype=np.float64), dtype=x.dtype)
+    if u.shape != (x.shape[1],) or float(torch.linalg.vector_norm(u)) == 0.0:
+        raise ValueError("a direction must be a non-zero vector with one entry per feature")
+    u = u / torch.linalg.vector_norm(u)
+    return x + (alpha - 1.0) * (x @ u).unsqueeze(1) * u
+
+
+def _prepare(model: UncertaintyModel, dtype: torch.dtype | None) -> UncertaintyModel:
+    if dtype is None:
+        return model
+    return copy.deepcopy(model).to(dtype).eval()
+
+
+def _model_dtype(model: UncertaintyModel) -> torch.dtype:
+    return next(model.parameters()).dtype
+
+
+def scaling_experiment(
+    models: Mapping[str, UncertaintyModel],
+    x: np.ndarray | Tensor,
+    alphas: Sequence[float] | np.ndarray,
+    *,
+    feature: Feature = None,
+    seed: int = 0,
+    k_samples: int | None = None,
+    metrics: Sequence[str] | None = None,
+    confident: float = 0.99,
+    dtype: torch.dtype | None = torch.float64,
+    reduce: bool = True,
+) -> pd.DataFrame:
+    """Every metric and its input-gradient norm at every scale, for every model.
+
+    For each model and each ``alpha`` the points are scaled with :func:`scale_inputs`, one
+    forward pass with a prediction-time generator seeded by ``seed`` is made (the same masks /
+    weight samples at every ``alpha``: common random numbers along the curve), and
+    :func:`~softmax_ood.studies.ulmer.metrics.metrics_and_gradients` gives the values and the
+    gradient norms :math:`\\lVert\\nabla_x m(x)\\rVert_2` at :math:`x = \\alpha\\odot x'`.
+
+    :param models: ``{name: trained model}``.
+    :param x: held-out points ``(N, D)`` (in the models' input space, e.g. standardised).
+    :param alphas: the scales, e.g. :func:`default_alphas`.
+    :param feature: what is scaled, see :func:`scale_inputs`.
+    :param seed: recorded in the ``seed`` column (use the training seed) and used for the
+        prediction-time generator.
+    :param k_samples: forward samples of the stochastic models (``None`` = model default).
+    :param metrics: names from :data:`~softmax_ood.studies.ulmer.metrics.METRICS` (default all).
+    :param confident: threshold of ``share_confident``.
+    :param dtype: evaluate a copy of each model in this dtype (``None`` = as is).
+    :param reduce: average over points (default) or return one row per point.
+    :return: with ``reduce`` (tidy, one row per model x alpha x metric): ``model, kind, seed,
+        alpha, metric, value, value_std, grad_norm, grad_norm_std, grad_norm_median,
+        share_confident, n_points`` -- ``value`` / ``grad_norm`` are means over points, ``*_std``
+        standard deviations over points (``ddof=0``), ``share_confident`` the share of points
+        whose max probability exceeds ``confident`` (the same on every metric row). Without
+        ``reduce``: ``model, kind, seed, alpha, metric, point, value, grad_norm, max_prob``.
+    """
+    names = list(metrics or METRICS)
+    rows: list[dict] = []
+    with single_thread():
+        for model_name, model in models.items():
+            net = _prepare(model, dtype)
+            x_t = torch.as_tensor(np.asarray(x), dtype=_model_dtype(net))
+            for alpha in np.asarray(alphas, dtype=np.float64):
+                x_a = scale_inputs(x_t, float(alpha), feature)
+                res = metrics_and_gradients(net, x_a, names, k_samples=k_samples, seed=seed)
+                if "max_prob" in res:
+                    top = res["max_prob"][0]
+                else:
+                    with torch.no_grad():
+                        lp = net.predict_log_probs(
+                            x_a, k_samples, torch.Generator().manual_seed(seed)
+                        )
+                        top = METRICS["max_prob"](lp)
+                top = top.numpy()
+                base = {"model": model_name, "kind": model.kind, "seed": seed, "alpha": alpha}
+                for name in names:
+                    values, grads = (t.numpy() for t in res[name])
+                    if reduce:
+                        rows.append(
+                            {
+                                **base,
+                                "metric": name,
+                                "value": float(values.mean()),
+                                "value_std": float(values.std()),
+                                "grad_norm": float(grads.mean()),
+                                "grad_norm_std": float(grads.std()),
+                                "grad_norm_median": float(np.median(grads)),
+                                "share_confident": float((top > confident).mean()),
+                                "n_points": int(values.size),
+                            }
+                        )
+                    else:
+                        for i in range(values.size):
+                            rows.append(
+                                {
+                                    **base,
+                                    "metric": name,
+                                    "point": i,
+                                    "value": float(values[i]),
+                                    "grad_norm": float(grads[i]),
+                                    "max_prob": float(top[i]),
+                                }
+                            )
+    return pd.DataFrame(rows)
+
+
+def grid_heatmap(
+    model: UncertaintyModel,
+    xlim: tuple[float, float],
+    ylim: tuple[float, float],
+    n: int,
+    *,
+    name: str | None = None,
+    metrics: Sequence[str] | None = None,
+    k_samples: int | None = None,
+    seed: int = 0,
+    dtype: torch.dtype | None = torch.float64,
+) -> pd.DataFrame:
+    """Metric values of a 2-D model on an ``n x n`` grid (Fig. 1).
+
+    The grid is ``np.linspace(*xlim, n) x np.linspace(*ylim, n)``; choose limits well beyond the
+    data (e.g. 3-5x its range) to show the open-ended certain regions.
+
+    :param model: a model with 2 input features.
+    :param xlim: ``(min, max)`` of the first feature.
+    :param ylim: ``(min, max)`` of the second feature.
+    :param n: points per axis.
+    :param name: value of the ``model`` column (default ``model.kind``).
+    :param metrics: names from :data:`~softmax_ood.studies.ulmer.metrics.METRICS` (default all).
+    :param k_samples: forward samples (``None`` = model default).
+    :param seed: prediction-time generator seed.
+    :param dtype: evaluate a copy of the model in this dtype (``None`` = as is).
+    :return: long frame ``model, kind, x1, x2, metric, value`` (``n * n`` rows per metric, ``x1``
+        varying fastest).
+    """
+    names = list(metrics or METRICS)
+    gx = np.linspace(xlim[0], xlim[1], n)
+    gy = np.linspace(ylim[0], ylim[1], n)
+    xx, yy = np.meshgrid(gx, gy)  # row = x2 index, column = x1 index
+    points = np.stack([xx.ravel(), yy.ravel()], axis=1)
+    with single_thread(), torch.no_grad():
+        net = _prepare(model, dtype)
+        pts = torch.as_tensor(points, dtype=_model_dtype(net))
+        lp = net.predict_log_probs(pts, k_samples, torch.Generator().manual_seed(seed))
+        values = all_metrics(lp, names)
+    label = name if name is not None else model.kind
+    frames = [
+        pd.DataFrame(
+            {
+                "model": label,
+                "kind": model.kind,
+                "x1": points[:, 0],
+                "x2": points[:, 1],
+                "metric": metric,
+                "value": values[metric].numpy(),
+            }
+        )
+        for metric in names
+    ]
+    return pd.concat(frames, ignore_index=True)
