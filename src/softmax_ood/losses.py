@@ -140,11 +140,135 @@ class GodinLoss(nn.Module):
         return F.cross_entropy(logits, target)
 
 
+class RewardMSELoss(nn.Module):
+    """Reward prediction by mean squared error, for selective classification.
+
+    The network has ``k + 1`` outputs (:meth:`num_outputs`): the predicted reward of classifying
+    the input as each of the ``k`` classes, then (last) the predicted reward of abstaining. The
+    target reward vector of a sample with label :math:`y` is
+
+    .. math::
+        r_a = r_{\\mathrm{correct}} \\text{ if } a = y, \\quad r_{\\mathrm{wrong}} \\text{ for
+        the other classes}, \\quad r_{k} = r_{\\mathrm{abstain}},
+
+    and the loss is the MSE over the batch and all :math:`k + 1` actions,
+    :math:`\\frac{1}{N(k+1)} \\sum_{n, a} (f_a(x_n) - r_a^{(n)})^2`. Its optimal constant solution
+    is the mean reward of each action over the training labels.
+
+    In supervised classification the reward of every action is known, so every action is
+    regressed (Kang et al. Sec. 3.2: "minimizing the MSE loss between the predicted and ground
+    truth rewards"); their Sec. 5.1 writes the same loss over logged ``(x, a, r)`` triples, one
+    action per sample, which has the same optimal constant solution.
+
+    :param correct_reward: reward of the correct class (paper: +1; set in config).
+    :param wrong_reward: reward of a wrong class (paper: -4); must be below ``correct_reward``.
+    :param abstain_reward: reward of abstaining (paper: 0).
+    :see Paper: Kang, Setlur, Tomlin & Levine, "Deep Neural Networks Tend To Extrapolate
+        Predictably", ICLR 2024, https://arxiv.org/abs/2310.00873, Sec. 3.2 and 5.
+    """
+
+    requires_head: ClassVar[str] = "linear"
+
+    def __init__(self, correct_reward: float, wrong_reward: float, abstain_reward: float):
+        super().__init__()
+        self.correct_reward = self._finite("RewardMSELoss correct_reward", correct_reward)
+        self.wrong_reward = self._finite("RewardMSELoss wrong_reward", wrong_reward)
+        self.abstain_reward = self._finite("RewardMSELoss abstain_reward", abstain_reward)
+        if not self.correct_reward > self.wrong_reward:
+            raise ValueError(
+                f"RewardMSELoss correct_reward ({self.correct_reward}) must exceed "
+                f"wrong_reward ({self.wrong_reward})"
+            )
+
+    @staticmethod
+    def _finite(name: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"{name} must be a real number, got {value!r}")
+        if not math.isfinite(float(value)):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+        return float(value)
+
+    @staticmethod
+    def num_outputs(num_classes: int) -> int:
+        """``num_classes + 1``: one predicted reward per class, then abstain."""
+        return int(num_classes) + 1
+
+    def extra_repr(self) -> str:
+        return (
+            f"correct_reward={self.correct_reward}, wrong_reward={self.wrong_reward}, "
+            f"abstain_reward={self.abstain_reward}"
+        )
+
+    def reward_targets(self, target: Tensor, num_classes: int) -> Tensor:
+        """The ``(N, num_classes + 1)`` float reward vectors of the integer labels ``target``."""
+        onehot = F.one_hot(target.long(), num_classes).to(torch.get_default_dtype())
+        rewards = self.wrong_reward + (self.correct_reward - self.wrong_reward) * onehot
+        abstain = torch.full((rewards.shape[0], 1), self.abstain_reward, dtype=rewards.dtype)
+        return torch.cat([rewards, abstain.to(rewards.device)], dim=1)
+
+    def forward(self, outputs: Tensor, target: Tensor) -> Tensor:
+        if outputs.ndim != 2 or outputs.shape[1] < 2:
+            raise ValueError(
+                "RewardMSELoss needs outputs of shape (N, num_classes + 1), "
+                f"got {tuple(outputs.shape)}"
+            )
+        rewards = self.reward_targets(target, outputs.shape[1] - 1)
+        return F.mse_loss(outputs, rewards.to(device=outputs.device, dtype=outputs.dtype))
+
+
+class GaussianNLLLoss(nn.Module):
+    """Gaussian negative log-likelihood of the label regressed as a number.
+
+    The network has 2 outputs (:meth:`num_outputs`): the mean :math:`\\mu = f_0(x)` and the
+    standard deviation :math:`\\sigma = \\operatorname{softplus}(f_1(x)) + \\sigma_{\\min}`
+    (:meth:`mean_std`). With the label :math:`y` as a float,
+
+    .. math::
+        \\mathcal{L} = \\frac{1}{N} \\sum_n \\Bigl[\\tfrac12 \\log 2\\pi + \\log \\sigma_n
+        + \\frac{(y_n - \\mu_n)^2}{2 \\sigma_n^2}\\Bigr].
+
+    Kang et al. (App. B.4) write :math:`\\log \\sigma^2 + (y - \\mu)^2 / \\sigma^2`, twice this
+    minus a constant: same minimiser, so the same optimal constant solution (mean and standard
+    deviation of the training labels).
+
+    :see Paper: Kang, Setlur, Tomlin & Levine, ICLR 2024, https://arxiv.org/abs/2310.00873,
+        App. B.4.
+    """
+
+    requires_head: ClassVar[str] = "linear"
+    min_std: ClassVar[float] = 1e-6  #: floor added to the softplus so log(sigma) stays finite
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @staticmethod
+    def num_outputs(num_classes: int) -> int:
+        """2 (mean and standard deviation), whatever the number of classes."""
+        return 2
+
+    @classmethod
+    def mean_std(cls, outputs: Tensor) -> tuple[Tensor, Tensor]:
+        """``(mean, std)``, each ``(N,)``, of the ``(N, 2)`` network outputs."""
+        if outputs.ndim != 2 or outputs.shape[1] != 2:
+            raise ValueError(
+                f"GaussianNLLLoss needs outputs of shape (N, 2), got {tuple(outputs.shape)}"
+            )
+        return outputs[:, 0], F.softplus(outputs[:, 1]) + cls.min_std
+
+    def forward(self, outputs: Tensor, target: Tensor) -> Tensor:
+        mean, std = self.mean_std(outputs)
+        y = target.to(device=mean.device, dtype=mean.dtype)
+        z = (y - mean) / std
+        return (0.5 * math.log(2.0 * math.pi) + torch.log(std) + 0.5 * z * z).mean()
+
+
 LOSSES: dict[str, type[nn.Module]] = {
     "ce": CrossEntropy,
     "logitnorm": LogitNormLoss,
     "logitpenalty": LogitPenaltyLoss,
     "godin": GodinLoss,
+    "reward_mse": RewardMSELoss,
+    "gaussian_nll": GaussianNLLLoss,
 }
 
 

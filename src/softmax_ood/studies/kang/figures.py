@@ -1,0 +1,350 @@
+"""Kang et al. Figures 2-7 from tidy data frames.
+
+Drawn with the shared style (:mod:`softmax_ood.analysis.style`: Agg canvas per figure, no pyplot,
+fixed sizes, fonts and DPI, PNG/SVG without time or version metadata), so drawing the same frame
+twice gives the same bytes. Row and panel orders follow the first appearance of each value in the
+frame; means and standard deviations (``ddof=1``, 0 for a single value) are taken over the
+``seed`` column where there is one. Every function is ``f(frame(s), path)`` and raises a
+one-sentence ``ValueError`` naming missing columns.
+
+Frames
+------
+``fig2(frame)`` -- mean prediction vs the OCS as the shift grows (paper Fig. 2):
+    ``loss``, ``level``, ``component``, ``value``. One row per loss, one column per level; the
+    OCS is the level named ``"OCS"`` (drawn last, orange). ``component`` is the class (or
+    action) label for ``ce`` / ``reward_mse`` (bars) and ``"mean"`` / ``"std"`` for
+    ``gaussian_nll`` (drawn as the Gaussian density).
+``fig3(frame)`` -- OOD score vs distance to the OCS (paper Fig. 3):
+    ``loss``, ``shift``, ``eval_set``, ``seed``, ``ood_score``, ``distance``, ``is_id``. One panel
+    per (loss, shift); each evaluation set is a point at its mean OOD score and mean distance,
+    with the std over seeds as error bars; ``is_id`` rows (the held-out ID split) are a red star
+    in every panel of their loss.
+``fig4(norms, subspace, constants)`` -- the mechanism (paper Fig. 4):
+    ``norms``: ``level``, ``layer``, ``name``, ``ratio_mean``, ``ratio_std`` (one line per level
+    over the layers, :func:`~softmax_ood.studies.kang.features.norm_ratios` rows);
+    ``subspace``: ``level``, ``share_mean``, ``share_std``; ``constants``: ``loss``,
+    ``component``, ``value``, ``source`` (``"constants"`` or ``"OCS"``), one panel per loss.
+``fig5(frame)`` -- reward model predictions and chosen actions (paper Fig. 5):
+    ``level``, ``action``, ``predicted_reward``, ``action_fraction``; the ``"OCS"`` level holds
+    the OCS and the OCS policy's actions.
+``fig6(frame)`` / ``fig7(frame)`` -- abstain ratio / mean reward per shift level and policy
+    (paper Figs. 6-7): ``level``, ``policy``, ``seed``, ``abstain_ratio`` / ``mean_reward`` and
+    an optional ``panel`` column (e.g. dataset or shift type), one panel per value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from ...analysis.style import new_figure, save_figure, style
+
+__all__ = [
+    "DISTANCE_LABELS",
+    "FIGURES",
+    "LOSS_LABELS",
+    "POLICY_LABELS",
+    "fig2",
+    "fig3",
+    "fig4",
+    "fig5",
+    "fig6",
+    "fig7",
+]
+
+OCS_LEVEL = "OCS"
+LOSS_LABELS = {"ce": "cross-entropy", "reward_mse": "reward MSE", "gaussian_nll": "Gaussian NLL"}
+DISTANCE_LABELS = {
+    "ce": "KL(prediction || OCS)",
+    "gaussian_nll": "KL(prediction || OCS)",
+    "reward_mse": "squared distance to OCS",
+}
+POLICY_LABELS = {
+    "reward_prediction": "reward prediction",
+    "classification": "classification (abstain if p < 4/5)",
+    "classification_argmax": "classification (arg-max)",
+    "oracle_eval_temperature": "oracle (T fit on eval split)",
+}
+_BLUE, _ORANGE = sns.color_palette("colorblind", 2)
+_RED = (0.84, 0.15, 0.16)
+
+
+# --------------------------------------------------------------------------- helpers
+def _require(frame: pd.DataFrame, columns, figure: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{figure} needs column(s) {missing}; the frame has {list(frame.columns)}."
+        )
+    if frame.empty:
+        raise ValueError(f"{figure} got an empty frame.")
+
+
+def _order(values) -> list:
+    return list(dict.fromkeys(values))
+
+
+def _std(v: pd.Series) -> float:
+    return float(v.std(ddof=1)) if len(v) > 1 else 0.0
+
+
+def _agg(frame: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
+    g = frame.groupby(keys, sort=False)[value]
+    return pd.DataFrame({"mean": g.mean(), "std": g.agg(_std)}).reset_index()
+
+
+def _label(mapping: dict, key) -> str:
+    return mapping.get(key, str(key))
+
+
+def _grouped_bars(ax, table: pd.DataFrame, x_order, hue_order, palette, labels) -> None:
+    """Bars of ``table`` (``x``, ``hue``, ``mean``, ``std``) grouped by ``x``, with error bars
+    where ``std`` is not all zero."""
+    width = 0.8 / max(len(hue_order), 1)
+    for j, hue in enumerate(hue_order):
+        sub = table[table["hue"] == hue].set_index("x").reindex(x_order)
+        pos = np.arange(len(x_order)) - 0.4 + width * (j + 0.5)
+        ax.bar(pos, sub["mean"], width=width, color=palette[hue], label=labels.get(hue, hue))
+        if (sub["std"].fillna(0) > 0).any():
+            ax.errorbar(
+                pos, sub["mean"], yerr=sub["std"], fmt="none", ecolor="black", lw=0.8, capsize=2
+            )
+    ax.set_xticks(np.arange(len(x_order)), [str(x) for x in x_order])
+
+
+# --------------------------------------------------------------------------- Fig. 2
+def fig2(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 2: the average prediction per shift level (blue) and the OCS (orange)."""
+    _require(frame, ["loss", "level", "component", "value"], "fig2")
+    losses = _order(frame["loss"])
+    levels = [lv for lv in _order(frame["level"]) if lv != OCS_LEVEL] + [OCS_LEVEL]
+    with style():
+        fig, axes = new_figure((1.7 * len(levels), 1.6 * len(losses)), len(levels), len(losses))
+        for r, loss in enumerate(losses):
+            sub = frame[frame["loss"] == loss]
+            if OCS_LEVEL not in set(sub["level"]):
+                raise ValueError(f"fig2 needs an {OCS_LEVEL!r} level for loss {loss!r}.")
+            comps = [str(c) for c in _order(sub["component"])]
+            if loss == "gaussian_nll":
+                stats = {
+                    lv: sub[sub["level"] == lv].set_index("component")["value"] for lv in levels
+                }
+                lo = min(s["mean"] - 4 * s["std"] for s in stats.values() if len(s))
+                hi = max(s["mean"] + 4 * s["std"] for s in stats.values() if len(s))
+                grid = np.linspace(lo, hi, 200)
+            for c, level in enumerate(levels):
+                ax = axes[r * len(levels) + c]
+                cell = sub[sub["level"] == level]
+                color = _ORANGE if level == OCS_LEVEL else _BLUE
+                if loss == "gaussian_nll":
+                    if len(cell):
+                        m, s = stats[level]["mean"], stats[level]["std"]
+                        pdf = np.exp(-0.5 * ((grid - m) / s) ** 2) / (s * np.sqrt(2 * np.pi))
+                        ax.fill_between(grid, pdf, color=color, alpha=0.8, lw=0)
+                else:
+                    values = cell.assign(component=cell["component"].astype(str))
+                    sns.barplot(
+                        data=values,
+                        x="component",
+                        y="value",
+                        order=comps,
+                        color=color,
+                        ax=ax,
+                        errorbar=None,
+                    )
+                    ax.set_xlabel("")
+                ax.set_ylabel(_label(LOSS_LABELS, loss) if c == 0 else "")
+                if r == 0:
+                    ax.set_title(str(level))
+        save_figure(fig, path)
+
+
+# --------------------------------------------------------------------------- Fig. 3
+def fig3(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 3: OOD score (x) vs distance to the OCS (y), mean ± std over seeds."""
+    cols = ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
+    _require(frame, cols, "fig3")
+    ood = frame[~frame["is_id"].astype(bool)]
+    ident = frame[frame["is_id"].astype(bool)]
+    panels = _order(zip(ood["loss"], ood["shift"], strict=True))
+    if not panels:
+        raise ValueError("fig3 needs at least one evaluation set with is_id False.")
+    with style():
+        fig, axes = new_figure((2.6 * len(panels), 2.4), len(panels), 1)
+        for ax, (loss, shift) in zip(axes, panels, strict=True):
+            sub = ood[(ood["loss"] == loss) & (ood["shift"] == shift)]
+            x = _agg(sub, ["eval_set"], "ood_score")
+            y = _agg(sub, ["eval_set"], "distance")
+            ax.errorbar(
+                x["mean"],
+                y["mean"],
+                yerr=y["std"],
+                xerr=x["std"],
+                fmt="o",
+                color=_BLUE,
+                ms=4,
+                lw=0.8,
+                capsize=2,
+                label="evaluation sets",
+            )
+            idf = ident[ident["loss"] == loss]
+            if len(idf):
+                xi = _agg(idf, ["eval_set"], "ood_score")
+                yi = _agg(idf, ["eval_set"], "distance")
+                ax.errorbar(
+                    xi["mean"],
+                    yi["mean"],
+                    yerr=yi["std"],
+                    xerr=xi["std"],
+                    fmt="*",
+                    color=_RED,
+                    ms=10,
+                    lw=0.8,
+                    capsize=2,
+                    label="held-out ID",
+                )
+            ax.set_xlabel("OOD score")
+            ax.set_ylabel(_label(DISTANCE_LABELS, loss))
+            ax.set_title(f"{_label(LOSS_LABELS, loss)}, {shift}")
+        axes[0].legend(loc="best")
+        save_figure(fig, path)
+
+
+# --------------------------------------------------------------------------- Fig. 4
+def fig4(
+    norms: pd.DataFrame, subspace: pd.DataFrame, constants: pd.DataFrame, path: str | Path
+) -> None:
+    """Fig. 4: per-layer norm ratios, top-subspace share, accumulated constants vs OCS."""
+    _require(norms, ["level", "layer", "name", "ratio_mean", "ratio_std"], "fig4 (norms)")
+    _require(subspace, ["level", "share_mean", "share_std"], "fig4 (subspace)")
+    _require(constants, ["loss", "component", "value", "source"], "fig4 (constants)")
+    levels = _order(norms["level"])
+    losses = _order(constants["loss"])
+    colors = dict(zip(levels, sns.color_palette("viridis", len(levels)), strict=True))
+    with style():
+        fig, axes = new_figure((2.8 * (2 + len(losses)), 2.6), 2 + len(losses), 1)
+        ax = axes[0]
+        for level in levels:
+            sub = norms[norms["level"] == level].sort_values("layer")
+            ax.errorbar(
+                sub["layer"],
+                sub["ratio_mean"],
+                yerr=sub["ratio_std"],
+                marker="o",
+                ms=3,
+                lw=1,
+                capsize=2,
+                color=colors[level],
+                label=str(level),
+            )
+        names = norms.drop_duplicates("layer").sort_values("layer")
+        ax.set_xticks(names["layer"], names["name"], rotation=45)
+        ax.set_ylabel("E ||W phi||^2 relative to train")
+        ax.set_title("feature norm ratio")
+        ax.legend(title="shift", loc="best")
+        ax = axes[1]
+        sub = subspace.set_index("level").reindex(_order(subspace["level"]))
+        pos = np.arange(len(sub))
+        ax.bar(pos, sub["share_mean"], color=[colors.get(lv, _BLUE) for lv in sub.index])
+        ax.errorbar(
+            pos,
+            sub["share_mean"],
+            yerr=sub["share_std"],
+            fmt="none",
+            ecolor="black",
+            lw=0.8,
+            capsize=2,
+        )
+        ax.set_xticks(pos, [str(lv) for lv in sub.index])
+        ax.set_ylabel("share of ||phi||^2 in top subspace")
+        ax.set_title("top singular subspace")
+        for ax, loss in zip(axes[2:], losses, strict=True):
+            sub = constants[constants["loss"] == loss].assign(
+                x=lambda d: d["component"].astype(str),
+                hue=lambda d: d["source"],
+                mean=lambda d: d["value"],
+                std=0.0,
+            )
+            palette = {"constants": _BLUE, "OCS": _ORANGE}
+            _grouped_bars(
+                ax,
+                sub,
+                _order(sub["x"]),
+                ["constants", "OCS"],
+                palette,
+                {"constants": "accumulated constants", "OCS": "OCS"},
+            )
+            ax.set_title(f"{_label(LOSS_LABELS, loss)}: constants vs OCS")
+            ax.legend(loc="best")
+        save_figure(fig, path)
+
+
+# --------------------------------------------------------------------------- Fig. 5
+def fig5(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 5: mean predicted reward per action (top) and fraction of chosen actions (bottom)
+    per shift level, with the OCS and the OCS policy last."""
+    _require(frame, ["level", "action", "predicted_reward", "action_fraction"], "fig5")
+    levels = [lv for lv in _order(frame["level"]) if lv != OCS_LEVEL]
+    if OCS_LEVEL in set(frame["level"]):
+        levels.append(OCS_LEVEL)
+    actions = [str(a) for a in _order(frame["action"])]
+    with style():
+        fig, axes = new_figure((1.8 * len(levels), 3.2), len(levels), 2)
+        for c, level in enumerate(levels):
+            cell = frame[frame["level"] == level].assign(action=lambda d: d["action"].astype(str))
+            color = _ORANGE if level == OCS_LEVEL else _BLUE
+            for r, (col, label) in enumerate(
+                (("predicted_reward", "predicted reward"), ("action_fraction", "fraction chosen"))
+            ):
+                ax = axes[r * len(levels) + c]
+                sns.barplot(
+                    data=cell, x="action", y=col, order=actions, color=color, ax=ax, errorbar=None
+                )
+                ax.set_xlabel("action" if r == 1 else "")
+                ax.set_ylabel(label if c == 0 else "")
+                if r == 0:
+                    ax.set_title(str(level))
+                else:
+                    ax.set_ylim(0, 1)
+        save_figure(fig, path)
+
+
+# --------------------------------------------------------------------------- Figs. 6-7
+def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path) -> None:
+    _require(frame, ["level", "policy", "seed", value], figure)
+    frame = frame.copy()
+    if "panel" not in frame.columns:
+        frame["panel"] = ""
+    panels = _order(frame["panel"])
+    policies = _order(frame["policy"])
+    palette = dict(zip(policies, sns.color_palette("colorblind", len(policies)), strict=True))
+    with style():
+        fig, axes = new_figure((3.2 * len(panels), 2.6), len(panels), 1)
+        for ax, panel in zip(axes, panels, strict=True):
+            sub = frame[frame["panel"] == panel]
+            table = _agg(sub, ["level", "policy"], value).rename(
+                columns={"level": "x", "policy": "hue"}
+            )
+            _grouped_bars(ax, table, _order(sub["level"]), policies, palette, POLICY_LABELS)
+            ax.set_xlabel("shift level")
+            ax.set_ylabel(ylabel)
+            if panel != "":
+                ax.set_title(str(panel))
+        axes[0].legend(loc="best")
+        save_figure(fig, path)
+
+
+def fig6(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 6: ratio of abstain actions per shift level and policy, mean ± std over seeds."""
+    _policy_bars(frame, "abstain_ratio", "abstain ratio", "fig6", path)
+
+
+def fig7(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 7: mean reward per shift level and policy, mean ± std over seeds."""
+    _policy_bars(frame, "mean_reward", "mean reward", "fig7", path)
+
+
+FIGURES = {"fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5, "fig6": fig6, "fig7": fig7}
