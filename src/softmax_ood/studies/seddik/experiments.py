@@ -1,0 +1,472 @@
+"""Tidy frames for Seddik et al.'s Figures 2-5, the validation checks and the solver timing.
+
+Every function is deterministic given its arguments (seeded sampling, deterministic theory)
+and returns a long :class:`pandas.DataFrame`; :mod:`.figures` draws them.
+
+Common columns: ``source`` (``"theory"`` or ``"practice"``), ``split`` (``"train"`` or
+``"test"``), ``cls`` (``"all"`` or the class index as a string), ``seed`` (nullable integer,
+missing on theory rows).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from .practice import (
+    class_statistics,
+    fit_softmax,
+    load_digits_pair,
+    loo_projections,
+    paper_mixture,
+    structured_mixture,
+)
+from .theory import FixedPointError, ridge_closed_form, solve_binary, solve_multiclass
+
+__all__ = [
+    "fig2_frame",
+    "fig3_frame",
+    "fig4_frame",
+    "fig5_frame",
+    "timing",
+    "validation_frame",
+]
+
+
+def _accuracy_rows(fit, X, y, k: int, **keys) -> list[dict]:
+    rows = []
+    pred = fit.predict(X)
+    rows.append({**keys, "cls": "all", "accuracy": float(np.mean(pred == y))})
+    for c in range(k):
+        rows.append({**keys, "cls": str(c), "accuracy": float(np.mean(pred[y == c] == c))})
+    return rows
+
+
+def _theory_rows(per_class: np.ndarray, weights: np.ndarray, **keys) -> list[dict]:
+    rows = [{**keys, "cls": "all", "accuracy": float(weights @ per_class)}]
+    rows += [{**keys, "cls": str(c), "accuracy": float(a)} for c, a in enumerate(per_class)]
+    return rows
+
+
+def _finish(rows: list[dict], first: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    if "seed" in frame:
+        frame["seed"] = frame["seed"].astype("Int64")
+    return frame[first + [c for c in frame.columns if c not in first]]
+
+
+def fig2_frame(
+    ps: Iterable[int] = (25, 50, 100, 200, 400, 800),
+    seeds: Iterable[int] = range(5),
+    *,
+    n: int = 400,
+    lam: float = 20.0,
+    gammas=(1 / 3, 2 / 3),
+    mean_norm: float = 0.5,
+    n_test: int = 4000,
+) -> pd.DataFrame:
+    """Fig. 2: accuracy vs ``p`` on the Gaussian mixture (``C = I``, ``mu_1 _|_ mu_2``,
+    ``|mu| = mean_norm``), theory (Theorem 4.8) vs L-BFGS-trained classifiers, train and test.
+
+    Columns: ``p, n, lam, source, split, seed, cls, accuracy``. Practice test accuracies use
+    ``n_test`` fresh points with the same proportions, one training/test draw per seed."""
+    rows: list[dict] = []
+    for p in ps:
+        spec = paper_mixture(p, mean_norm=mean_norm, gammas=gammas)
+        th = solve_binary(spec.means, spec.covs, spec.gammas, n, lam)
+        base = {"p": p, "n": n, "lam": lam}
+        for split, acc in (
+            ("train", th.train_accuracy_per_class),
+            ("test", th.test_accuracy_per_class),
+        ):
+            rows += _theory_rows(acc, spec.gammas, **base, source="theory", split=split, seed=pd.NA)
+        for seed in seeds:
+            X, y = spec.sample(n, seed)
+            Xt, yt = spec.sample(n_test, 10_000 + seed)
+            fit = fit_softmax(X, y, lam)
+            for split, (A, b) in (("train", (X, y)), ("test", (Xt, yt))):
+                rows += _accuracy_rows(
+                    fit, A, b, 2, **base, source="practice", split=split, seed=seed
+                )
+    return _finish(rows, ["p", "n", "lam", "source", "split", "seed", "cls", "accuracy"])
+
+
+def fig3_frame(
+    lam: float = 20.0,
+    digits: tuple[int, int] = (1, 2),
+    *,
+    balance: bool = True,
+    seed: int = 0,
+    loo: str = "exact",
+) -> pd.DataFrame:
+    """Fig. 3: leave-one-out projections :math:`x_i^\\top w_{-i}` on digits (sklearn 8x8)
+    per class, with the predicted Gaussian ``N(m_l, sigma_l^2)`` of Theorem 4.8.
+
+    One row per training point: ``cls, digit, index, loo_projection, train_projection``
+    (:math:`x_i^\\top w`), and the class's ``theory_mean, theory_std`` (law of the LOO
+    projection) and ``theory_train_mean, theory_train_std`` (moments of :math:`x_i^\\top w`).
+    ``loo`` is ``"exact"`` (refits) or ``"newton"`` (one-step approximation)."""
+    d = load_digits_pair(digits, balance=balance, seed=seed)
+    n = len(d.y)
+    fit = fit_softmax(d.X, d.y, lam)
+    z = loo_projections(d.X, d.y, lam, method=loo, fit=fit)[:, 0]
+    th = solve_binary(d.means, d.covs, d.gammas, n, lam)
+    return pd.DataFrame(
+        {
+            "cls": d.y,
+            "digit": np.asarray(digits)[d.y],
+            "index": np.arange(n),
+            "loo_projection": z,
+            "train_projection": d.X @ fit.w,
+            "theory_mean": th.m[d.y],
+            "theory_std": th.sigma[d.y],
+            "theory_train_mean": th.train_score_mean[d.y],
+            "theory_train_std": th.train_score_std[d.y],
+            "lam": lam,
+            "n": n,
+            "p": d.X.shape[1],
+        }
+    )
+
+
+def fig4_frame(
+    ns: Iterable[int] = (20, 40, 80, 120, 160, 200, 240),
+    seeds: Iterable[int] = range(5),
+    *,
+    lam: float = 20.0,
+    digits: tuple[int, int] = (1, 2),
+) -> pd.DataFrame:
+    """Fig. 4: digits accuracy vs training size ``n`` (the paper fixes ``p`` and
+    ``gamma = 1/2``), theory vs practice, train and test.
+
+    Each seed draws ``n/2`` training points per class from the balanced pool and tests on the
+    rest of the pool; the theory uses the pool's class means and covariances (as the paper
+    uses whole-dataset statistics). Columns as :func:`fig2_frame` with ``n`` varying."""
+    d = load_digits_pair(digits)
+    p = d.X.shape[1]
+    rows: list[dict] = []
+    for n in ns:
+        half = n // 2
+        base = {"p": p, "n": 2 * half, "lam": lam}
+        th = solve_binary(d.means, d.covs, [0.5, 0.5], 2 * half, lam)
+        for split, acc in (
+            ("train", th.train_accuracy_per_class),
+            ("test", th.test_accuracy_per_class),
+        ):
+            rows += _theory_rows(
+                acc, np.array([0.5, 0.5]), **base, source="theory", split=split, seed=pd.NA
+            )
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            train = np.concatenate(
+                [rng.choice(np.flatnonzero(d.y == c), half, replace=False) for c in range(2)]
+            )
+            test = np.setdiff1d(np.arange(len(d.y)), train)
+            fit = fit_softmax(d.X[train], d.y[train], lam)
+            for split, idx in (("train", train), ("test", test)):
+                rows += _accuracy_rows(
+                    fit, d.X[idx], d.y[idx], 2, **base, source="practice", split=split, seed=seed
+                )
+    return _finish(rows, ["p", "n", "lam", "source", "split", "seed", "cls", "accuracy"])
+
+
+def _normalise(X: np.ndarray, row_norm: float | None) -> np.ndarray:
+    X = np.asarray(X, dtype=float)
+    if row_norm is None:
+        return X
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X * (row_norm * np.sqrt(X.shape[1]) / np.maximum(norms, 1e-300))
+
+
+def fig5_frame(
+    features_train,
+    y_train,
+    features_test,
+    y_test,
+    lam: float = 1.5,
+    *,
+    row_norm: float | None = 0.1,
+    center: bool = False,
+    stats_from: str = "all",
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Fig. 5 for any feature matrices (rows = samples; labels ``0..k-1``, ``k >= 2``).
+
+    Rows are rescaled to ``|x| = row_norm * sqrt(p)`` (the paper's 0.1; ``None`` keeps them),
+    optionally centred by the training mean; the theory (k-class Theorem 4.8) uses class
+    means/covariances of ``stats_from`` = ``"all"`` (train + test pooled, as the paper's
+    whole-dataset estimates) or ``"train"``, the training proportions and ``n``.
+
+    Long frame, ``panel`` in:
+
+    * ``"weights"``: ``source, output`` (class ``a`` of ``w_a``), ``index`` (coordinate),
+      ``value``; theory rows carry ``theory_std`` (predicted std of that weight);
+    * ``"logits"``: one row per test point and logit ``output``: practice logits
+      :math:`W^\\top x` and, for the same ``true_class``, one draw of the predicted Gaussian;
+    * ``"accuracy"``: ``source, split, cls, value`` (theory "all" uses the split's proportions).
+    """
+    Xtr, Xte = _normalise(features_train, row_norm), _normalise(features_test, row_norm)
+    ytr, yte = np.asarray(y_train, dtype=int), np.asarray(y_test, dtype=int)
+    if center:
+        mean = Xtr.mean(0)
+        Xtr, Xte = Xtr - mean, Xte - mean
+    k = int(max(ytr.max(), yte.max()) + 1)
+    n, p = Xtr.shape
+    if stats_from == "all":
+        means, covs, _ = class_statistics(np.vstack([Xtr, Xte]), np.concatenate([ytr, yte]), k)
+    elif stats_from == "train":
+        means, covs, _ = class_statistics(Xtr, ytr, k)
+    else:
+        raise ValueError(f"stats_from must be 'all' or 'train', got {stats_from!r}")
+    gammas = np.bincount(ytr, minlength=k) / n
+    th = solve_multiclass(means, covs, gammas, n, lam, seed=seed)
+    fit = fit_softmax(Xtr, ytr, lam, k=k)
+    rows: list[dict] = []
+    idx = np.arange(p)
+    std = th.w_std
+    for a in range(k):
+        rows += [
+            {"panel": "weights", "source": "practice", "output": a, "index": j, "value": v}
+            for j, v in zip(idx, fit.weights[:, a], strict=True)
+        ]
+        rows += [
+            {
+                "panel": "weights",
+                "source": "theory",
+                "output": a,
+                "index": j,
+                "value": v,
+                "theory_std": s,
+            }
+            for j, v, s in zip(idx, th.w_mean[:, a], std[:, a], strict=True)
+        ]
+    rng = np.random.default_rng(seed)
+    L_prac = fit.logits(Xte)
+    L_theo = np.empty_like(L_prac)
+    for c in range(k):
+        sel = np.flatnonzero(yte == c)
+        L_theo[sel] = rng.multivariate_normal(
+            th.logit_mean[c], th.logit_cov[c], size=len(sel), method="eigh"
+        )
+    for source, L in (("practice", L_prac), ("theory", L_theo)):
+        for a in range(k):
+            rows += [
+                {
+                    "panel": "logits",
+                    "source": source,
+                    "true_class": int(c),
+                    "index": i,
+                    "output": a,
+                    "value": float(v),
+                }
+                for i, (c, v) in enumerate(zip(yte, L[:, a], strict=True))
+            ]
+    prop_te = np.bincount(yte, minlength=k) / len(yte)
+    for split, A, b, per, w in (
+        ("train", Xtr, ytr, th.train_accuracy_per_class, gammas),
+        ("test", Xte, yte, th.test_accuracy_per_class, prop_te),
+    ):
+        for r in _accuracy_rows(fit, A, b, k, panel="accuracy", source="practice", split=split):
+            rows.append({**r, "value": r.pop("accuracy")})
+        for r in _theory_rows(per, w, panel="accuracy", source="theory", split=split):
+            rows.append({**r, "value": r.pop("accuracy")})
+    frame = pd.DataFrame(rows)
+    frame["true_class"] = frame["true_class"].astype("Int64")
+    frame["output"] = frame["output"].astype("Int64")
+    frame["index"] = frame["index"].astype("Int64")
+    frame.attrs.update(lam=lam, n=n, p=p, k=k, n_iter=th.n_iter, row_norm=row_norm)
+    cols = [
+        "panel",
+        "source",
+        "split",
+        "cls",
+        "true_class",
+        "output",
+        "index",
+        "value",
+        "theory_std",
+    ]
+    return frame[cols]
+
+
+def validation_frame(
+    lams: Iterable[float] = (0.01, 0.05, 0.1, 0.5),
+    seeds: Iterable[int] = range(4),
+    *,
+    p: int = 100,
+    n: int = 400,
+    mean_norm: float = 1.0,
+    gammas=(0.4, 0.6),
+    n_test: int = 4000,
+) -> pd.DataFrame:
+    """Validation at small ``lam`` on a mixture with two different non-identity covariances
+    (:func:`~.practice.structured_mixture`).
+
+    ``check="logistic"``: theory vs classifiers trained to convergence (mean over ``seeds``):
+    ``quantity`` in ``m, sigma`` (per class: mean/std of :math:`x^\\top w` on a fresh test
+    set), ``test_accuracy``, ``train_accuracy``. ``check="ridge"``: the same machinery with
+    the squared loss (``theory``) vs :func:`~.theory.ridge_closed_form` (``reference_kind =
+    "closed_form"``) and vs simulated ridge (``"simulation"``). A non-converged fixed point
+    gives one row with ``quantity="error"`` and the message in ``note``.
+
+    Columns: ``check, lam, p, n, cls, quantity, theory, reference, reference_kind, abs_diff,
+    n_iter, note``."""
+    spec = structured_mixture(p, mean_norm=mean_norm, gammas=gammas)
+    seeds = list(seeds)
+    rows: list[dict] = []
+    for lam in lams:
+        base = {"lam": lam, "p": p, "n": n}
+        # logistic
+        try:
+            th = solve_binary(spec.means, spec.covs, spec.gammas, n, lam)
+        except FixedPointError as err:
+            rows.append({**base, "check": "logistic", "quantity": "error", "note": str(err)})
+            th = None
+        stats = {q: [] for q in ("m", "sigma", "test_accuracy", "train_accuracy")}
+        ridge = {"m": [], "sigma": []}
+        for seed in seeds:
+            X, y = spec.sample(n, seed)
+            Xt, yt = spec.sample(n_test, 10_000 + seed)
+            fit = fit_softmax(X, y, lam)
+            s = Xt @ fit.w
+            stats["m"].append([s[yt == c].mean() for c in range(2)])
+            stats["sigma"].append([s[yt == c].std() for c in range(2)])
+            stats["test_accuracy"].append(
+                [np.mean(fit.predict(Xt[yt == c]) == c) for c in range(2)]
+            )
+            stats["train_accuracy"].append([np.mean(fit.predict(X[y == c]) == c) for c in range(2)])
+            yl = np.where(y == 0, 1.0, -1.0)
+            w = np.linalg.solve(X.T @ X / n + lam * np.eye(p), X.T @ yl / n)
+            ridge["m"].append(spec.means @ w)
+            ridge["sigma"].append([np.sqrt(w @ C @ w) for C in spec.covs])
+        if th is not None:
+            theo = {
+                "m": th.m,
+                "sigma": th.sigma,
+                "test_accuracy": th.test_accuracy_per_class,
+                "train_accuracy": th.train_accuracy_per_class,
+            }
+            for q, vals in stats.items():
+                ref = np.mean(vals, axis=0)
+                for c in range(2):
+                    rows.append(
+                        {
+                            **base,
+                            "check": "logistic",
+                            "cls": str(c),
+                            "quantity": q,
+                            "theory": theo[q][c],
+                            "reference": ref[c],
+                            "reference_kind": f"practice (mean of {len(seeds)} seeds)",
+                            "n_iter": th.n_iter,
+                        }
+                    )
+                if q.endswith("accuracy"):
+                    rows.append(
+                        {
+                            **base,
+                            "check": "logistic",
+                            "cls": "all",
+                            "quantity": q,
+                            "theory": spec.gammas @ theo[q],
+                            "reference": spec.gammas @ ref,
+                            "reference_kind": f"practice (mean of {len(seeds)} seeds)",
+                            "n_iter": th.n_iter,
+                        }
+                    )
+        # ridge
+        try:
+            rt = solve_binary(spec.means, spec.covs, spec.gammas, n, lam, loss="squared")
+        except FixedPointError as err:
+            rows.append({**base, "check": "ridge", "quantity": "error", "note": str(err)})
+            continue
+        cf = ridge_closed_form(spec.means, spec.covs, spec.gammas, n, lam)
+        for q in ("m", "sigma"):
+            sim = np.mean(ridge[q], axis=0)
+            for c in range(2):
+                for kind, ref in (
+                    ("closed_form", getattr(cf, q)[c]),
+                    (f"simulation (mean of {len(seeds)} seeds)", sim[c]),
+                ):
+                    rows.append(
+                        {
+                            **base,
+                            "check": "ridge",
+                            "cls": str(c),
+                            "quantity": q,
+                            "theory": getattr(rt, q)[c],
+                            "reference": ref,
+                            "reference_kind": kind,
+                            "n_iter": rt.n_iter,
+                        }
+                    )
+        for c in range(2):
+            rows.append(
+                {
+                    **base,
+                    "check": "ridge",
+                    "cls": str(c),
+                    "quantity": "test_accuracy",
+                    "theory": rt.test_accuracy_per_class[c],
+                    "reference": cf.test_accuracy_per_class[c],
+                    "reference_kind": "closed_form",
+                    "n_iter": rt.n_iter,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    for col in ("cls", "theory", "reference", "reference_kind", "n_iter", "note"):
+        if col not in frame:
+            frame[col] = pd.NA
+    frame["abs_diff"] = (frame["theory"] - frame["reference"]).abs()
+    frame["n_iter"] = frame["n_iter"].astype("Int64")
+    cols = [
+        "check",
+        "lam",
+        "p",
+        "n",
+        "cls",
+        "quantity",
+        "theory",
+        "reference",
+        "reference_kind",
+        "abs_diff",
+        "n_iter",
+        "note",
+    ]
+    return frame[cols]
+
+
+def timing(
+    p: int = 512, n: int = 3000, *, ks: Iterable[int] = (2, 3), lam: float = 1.0, seed: int = 0
+) -> pd.DataFrame:
+    """Wall time and iterations of the fixed point for ``p``, ``n`` on
+    :func:`~.practice.structured_mixture` (non-identity covariances, no special-casing).
+
+    ``k = 2`` uses the scalar form (:func:`~.theory.solve_binary`), ``k > 2`` the block form.
+    Columns: ``solver, k, p, n, lam, seconds, n_iter, residual``."""
+    rows = []
+    for k in ks:
+        spec = structured_mixture(p, k=k, seed=seed)
+        t0 = time.perf_counter()
+        if k == 2:
+            th = solve_binary(spec.means, spec.covs, spec.gammas, n, lam)
+            solver = "solve_binary"
+        else:
+            th = solve_multiclass(spec.means, spec.covs, spec.gammas, n, lam)
+            solver = "solve_multiclass"
+        rows.append(
+            {
+                "solver": solver,
+                "k": k,
+                "p": p,
+                "n": n,
+                "lam": lam,
+                "seconds": time.perf_counter() - t0,
+                "n_iter": th.n_iter,
+                "residual": th.residual,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,190 @@
+"""Seddik et al.'s Figures 2-5 and the validation figure, from the frames of :mod:`.experiments`.
+
+Drawn with the shared style (:mod:`softmax_ood.analysis.style`): Agg canvas, fixed sizes,
+fonts and DPI, files without time or version metadata, so the same figure twice is the same
+bytes. Registry :data:`FIGURES` maps names to ``f(frame, path)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from scipy.stats import norm
+
+from ...analysis.style import new_figure, save_figure, style
+
+__all__ = ["FIGURES", "fig2", "fig3", "fig4", "fig5", "fig_validation"]
+
+
+def _require(frame: pd.DataFrame, columns: list[str], where: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing or frame.empty:
+        raise ValueError(f"The {where} frame is empty or lacks columns {missing}.")
+
+
+def _accuracy_axes(ax, frame: pd.DataFrame, x: str, title: str) -> None:
+    sel = frame[frame["cls"] == "all"]
+    colors = dict(zip(["train", "test"], sns.color_palette("colorblind", 2), strict=True))
+    for split in ("train", "test"):
+        th = sel[(sel["source"] == "theory") & (sel["split"] == split)].sort_values(x)
+        ax.plot(th[x], th["accuracy"], color=colors[split], label=f"theory, {split}")
+        pr = sel[(sel["source"] == "practice") & (sel["split"] == split)]
+        stats = pr.groupby(x)["accuracy"].agg(["mean", "std"]).sort_index()
+        ax.errorbar(
+            stats.index,
+            stats["mean"],
+            yerr=np.nan_to_num(stats["std"]),
+            fmt="o",
+            color=colors[split],
+            markerfacecolor="none",
+            capsize=2,
+            label=f"practice, {split}",
+        )
+    n_seeds = sel.loc[sel["source"] == "practice", "seed"].nunique()
+    ax.set(xlabel=x, ylabel="accuracy", title=f"{title} (practice: mean ± std, {n_seeds} seeds)")
+    ax.legend(loc="best", frameon=True)
+
+
+def fig2(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 2: accuracy vs p on the Gaussian mixture, theory (lines) vs practice (markers)."""
+    _require(frame, ["p", "source", "split", "cls", "accuracy"], "fig2")
+    n, lam = frame["n"].iloc[0], frame["lam"].iloc[0]
+    with style():
+        fig, (ax,) = new_figure((5.2, 3.6))
+        _accuracy_axes(ax, frame, "p", f"Gaussian mixture, n={n}, λ={lam:g}")
+        ax.set_xscale("log")
+        ps = sorted(frame["p"].unique())
+        ax.set_xticks(ps, [str(v) for v in ps])
+        ax.minorticks_off()
+        save_figure(fig, path)
+
+
+def fig3(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 3: histograms of the LOO projections per class with the predicted Gaussians."""
+    _require(frame, ["cls", "digit", "loo_projection", "theory_mean", "theory_std"], "fig3")
+    colors = sns.color_palette("colorblind", 2)
+    with style():
+        fig, axes = new_figure((8.0, 3.2), ncols=2)
+        for ax, (c, sel) in zip(axes, frame.groupby("cls", sort=True), strict=True):
+            m, s = sel["theory_mean"].iloc[0], sel["theory_std"].iloc[0]
+            sns.histplot(
+                x=sel["loo_projection"].to_numpy(),
+                stat="density",
+                bins=30,
+                ax=ax,
+                color=colors[int(c)],
+                alpha=0.5,
+                label="$x_i^T w_{-i}$",
+            )
+            grid = np.linspace(m - 4.5 * s, m + 4.5 * s, 400)
+            ax.plot(
+                grid, norm.pdf(grid, m, s), color="black", label=f"N(m, σ²), m={m:.3g}, σ={s:.3g}"
+            )
+            ax.set(
+                xlabel="$x_i^T w_{-i}$",
+                ylabel="density",
+                title=f"digit {sel['digit'].iloc[0]} (class {int(c) + 1})",
+            )
+            ax.legend(loc="upper right", frameon=True)
+        save_figure(fig, path)
+
+
+def fig4(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 4: digits accuracy vs n, theory (lines) vs practice (markers)."""
+    _require(frame, ["n", "source", "split", "cls", "accuracy"], "fig4")
+    p, lam = frame["p"].iloc[0], frame["lam"].iloc[0]
+    with style():
+        fig, (ax,) = new_figure((5.2, 3.6))
+        _accuracy_axes(ax, frame, "n", f"digits 1 vs 2, p={p}, λ={lam:g}")
+        save_figure(fig, path)
+
+
+def fig5(frame: pd.DataFrame, path: str | Path) -> None:
+    """Fig. 5: (left) learned weights vs theory ± std; (right) practical vs predicted logits
+    (first two logits of each test point, coloured by class)."""
+    _require(frame, ["panel", "source", "output", "index", "value"], "fig5")
+    weights = frame[frame["panel"] == "weights"]
+    logits = frame[frame["panel"] == "logits"]
+    k = int(weights["output"].max()) + 1
+    colors = sns.color_palette("colorblind", max(k, 3))
+    with style():
+        fig, axes = new_figure((11.0, 3.4), ncols=3)
+        ax = axes[0]
+        for a in range(k):
+            pr = weights[(weights["source"] == "practice") & (weights["output"] == a)]
+            th = weights[(weights["source"] == "theory") & (weights["output"] == a)]
+            p = len(th)
+            x = th["index"].to_numpy(dtype=float) + a * p
+            v, s = th["value"].to_numpy(), th["theory_std"].to_numpy(dtype=float)
+            ax.fill_between(x, v - s, v + s, color="red", alpha=0.15, linewidth=0)
+            ax.plot(
+                pr["index"].to_numpy(dtype=float) + a * p,
+                pr["value"],
+                "o",
+                ms=2.5,
+                markerfacecolor="none",
+                color=colors[0],
+                label="learned" if a == 0 else None,
+            )
+            ax.plot(x, v, "x", ms=2.5, color="red", label="theory ± std" if a == 0 else None)
+        ax.set(
+            xlabel="coordinate (classes side by side)",
+            ylabel="weight",
+            title="Weights: learned vs Theorem 4.8",
+        )
+        ax.legend(loc="best", frameon=True)
+        lims = []
+        for ax, source, tag in (
+            (axes[1], "practice", "(a) practical"),
+            (axes[2], "theory", "(b) theory-predicted"),
+        ):
+            sel = logits[logits["source"] == source]
+            wide = sel.pivot_table(
+                index=["index", "true_class"], columns="output", values="value"
+            ).reset_index()
+            for c in sorted(wide["true_class"].unique()):
+                pts = wide[wide["true_class"] == c]
+                ax.scatter(
+                    pts[0], pts[1], s=4, alpha=0.5, color=colors[int(c)], label=f"class {int(c)}"
+                )
+            ax.set(xlabel="logit 0", ylabel="logit 1", title=f"{tag} test logits")
+            ax.legend(loc="best", frameon=True, markerscale=3)
+            lims.append((ax.get_xlim(), ax.get_ylim()))
+        xl = (min(a[0][0] for a in lims), max(a[0][1] for a in lims))
+        yl = (min(a[1][0] for a in lims), max(a[1][1] for a in lims))
+        for ax in axes[1:]:
+            ax.set(xlim=xl, ylim=yl)
+        save_figure(fig, path)
+
+
+def fig_validation(frame: pd.DataFrame, path: str | Path) -> None:
+    """Validation: theory vs reference (practice at small λ; ridge closed form / simulation)."""
+    _require(frame, ["check", "quantity", "theory", "reference", "reference_kind"], "validation")
+    ok = frame[frame["quantity"] != "error"].dropna(subset=["theory", "reference"])
+    with style():
+        fig, axes = new_figure((8.0, 3.6), ncols=2)
+        for ax, check in zip(axes, ("logistic", "ridge"), strict=True):
+            sel = ok[ok["check"] == check]
+            if not sel.empty:
+                sns.scatterplot(
+                    data=sel,
+                    x="reference",
+                    y="theory",
+                    hue="quantity",
+                    style="reference_kind",
+                    ax=ax,
+                    s=25,
+                )
+                lo = float(min(sel["reference"].min(), sel["theory"].min()))
+                hi = float(max(sel["reference"].max(), sel["theory"].max()))
+                ax.plot([lo, hi], [lo, hi], color="grey", linewidth=0.8, zorder=0)
+                ax.legend(loc="best", frameon=True, fontsize=6)
+            lams = ", ".join(f"{v:g}" for v in sorted(sel["lam"].unique()))
+            ax.set(xlabel="reference", ylabel="theory", title=f"{check} (λ ∈ {{{lams}}})")
+        save_figure(fig, path)
+
+
+FIGURES = {"fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5, "validation": fig_validation}

@@ -1,0 +1,130 @@
+"""Frames (small settings), byte-identical figures, the departures table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from softmax_ood.studies.seddik.departures import DEPARTURES, departures_frame
+from softmax_ood.studies.seddik.experiments import (
+    fig2_frame,
+    fig3_frame,
+    fig4_frame,
+    fig5_frame,
+    timing,
+    validation_frame,
+)
+from softmax_ood.studies.seddik.figures import FIGURES
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _features(k: int, n: int, seed: int, p: int = 24):
+    """Non-Gaussian features (ReLU of a class-shifted low-dimensional Gaussian)."""
+    rng = np.random.default_rng(100)
+    A, B = rng.standard_normal((p, 10)) / np.sqrt(10), rng.standard_normal((k, 10))
+    r = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    return np.maximum((r.standard_normal((n, 10)) + 0.8 * B[y]) @ A.T, 0.0), y
+
+
+@pytest.fixture(scope="module")
+def frames():
+    Xtr, ytr = _features(3, 300, 1)
+    Xte, yte = _features(3, 150, 2)
+    return {
+        "fig2": fig2_frame(ps=(20, 40), seeds=(0, 1), n_test=500),
+        "fig3": fig3_frame(loo="newton"),
+        "fig4": fig4_frame(ns=(40, 120), seeds=(0, 1)),
+        "fig5": fig5_frame(Xtr, ytr, Xte, yte, 1.5),
+        "validation": validation_frame(lams=(0.1,), seeds=(0,), p=30, n=120, n_test=500),
+    }
+
+
+def test_fig2_frame(frames):
+    f = frames["fig2"]
+    assert set(f["source"]) == {"theory", "practice"} and set(f["split"]) == {"train", "test"}
+    assert f.loc[f["source"] == "theory", "seed"].isna().all()
+    assert len(f[(f["source"] == "practice") & (f["cls"] == "all")]) == 2 * 2 * 2
+    assert f["accuracy"].between(0, 1).all()
+
+
+def test_fig3_frame(frames):
+    f = frames["fig3"]
+    assert set(f["digit"]) == {1, 2} and f["p"].iloc[0] == 64
+    for _, sel in f.groupby("cls"):
+        m, s = sel["theory_mean"].iloc[0], sel["theory_std"].iloc[0]
+        assert abs(sel["loo_projection"].mean() - m) < 0.2 * s
+        assert abs(sel["loo_projection"].std() / s - 1) < 0.2
+
+
+def test_fig4_frame(frames):
+    f = frames["fig4"]
+    assert sorted(f["n"].unique()) == [40, 120]
+    th = f[(f["source"] == "theory") & (f["cls"] == "all") & (f["split"] == "test")]
+    assert th["accuracy"].between(0.8, 1.0).all()
+
+
+def test_fig5_frame(frames):
+    f = frames["fig5"]
+    assert set(f["panel"]) == {"weights", "logits", "accuracy"}
+    w = f[f["panel"] == "weights"]
+    assert len(w) == 2 * 3 * 24 and w.loc[w["source"] == "theory", "theory_std"].notna().all()
+    lg = f[f["panel"] == "logits"]
+    assert len(lg) == 2 * 150 * 3
+    pr = w[w["source"] == "practice"]["value"].to_numpy()
+    th = w[w["source"] == "theory"]["value"].to_numpy()
+    assert np.corrcoef(pr, th)[0, 1] > 0.9
+
+
+def test_fig5_frame_two_classes():
+    Xtr, ytr = _features(2, 120, 3, p=12)
+    Xte, yte = _features(2, 60, 4, p=12)
+    f = fig5_frame(Xtr, ytr, Xte, yte, 1.0, row_norm=None, center=True, stats_from="train")
+    acc = f[(f["panel"] == "accuracy") & (f["cls"] == "all")]
+    assert len(acc) == 4
+
+
+def test_validation_frame(frames):
+    f = frames["validation"]
+    assert set(f["check"]) == {"logistic", "ridge"}
+    cf = f[f["reference_kind"] == "closed_form"]
+    assert (cf["abs_diff"] < 0.02 * cf["reference"].abs().max()).all()
+
+
+def test_timing_small():
+    t = timing(p=32, n=200, ks=(2, 3))
+    assert list(t["k"]) == [2, 3] and (t["n_iter"] > 0).all() and (t["seconds"] > 0).all()
+
+
+@pytest.mark.parametrize("name", ["fig2", "fig3", "fig4", "fig5", "validation"])
+def test_figure_png_deterministic(frames, name, tmp_path):
+    a, b = tmp_path / "a" / f"{name}.png", tmp_path / f"{name}.png"
+    FIGURES[name](frames[name], a)
+    FIGURES[name](frames[name], b)
+    data = a.read_bytes()
+    assert data.startswith(PNG) and len(data) > 5000
+    assert data == b.read_bytes()
+
+
+def test_figure_svg_deterministic(frames, tmp_path):
+    FIGURES["fig2"](frames["fig2"], tmp_path / "a.svg")
+    FIGURES["fig2"](frames["fig2"], tmp_path / "b.svg")
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+
+
+def test_empty_frame_raises(tmp_path):
+    with pytest.raises(ValueError, match="fig2"):
+        FIGURES["fig2"](pd.DataFrame(), tmp_path / "x.png")
+
+
+def test_departures_table():
+    f = departures_frame()
+    assert list(f.columns) == ["where", "printed", "used", "reason", "kind"]
+    assert len(f) == len(DEPARTURES) >= 10
+    assert set(f["kind"]) <= {"error", "unspecified", "numerics", "data"}
+    assert f.notna().all().all() and (f.map(len) > 0).all().all()
+    wheres = " ".join(f["where"])
+    for key in ("Eq. (1)", "Theorem 4.4", "Theorem 4.8, δ", "R_2", "Algorithm 1"):
+        assert key in wheres
