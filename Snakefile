@@ -8,6 +8,18 @@ min_version("9.0")
 configfile: "config/default.yaml"
 
 
+# This checkout's library (scripts add the same path: they also run in --use-conda envs), and
+# the studies it registers (src/softmax_ood/studies/registry.py). The core rules and library
+# know no study: they get these modules handed in.
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from softmax_ood.studies.registry import registered_studies
+
+KNOWN_STUDIES = registered_studies()
+
+
 report: "workflow/report/workflow.rst"
 
 

@@ -1,31 +1,28 @@
-# Workflow-level Python: config validation, the study registry, wildcard constraints, and the
-# derived code inputs of every rule. Knows no study: studies register in
-# src/softmax_ood/studies/registry.py and bring their own rules file.
+# Workflow-level Python: config validation, wildcard constraints, and the derived code inputs
+# of every rule. Knows no study: the Snakefile hands in KNOWN_STUDIES (name -> registration
+# module); each study brings its own rules file.
 import os
 import re
-import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-# the library of this checkout (scripts add the same path: they also run in --use-conda envs)
-SRC = Path(workflow.basedir) / "src"
-sys.path.insert(0, str(SRC))
+SRC = Path(workflow.basedir) / "src"  # on sys.path (the Snakefile put it there)
 
-from softmax_ood.codedeps import code_inputs, entry_digest  # noqa: E402
+from softmax_ood.codedeps import code_inputs, entry_digest, entry_files  # noqa: E402
 from softmax_ood.config import (  # noqa: E402
     ConfigError,
     all_runs,
     expanded_losses,
     validate_config,
 )
-from softmax_ood.provenance import config_sha256  # noqa: E402
 from softmax_ood.runs import run_dir  # noqa: E402
-from softmax_ood.studies.registry import load_study  # noqa: E402
 
 try:
     _validated = validate_config(
-        config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+        config,
+        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+        KNOWN_STUDIES,
     )
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
@@ -33,9 +30,9 @@ config.clear()
 config.update(_validated)
 
 DATASET = config["data"]["dataset"]
-LOSSES = expanded_losses(config)
-STUDIES = {name: load_study(name) for name in config["studies"]}
-RUNS = all_runs(config)
+STUDIES = {name: KNOWN_STUDIES[name] for name in config["studies"]}
+LOSSES = expanded_losses(config, STUDIES)
+RUNS = all_runs(config, STUDIES)
 GPU = 1 if config["device"] == "cuda" else 0
 
 
@@ -47,11 +44,6 @@ wildcard_constraints:
     seed=r"\d+",
 
 
-def _here(path):
-    """A path under the workflow's folder, as seen from the working directory."""
-    return os.path.relpath(Path(workflow.basedir) / path)
-
-
 def code(script, exclude=()):
     """Every project module the script (or notebook) at ``script`` (relative to the workflow
     folder) runs, transitively: the rule's derived code inputs."""
@@ -61,11 +53,6 @@ def code(script, exclude=()):
         exclude=[Path(workflow.basedir) / e for e in exclude],
     )
     return [os.path.relpath(p) for p in found]
-
-
-def section_digest(*sections):
-    """Hash of the config sections a job reads, as a params value (so other sections never rerun it)."""
-    return config_sha256({s: config[s] for s in sections})
 
 
 def run_files(runs, kind, name):
@@ -80,15 +67,11 @@ def data_inputs(wildcards):
     return inputs
 
 
+_MODELS_INIT = SRC / "softmax_ood/models/__init__.py"
+# family -> the file its class is imported from, read from the MODELS dict in models/__init__.py
 MODEL_FILES = {
-    family: f"src/softmax_ood/models/{module}.py"
-    for family, module in {
-        "mlp": "mlp",
-        "cnn": "cnn",
-        "resnet": "resnet",
-        "wrn": "wrn",
-        "densenet": "densenet",
-    }.items()
+    family: os.path.relpath(path)
+    for family, path in entry_files(_MODELS_INIT, "MODELS").items()
 }
 
 

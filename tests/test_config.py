@@ -11,9 +11,11 @@ from snakemake.utils import update_config
 from softmax_ood.codedeps import registry_entries
 from softmax_ood.config import ConfigError, all_runs, expanded_losses, validate_config
 from softmax_ood.runs import Run
+from softmax_ood.studies.registry import registered_studies
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+STUDIES = registered_studies()
 
 
 def default():
@@ -29,7 +31,7 @@ def merged(*names):
 
 
 def test_default_validates_and_fills_defaults():
-    cfg = validate_config(default(), SCHEMA)
+    cfg = validate_config(default(), SCHEMA, STUDIES)
     assert cfg["losses"]["logitnorm"]["tau"] == 0.04
     assert cfg["evaluation"]["ece_bins"] == 15  # default filled in
     assert cfg["device"] == "cpu"
@@ -37,13 +39,13 @@ def test_default_validates_and_fills_defaults():
 
 @pytest.mark.parametrize("name", ["smoke.yaml", "paper.yaml"])
 def test_shipped_configs_validate_as_snakemake_merges_them(name):
-    cfg = validate_config(merged(name), SCHEMA)
+    cfg = validate_config(merged(name), SCHEMA, STUDIES)
     if name == "paper.yaml":
         assert cfg["data"]["dataset"] == "cifar10" and cfg["data"]["source"] == "paper"
         recipe = cfg["recipes"][cfg["logitnorm"]["recipe"]]
         assert recipe["optimizer"] == "sgd" and recipe["epochs"] == 200 and recipe["lr"] == 0.1
-        assert {r.dataset for r in all_runs(cfg)} == {"cifar10"}
-        assert {r.seed for r in all_runs(cfg)} == {0, 1, 2, 3, 4}
+        assert {r.dataset for r in all_runs(cfg, STUDIES)} == {"cifar10"}
+        assert {r.seed for r in all_runs(cfg, STUDIES)} == {0, 1, 2, 3, 4}
     else:
         assert cfg["recipes"]["adam"]["epochs"] == 3
 
@@ -70,7 +72,7 @@ def _set(cfg, path, value):
 )
 def test_unknown_names_list_the_registry(path, value, start, registry):
     with pytest.raises(ConfigError) as err:
-        validate_config(_set(default(), path, value), SCHEMA)
+        validate_config(_set(default(), path, value), SCHEMA, STUDIES)
     msg = str(err.value)
     assert msg.startswith(f"config error: {start}; allowed values: ") and "\n" not in msg
     src = ROOT / "src/softmax_ood"
@@ -87,14 +89,14 @@ def test_unknown_dataset_and_score():
         ConfigError,
         match=r"^config error: data.dataset is 'imagenet'; allowed values: digits, cifar10, cifar100$",
     ):
-        validate_config(_set(default(), ("data", "dataset"), "imagenet"), SCHEMA)
+        validate_config(_set(default(), ("data", "dataset"), "imagenet"), SCHEMA, STUDIES)
     cfg = default()
     cfg["scores"]["mahalanobis"] = {}
     with pytest.raises(
         ConfigError,
         match=r"scores is 'mahalanobis'; allowed values: energy, godin, gradnorm, maxlogit, msp, odin",
     ):
-        validate_config(cfg, SCHEMA)
+        validate_config(cfg, SCHEMA, STUDIES)
 
 
 @pytest.mark.parametrize(
@@ -126,7 +128,7 @@ def test_unknown_dataset_and_score():
 )
 def test_nested_entries_are_checked_against_the_code(path, value, match):
     with pytest.raises(ConfigError, match=match):
-        validate_config(_set(default(), path, value), SCHEMA)
+        validate_config(_set(default(), path, value), SCHEMA, STUDIES)
 
 
 def test_required_loss_parameter_has_no_code_default():
@@ -135,43 +137,63 @@ def test_required_loss_parameter_has_no_code_default():
     with pytest.raises(
         ConfigError, match="losses.logitnorm is missing 'tau', which loss 'logitnorm' requires"
     ):
-        validate_config(cfg, SCHEMA)
+        validate_config(cfg, SCHEMA, STUDIES)
 
 
 def test_study_sections_are_checked_by_their_own_fragment():
     cfg = default()
     cfg["logitnorm"]["main_arch"] = "wrn-40-2"
     with pytest.raises(ConfigError, match=r"logitnorm.main_arch is 'wrn-40-2'; allowed values: "):
-        validate_config(cfg, SCHEMA)
+        validate_config(cfg, SCHEMA, STUDIES)
     cfg = default()
     cfg["logitnorm"]["mian_arch"] = "cnn"
     with pytest.raises(
         ConfigError, match=r"logitnorm: Additional properties are not allowed \('mian_arch'"
     ):
-        validate_config(cfg, SCHEMA)
+        validate_config(cfg, SCHEMA, STUDIES)
     cfg = default()
     cfg["studies"] = ["logitnrom"]
     with pytest.raises(ConfigError, match=r"studies.0 is 'logitnrom'; allowed values: "):
-        validate_config(cfg, SCHEMA)
+        validate_config(cfg, SCHEMA, STUDIES)
     cfg = default()
     cfg["recipes"]["adam"]["monitor_set"] = "svhn"
     with pytest.raises(ConfigError, match="recipes.adam.monitor_set is 'svhn'"):
-        validate_config(cfg, SCHEMA)
+        validate_config(cfg, SCHEMA, STUDIES)
 
 
 def test_runs_are_the_union_of_the_studies_deduplicated():
-    cfg = validate_config(default(), SCHEMA)
-    runs = all_runs(cfg)
+    cfg = validate_config(default(), SCHEMA, STUDIES)
+    runs = all_runs(cfg, STUDIES)
     assert runs == sorted(set(runs)) and all(isinstance(r, Run) for r in runs)
     assert Run("digits", "adam", "wrn-10-1", "godin", 0) in runs
-    assert "logitnorm-tau0.5" in expanded_losses(cfg)
+    assert "logitnorm-tau0.5" in expanded_losses(cfg, STUDIES)
     # disabling every study leaves nothing to train
     cfg["studies"] = []
-    assert all_runs(cfg) == []
+    assert all_runs(cfg, STUDIES) == []
 
 
 def test_validation_does_not_mutate_input():
     cfg = default()
     before = copy.deepcopy(cfg)
-    validate_config(cfg, SCHEMA)
+    validate_config(cfg, SCHEMA, STUDIES)
     assert cfg == before
+
+
+def test_the_core_knows_no_study():
+    """No core module imports a study package; no core rule or schema names one."""
+    import ast
+
+    src = ROOT / "src/softmax_ood"
+    core = [p for p in src.rglob("*.py") if "studies" not in p.relative_to(src).parts]
+    for path in core:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [("." * node.level) + (node.module or "")]
+            assert not any("studies" in n for n in names), f"{path} imports {names}"
+    words = [*STUDIES, "registry"]
+    for path in [*(ROOT / "rules").glob("*.smk"), SCHEMA]:
+        text = path.read_text().lower()
+        assert not [w for w in words if w in text], path

@@ -1,15 +1,12 @@
 import json
 
 import pandas as pd
-import pytest
 
 from softmax_ood.provenance import (
     config_sha256,
     path_sha256,
     provenance_record,
     read_parquet_provenance,
-    registry_entry,
-    source_digest,
     write_parquet,
 )
 
@@ -38,22 +35,3 @@ def test_directory_hash_changes_with_content(tmp_path):
     h1 = path_sha256(tmp_path / "d")
     (tmp_path / "d/a").write_text("2")
     assert path_sha256(tmp_path / "d") != h1
-
-
-def test_source_digest_tracks_one_symbol(tmp_path):
-    f = tmp_path / "m.py"
-    f.write_text("class A:\n    x = 1\n\n\nclass B:\n    y = 2\n\nREG = {'a': A, 'b': B}\n")
-    a, b = source_digest(f, "A"), source_digest(f, "B")
-    f.write_text("class A:\n    x = 1\n\n\nclass B:\n    y = 3\n\nREG = {'a': A, 'b': B}\n")
-    assert source_digest(f, "A") == a and source_digest(f, "B") != b
-    assert registry_entry(f, "REG", "b") == "B"
-    with pytest.raises(ValueError, match="not defined"):
-        source_digest(f, "C")
-
-
-def test_real_loss_registry_resolves():
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "src/softmax_ood/losses.py"
-    assert registry_entry(path, "LOSSES", "logitnorm") == "LogitNormLoss"
-    assert source_digest(path, "LogitNormLoss") != source_digest(path, "CrossEntropy")

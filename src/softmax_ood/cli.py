@@ -10,9 +10,9 @@ __all__ = ["run_script", "user_errors"]
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
-    from .errors import ConfigError, DownloadError, MissingDataError, UserError
+    from .errors import ConfigError, DownloadError, MissingDataError
 
-    return (ConfigError, MissingDataError, DownloadError, UserError, ValueError, FloatingPointError)
+    return (ConfigError, MissingDataError, DownloadError, ValueError, FloatingPointError)
 
 
 def run_script(main: Callable[[], None], log_path: str) -> None:

@@ -19,7 +19,16 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-__all__ = ["code_inputs", "entry_digest", "imported_modules", "module_file", "registry_entries"]
+__all__ = [
+    "class_params",
+    "code_inputs",
+    "entry_digest",
+    "entry_files",
+    "imported_from",
+    "imported_modules",
+    "module_file",
+    "registry_entries",
+]
 
 PACKAGE = "softmax_ood"
 
@@ -192,3 +201,12 @@ def imported_from(path: str | Path, name: str) -> Path:
             if any(a.name == name for a in node.names):
                 return path.parent / f"{node.module.replace('.', '/')}.py"
     return path
+
+
+def entry_files(package_init: str | Path, name: str) -> dict[str, Path]:
+    """``{key: file defining the entry's class}`` for the dict ``name`` in a package
+    ``__init__`` that imports its entries from submodules (the model families)."""
+    return {
+        key: imported_from(package_init, cls)
+        for key, cls in registry_entries(package_init, name).items()
+    }

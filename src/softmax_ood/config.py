@@ -6,6 +6,7 @@ sentence naming the key, the bad value and the allowed values, e.g.::
 
     config error: losses.ln.loss is 'logitnrom'; allowed values: ce, godin, logitnorm, logitpenalty
 
+The core imports no study: the caller (the Snakefile) passes the study registration modules in.
 Names (loss, architecture family, score) and each entry's parameters are read from the code
 (the ``LOSSES``/``MODELS``/``SCORES`` registries and the constructors' signatures) by parsing the
 source, so a new loss needs no schema edit and nothing here imports torch: the Snakefile calls
@@ -15,12 +16,15 @@ this at parse time.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 
 import yaml
 
 from .codedeps import class_params, imported_from, registry_entries
 from .errors import ConfigError
+from .runs import union_runs
 
 __all__ = [
     "ConfigError",
@@ -114,39 +118,26 @@ def check_names(where: str, value, allowed) -> None:
 
 def _check_params(where: str, params: dict, accepted, required, what: str) -> None:
     unknown = sorted(set(params) - set(accepted))
-    _check(
-        not unknown,
-        f"{where} has the unknown key {unknown[0]!r} for {what}; allowed keys: "
-        f"{', '.join(accepted) or '(none)'}"
-        if unknown
-        else "",
-    )
+    if unknown:
+        raise config_error(
+            f"{where} has the unknown key {unknown[0]!r} for {what}; allowed keys: "
+            f"{', '.join(accepted) or '(none)'}"
+        )
     missing = [r for r in required if r not in params]
-    _check(
-        not missing,
-        f"{where} is missing {missing[0]!r}, which {what} requires (there is no code default)"
-        if missing
-        else "",
-    )
+    if missing:
+        raise config_error(
+            f"{where} is missing {missing[0]!r}, which {what} requires (there is no code default)"
+        )
 
 
-def _registered_studies() -> dict:
-    from .studies.registry import STUDIES
-
-    return STUDIES
-
-
-def _schema_with_studies(schema: dict, names) -> dict:
-    from .studies.registry import load_study
-
+def _schema_with_studies(schema: dict, studies: Mapping[str, ModuleType]) -> dict:
+    """The core schema with each study's fragment under its name and ``studies`` limited to them."""
     schema = copy.deepcopy(schema)
-    registered = sorted(_registered_studies())
-    schema["properties"]["studies"]["items"] = {"enum": registered}
-    schema["properties"]["studies"]["default"] = registered
-    for name in registered:
-        study = load_study(name)
-        frag = load_schema(study.SCHEMA)
-        schema["properties"][name] = frag
+    names = sorted(studies)
+    schema["properties"]["studies"]["items"] = {"enum": names}
+    schema["properties"]["studies"]["default"] = names
+    for name in names:
+        schema["properties"][name] = load_schema(studies[name].SCHEMA)
     return schema
 
 
@@ -192,18 +183,20 @@ def _check_core(config: dict) -> None:
         )
 
 
-def validate_config(config: dict, schema_path: Path | str) -> dict:
-    """Validate ``config`` (core schema + every registered study's fragment), fill defaults,
-    check names and parameters against the code, then each enabled study's cross-references.
+def validate_config(
+    config: dict, schema_path: Path | str, studies: Mapping[str, ModuleType]
+) -> dict:
+    """Validate ``config`` (core schema + each study's fragment), fill defaults, check names and
+    parameters against the code, then each enabled study's cross-references.
 
+    :param studies: every study the workflow knows, name -> registration module (the core
+        imports none; the Snakefile passes them in).
     :raises ConfigError: one sentence naming the key, the bad value and the allowed values.
     """
     import jsonschema
 
-    from .studies.registry import load_study
-
     config = copy.deepcopy(dict(config))
-    schema = _schema_with_studies(load_schema(schema_path), None)
+    schema = _schema_with_studies(load_schema(schema_path), studies)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
         validator.iter_errors(config), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
@@ -216,7 +209,7 @@ def validate_config(config: dict, schema_path: Path | str) -> dict:
         _check(
             name in config, f"the study {name!r} is enabled but the config has no {name}: section"
         )
-        load_study(name).check(config)
+        studies[name].check(config)
     return config
 
 
@@ -227,20 +220,15 @@ def study_section(config: dict, name: str) -> dict:
     return spec
 
 
-def expanded_losses(config: dict) -> dict:
+def expanded_losses(config: dict, studies: Mapping[str, ModuleType]) -> dict:
     """The configured loss variants plus those the enabled studies derive (e.g. a tau sweep)."""
-    from .studies.registry import load_study
-
     out = dict(config["losses"])
     for name in config["studies"]:
-        for variant, entry in load_study(name).loss_variants(config).items():
+        for variant, entry in studies[name].loss_variants(config).items():
             out.setdefault(variant, entry)
     return out
 
 
-def all_runs(config: dict):
+def all_runs(config: dict, studies: Mapping[str, ModuleType]):
     """Every run (dataset, recipe, arch, loss, seed) any enabled study needs, each once."""
-    from .runs import union_runs
-    from .studies.registry import load_study
-
-    return union_runs(load_study(name).runs(config) for name in config["studies"])
+    return union_runs(studies[name].runs(config) for name in config["studies"])

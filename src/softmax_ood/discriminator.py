@@ -54,7 +54,6 @@ parameters like ``build_loss`` does. A featurizer is called on images ``(N, C, H
 from __future__ import annotations
 
 import hashlib
-import inspect
 import math
 import numbers
 from collections.abc import Mapping
@@ -63,6 +62,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .entries import check_kwargs, lookup
 
 __all__ = [
     "FEATURIZERS",
@@ -259,24 +260,9 @@ FEATURIZERS: dict[str, type] = {
 def build_featurizer(name: str, params: Mapping[str, Any] | None = None):
     """Instantiate ``FEATURIZERS[name](**params)`` after checking ``params`` against its
     signature (unknown or missing keys are a one-sentence ``ValueError``)."""
-    if name not in FEATURIZERS:
-        raise ValueError(f"unknown featurizer {name!r}; expected one of {sorted(FEATURIZERS)}")
-    cls = FEATURIZERS[name]
+    cls = lookup("featurizer", FEATURIZERS, name)
     params = {} if params is None else dict(params)
-    sig = inspect.signature(cls.__init__)
-    accepted = [p for p in sig.parameters if p != "self"]
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ValueError(
-            f"featurizer {name!r} got unknown parameter(s) {unknown}; accepted: {accepted}"
-        )
-    missing = [
-        p
-        for p in accepted
-        if sig.parameters[p].default is inspect.Parameter.empty and p not in params
-    ]
-    if missing:
-        raise ValueError(f"featurizer {name!r} requires parameter(s) {missing}")
+    check_kwargs("featurizer", name, cls, params)
     return cls(**params)
 
 

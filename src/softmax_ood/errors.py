@@ -7,7 +7,7 @@ that raise them.
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "DownloadError", "MissingDataError", "UserError"]
+__all__ = ["ConfigError", "DownloadError", "MissingDataError"]
 
 
 class ConfigError(ValueError):
@@ -20,7 +20,3 @@ class MissingDataError(FileNotFoundError):
 
 class DownloadError(RuntimeError):
     """A download, checksum verification or extraction failed; the message is one sentence."""
-
-
-class UserError(RuntimeError):
-    """Any other input problem a user can fix; the message is one sentence."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 from torch import nn
 
 from . import calibration, metrics, scores
@@ -19,16 +18,6 @@ from .experiment import load_checkpoint, resolve_device
 from .train import predict_logits, seed_everything
 
 __all__ = ["evaluate_run", "scores_for"]
-
-
-@torch.no_grad()
-def _features_logits(model: nn.Module, x: torch.Tensor, batch_size: int):
-    feats, logits = [], []
-    for i in range(0, len(x), batch_size):
-        f = model.forward_features(x[i : i + batch_size])
-        feats.append(f)
-        logits.append(model.forward_head(f))
-    return torch.cat(feats), torch.cat(logits)
 
 
 def scores_for(model: nn.Module, loss_family: str, scores_cfg: dict, overrides: dict) -> dict:
@@ -45,12 +34,6 @@ def scores_for(model: nn.Module, loss_family: str, scores_cfg: dict, overrides: 
         if score.supports(model):
             out[name] = (score, merged)
     return out
-
-
-def _score(score, model, x, feats, logits, std, batch_size) -> np.ndarray:
-    """One OOD score for a set as float64 numpy, higher = more in-distribution."""
-    inp = scores.ScoreInputs(model, x, feats, logits, std=std, batch_size=batch_size)
-    return score(inp).detach().double().cpu().numpy()
 
 
 def evaluate_run(
@@ -82,7 +65,7 @@ def evaluate_run(
     std = data.std
 
     val_logits = predict_logits(model, data.x["val"], batch_size).double().cpu().numpy()
-    test_feats, test_logits_t = _features_logits(model, data.x["test"], batch_size)
+    test_feats, test_logits_t = scores.forward_batches(model, data.x["test"], batch_size)
     test_logits = test_logits_t.double().cpu().numpy()
     y_val, y_test = data.y["val"].numpy(), data.y["test"].numpy()
     temperature = calibration.fit_temperature(val_logits, y_val)
@@ -100,20 +83,21 @@ def evaluate_run(
     chosen = scores_for(model, family, scores_cfg, score_overrides)
     sets = [(n, "test", x) for n, x in data.ood.items()]
     sets += [(n, "val", x) for n, x in data.ood_val.items()]
-    id_scores = {
-        s: _score(sc, model, data.x["test"], test_feats, test_logits_t, std, batch_size)
-        for s, (sc, _) in chosen.items()
-    }
+    built = {s: sc for s, (sc, _) in chosen.items()}
+    kw = {"std": std, "batch_size": batch_size}
+    id_scores = scores.apply_scores(
+        built, model, data.x["test"], features=test_feats, logits=test_logits_t, **kw
+    )
     samples = {"id": scores.msp(test_logits_t).cpu().numpy().astype(np.float32)}
     records = []
     for set_name, split, x in sets:
-        feats, logits = _features_logits(model, x, batch_size)
+        feats, logits = scores.forward_batches(model, x, batch_size)
         norm = metrics.mean_logit_norm(logits.double().cpu().numpy())
         if split == "test":
             samples[set_name] = scores.msp(logits).cpu().numpy().astype(np.float32)
-        for s, (sc, _) in chosen.items():
-            ood_s = _score(sc, model, x, feats, logits, std, batch_size)
-            m = metrics.ood_metrics(id_scores[s], ood_s, positive="id")
+        ood_scores = scores.apply_scores(built, model, x, features=feats, logits=logits, **kw)
+        for s in built:
+            m = metrics.ood_metrics(id_scores[s], ood_scores[s], positive="id")
             records.append(
                 {
                     "score": s,

@@ -3,9 +3,8 @@
 A *run* is (dataset, recipe, architecture variant, loss variant, seed), see
 :mod:`softmax_ood.runs`. Recipes, architecture and loss variants are named entries of the config
 (``recipes:``, ``architectures:``, ``losses:``); this module turns those entries into a model and
-a loss (the loss decides the head and the number of outputs), trains on the configured device,
-saves a self-describing checkpoint, and evaluates it on the ID test split and every OOD set with
-every configured score that the model supports (the score registry decides, not a name check).
+a loss (the loss decides the head and the number of outputs), trains on the configured device
+and saves a self-describing checkpoint. Evaluation is :mod:`softmax_ood.evaluation`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ through ``params``.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 from typing import Any, ClassVar
@@ -19,6 +18,8 @@ from typing import Any, ClassVar
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+
+from .entries import check_kwargs, lookup
 
 __all__ = [
     "CrossEntropy",
@@ -281,25 +282,7 @@ def build_loss(name: str, params: dict[str, Any] | None) -> nn.Module:
     :raises ValueError: unknown loss name, unknown parameter key, missing required parameter,
         or an out-of-range value.
     """
-    if name not in LOSSES:
-        raise ValueError(f"unknown loss {name!r}; expected one of {sorted(LOSSES)}")
-    cls = LOSSES[name]
+    cls = lookup("loss", LOSSES, name)
     params = {} if params is None else dict(params)
-    sig = inspect.signature(cls.__init__)
-    accepted = [p for p in sig.parameters if p != "self"]
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ValueError(
-            f"loss {name!r} got unknown parameter(s) {unknown}; accepted parameters: {accepted}"
-        )
-    missing = [
-        p
-        for p in accepted
-        if sig.parameters[p].default is inspect.Parameter.empty and p not in params
-    ]
-    if missing:
-        raise ValueError(
-            f"loss {name!r} requires parameter(s) {missing} to be set explicitly "
-            f"(no defaults in code); accepted parameters: {accepted}"
-        )
+    check_kwargs("loss", name, cls, params)
     return cls(**params)

@@ -14,7 +14,6 @@ This module imports neither torch nor pandas at import time (the Snakefile uses 
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
@@ -36,7 +35,6 @@ __all__ = [
     "path_sha256",
     "provenance_record",
     "read_parquet_provenance",
-    "source_digest",
     "versions",
     "write_bytes_atomic",
     "write_parquet",
@@ -181,34 +179,3 @@ def read_parquet_provenance(path: Path | str) -> dict:
     if PROVENANCE_KEY not in meta:
         raise ValueError(f"{path} carries no provenance record")
     return json.loads(meta[PROVENANCE_KEY])
-
-
-def source_digest(path: Path | str, symbol: str) -> str:
-    """sha256 of the source text of the top-level class or function ``symbol`` in ``path``.
-
-    Used as a Snakemake ``params`` value so that editing one loss class reruns exactly the
-    trainings that use it (the file is parsed, not imported: no torch import at DAG time).
-    """
-    path = Path(path)
-    text = path.read_text()
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == symbol:
-            segment = ast.get_source_segment(text, node) or ""
-            return hashlib.sha256(segment.encode()).hexdigest()[:16]
-    raise ValueError(f"{symbol!r} is not defined at the top level of {path}")
-
-
-def registry_entry(path: Path | str, registry: str, key: str) -> str:
-    """The name a plain-dict registry ``registry = {"key": Name, ...}`` maps ``key`` to."""
-    text = Path(path).read_text()
-    for node in ast.parse(text).body:
-        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        if (
-            isinstance(target, ast.Name)
-            and target.id == registry
-            and isinstance(node.value, ast.Dict)
-        ):
-            for k, v in zip(node.value.keys, node.value.values, strict=True):
-                if isinstance(k, ast.Constant) and k.value == key and isinstance(v, ast.Name):
-                    return v.id
-    raise ValueError(f"{registry}[{key!r}] not found in {path}")

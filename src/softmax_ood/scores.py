@@ -15,7 +15,6 @@ they come from the workflow config, tuned on validation splits.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 from collections.abc import Iterator, Sequence
@@ -27,6 +26,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+
+from .entries import check_kwargs, lookup
 
 __all__ = [
     "msp",
@@ -41,7 +42,9 @@ __all__ = [
     "ScoreInputs",
     "SCORES",
     "build_score",
+    "apply_scores",
     "compute_scores",
+    "forward_batches",
     "head_kind",
 ]
 
@@ -522,23 +525,58 @@ SCORES: dict[str, type[Score]] = {
 
 def build_score(name: str, params: dict[str, Any] | None) -> Score:
     """``SCORES[name](**params)`` after checking ``params`` against the constructor."""
-    if name not in SCORES:
-        raise ValueError(f"unknown score {name!r}; expected one of {sorted(SCORES)}")
-    cls = SCORES[name]
+    cls = lookup("score", SCORES, name)
     params = {} if params is None else dict(params)
-    sig = inspect.signature(cls.__init__).parameters
-    accepted = [p for p in sig if p != "self"]
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ValueError(
-            f"score {name!r} got unknown parameter(s) {unknown}; accepted parameters: {accepted}"
-        )
-    missing = sorted(
-        p for p in accepted if sig[p].default is inspect.Parameter.empty and p not in params
-    )
-    if missing:
-        raise ValueError(f"score {name!r} requires parameter(s) {missing}; none has a default")
+    check_kwargs("score", name, cls, params)
     return cls(**params)
+
+
+@torch.no_grad()
+def forward_batches(model: nn.Module, x: Tensor, batch_size: int) -> tuple[Tensor, Tensor]:
+    """``(features, logits)`` of ``model`` on ``x`` in eval mode, ``batch_size`` at a time
+    (training flags restored afterwards)."""
+    batch_size = _check_batch_size(batch_size)
+    feats, logits = [], []
+    with _eval_mode(model):
+        for xb in x.split(batch_size):
+            f = model.forward_features(xb)
+            feats.append(f)
+            logits.append(model.forward_head(f))
+    return torch.cat(feats), torch.cat(logits)
+
+
+def apply_scores(
+    chosen: dict[str, Score],
+    model: nn.Module,
+    x: Tensor,
+    *,
+    std: float | Sequence[float] = 1.0,
+    batch_size: int = 512,
+    features: Tensor | None = None,
+    logits: Tensor | None = None,
+) -> dict[str, np.ndarray]:
+    """Every score in ``chosen`` on inputs ``x`` as float64 arrays, HIGHER = MORE
+    IN-DISTRIBUTION: the one dispatcher (evaluation and :func:`compute_scores` use it).
+
+    Features and logits are computed once and shared by all scores (pass them when the caller
+    has them already); the model runs in eval mode and its training flags are restored.
+    """
+    batch_size = _check_batch_size(batch_size)
+    if not isinstance(x, Tensor) or x.ndim < 1:
+        raise ValueError(f"x must be a tensor of shape (N, ...), got {type(x).__name__}")
+    for label, score in chosen.items():
+        if not score.supports(model):
+            raise ValueError(
+                f"score {label!r} is defined for a {score.head} last layer, but the model has a "
+                f"{head_kind(model)} head"
+            )
+    if features is None or logits is None:
+        features, logits = forward_batches(model, x, batch_size)
+    inp = ScoreInputs(model, x, features, logits, std=std, batch_size=batch_size)
+    with _eval_mode(model):
+        return {
+            label: score(inp).detach().double().cpu().numpy() for label, score in chosen.items()
+        }
 
 
 def compute_scores(
@@ -550,34 +588,14 @@ def compute_scores(
     std: float | Sequence[float] = 1.0,
     batch_size: int = 512,
 ) -> np.ndarray:
-    """Score inputs ``x`` with one registered score (a name with ``params``, or a built
-    :class:`Score`). HIGHER = MORE IN-DISTRIBUTION.
-
-    Features and logits are computed once per batch; the model runs in eval mode and its
-    training flags are restored afterwards. The one dispatcher: the pipeline's evaluation and the
-    tests both go through it.
+    """One registered score (a name with ``params``, or a built :class:`Score`) on inputs
+    ``x``, through :func:`apply_scores`. HIGHER = MORE IN-DISTRIBUTION.
 
     :raises ValueError: unknown score, unknown or missing parameter, a model whose head the
         score is not defined for, bad batch size.
     """
     score = name if isinstance(name, Score) else build_score(name, params)
     label = name if isinstance(name, str) else type(name).__name__
-    batch_size = _check_batch_size(batch_size)
-    if not isinstance(x, Tensor) or x.ndim < 1:
-        raise ValueError(f"x must be a tensor of shape (N, ...), got {type(x).__name__}")
-    if not score.supports(model):
-        raise ValueError(
-            f"score {label!r} is defined for a {score.head} last layer, but the model has a "
-            f"{head_kind(model)} head"
-        )
-    out = []
-    with _eval_mode(model):
-        for xb in x.split(batch_size):
-            with torch.no_grad():
-                feats = model.forward_features(xb)
-                logits = model.forward_head(feats)
-            inp = ScoreInputs(model, xb, feats, logits, std=std, batch_size=batch_size)
-            out.append(score(inp).detach().cpu())
-    if not out:
-        return np.empty((0,), dtype=np.float32)
-    return torch.cat(out).numpy()
+    if isinstance(x, Tensor) and len(x) == 0:
+        return np.empty((0,), dtype=np.float64)
+    return apply_scores({label: score}, model, x, std=std, batch_size=batch_size)[label]

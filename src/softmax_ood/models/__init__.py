@@ -20,6 +20,7 @@ from typing import Any
 
 from torch import nn
 
+from ..entries import check_kwargs, lookup
 from .cnn import SmallCNN
 from .densenet import DenseNetBC
 from .heads import HEADS, GodinHead, make_head
@@ -67,25 +68,11 @@ def create_model(
     :raises ValueError: unknown family, unknown keyword argument(s), missing required
         argument(s) (e.g. ``depth``), or an invalid value rejected by the constructor.
     """
-    if family not in MODELS:
-        raise ValueError(f"unknown architecture family {family!r}; expected one of {list(MODELS)}")
-    cls = MODELS[family]
+    cls = lookup("architecture family", MODELS, family)
     params = inspect.signature(cls.__init__).parameters
-    accepted = [p for p in params if p != "self" and p not in _COMMON]
-    unknown = sorted(set(arch_kwargs) - set(accepted))
-    if unknown:
-        raise ValueError(
-            f"architecture family {family!r} got unknown argument(s) {unknown}; "
-            f"accepted arguments: {accepted}"
-        )
-    missing = [
-        p for p in accepted if params[p].default is inspect.Parameter.empty and p not in arch_kwargs
-    ]
-    if missing:
-        raise ValueError(
-            f"architecture family {family!r} requires argument(s) {missing}; "
-            f"accepted arguments: {accepted}"
-        )
+    check_kwargs(
+        "architecture family", family, cls, arch_kwargs, skip=("self", *_COMMON), word="argument"
+    )
     kwargs: dict[str, Any] = dict(arch_kwargs, num_classes=num_classes, in_chans=in_chans)
     if "image_size" in params:
         kwargs["image_size"] = image_size

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["STUDIES", "load_study"]
+__all__ = ["STUDIES", "load_study", "registered_studies"]
 
 STUDIES: dict[str, str] = {
     "logitnorm": "softmax_ood.studies.logitnorm.study",
@@ -33,3 +33,8 @@ def load_study(name: str) -> ModuleType:
             f"unknown study {name!r}; registered studies: {', '.join(sorted(STUDIES))}"
         )
     return importlib.import_module(STUDIES[name])
+
+
+def registered_studies() -> dict[str, ModuleType]:
+    """Every registered study, name -> registration module (what the Snakefile hands the core)."""
+    return {name: load_study(name) for name in sorted(STUDIES)}

@@ -8,14 +8,18 @@ import yaml
 from softmax_ood.config import ConfigError, validate_config
 from softmax_ood.runs import Run
 from softmax_ood.studies.logitnorm import study
+from softmax_ood.studies.registry import registered_studies
 
 ROOT = Path(__file__).resolve().parents[5]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+STUDIES = registered_studies()
 
 
 @pytest.fixture()
 def cfg():
-    return validate_config(yaml.safe_load((ROOT / "config/default.yaml").read_text()), SCHEMA)
+    return validate_config(
+        yaml.safe_load((ROOT / "config/default.yaml").read_text()), SCHEMA, STUDIES
+    )
 
 
 def test_runs_cover_the_study_without_duplicates(cfg):
@@ -44,4 +48,4 @@ def test_method_must_be_a_logitnorm_loss(cfg):
     with pytest.raises(
         ConfigError, match="logitnorm.method is 'ce', which is not a LogitNorm loss"
     ):
-        validate_config(raw, SCHEMA)
+        validate_config(raw, SCHEMA, STUDIES)
