@@ -48,6 +48,17 @@ __all__ = [
 # ----------------------------------------------------------------------------- objective
 
 
+def _lbfgs_options(max_iter: int, tol: float, lam: float) -> dict:
+    """scipy L-BFGS-B options shared by both solvers: stop on the gradient, scaled by lam."""
+    return {
+        "maxiter": max_iter,
+        "maxcor": 30,
+        "ftol": 0.0,
+        "gtol": tol * lam * 1e-3,
+        "maxfun": 4 * max_iter,
+    }
+
+
 def _onehot(y: np.ndarray, k: int) -> np.ndarray:
     Y = np.zeros((len(y), k))
     Y[np.arange(len(y)), y] = 1.0
@@ -139,13 +150,7 @@ def _fit_binary(X, y, lam, tol, max_iter, w0, polish):
         w,
         jac=True,
         method="L-BFGS-B",
-        options={
-            "maxiter": max_iter,
-            "maxcor": 30,
-            "ftol": 0.0,
-            "gtol": tol * lam * 1e-3,
-            "maxfun": 4 * max_iter,
-        },
+        options=_lbfgs_options(max_iter, tol, lam),
     )
     w, n_iter = res.x, int(res.nit)
     if polish and p <= 3000:
@@ -214,13 +219,7 @@ def fit_softmax(
             W.ravel(),
             jac=True,
             method="L-BFGS-B",
-            options={
-                "maxiter": max_iter,
-                "maxcor": 30,
-                "ftol": 0.0,
-                "gtol": tol * lam * 1e-3,
-                "maxfun": 4 * max_iter,
-            },
+            options=_lbfgs_options(max_iter, tol, lam),
         )
         W = res.x.reshape(p, k)
         n_iter = int(res.nit)
