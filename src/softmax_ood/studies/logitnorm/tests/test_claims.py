@@ -31,7 +31,7 @@ def test_frame_shape_and_ids(good):
     assert list(good.columns) == COLUMNS
     assert good["holds"].dtype == bool and good["value"].dtype == "float64"
     ids = list(good["claim_id"])
-    assert ids[0] == "headline"
+    assert ids[:2] == ["P1", "headline"]  # the premise first, then the headline
     assert {
         "C1",
         "C2",
@@ -126,8 +126,9 @@ def test_missing_loss_raises():
 def test_claims_are_declared_as_data():
     specs = claim_specs(make_spec())
     ids = [c.id for c in specs]
-    assert ids[:3] == ["headline", "C1", "C2"] and len(set(ids)) == len(ids)
-    head = specs[0]
+    assert ids[:4] == ["P1", "headline", "C1", "C2"] and len(set(ids)) == len(ids)
+    assert specs[0].premise and specs[1].requires == ("P1",)
+    head = specs[1]
     assert head.all_of == ("C1", "C2") and head.test == "paired"
 
 
@@ -135,3 +136,18 @@ def test_claims_markdown(good):
     md = render_claims_markdown(good)
     assert md.count("\n| ") == len(good) + 1
     assert "**holds**" in md
+
+
+def test_underconfident_baseline_makes_ood_claims_untestable():
+    f = make_study()
+    runs = f["runs"].copy()
+    runs.loc[runs["loss"] == "ce", "temperature"] = 0.5  # T < 1: underconfident CE
+    df = evaluate({**f, "runs": runs})
+    p1 = row(df, "P1")
+    assert p1["value"] == pytest.approx(0.5) and not p1["holds"]
+    for cid in ("headline", "C1", "C3-odin", "C5", "C6", "C7"):
+        r = row(df, cid)
+        assert not r["holds"] and r["verdict"] == "cannot test: premise P1 does not hold", cid
+    for cid in ("C2", "C4", "C5-norm", "C8"):  # not OOD comparisons: still judged
+        assert row(df, cid)["verdict"] in ("holds", "does not hold"), cid
+    assert row(df, "C1")["value"] == pytest.approx(31.0)  # the statistic is still reported

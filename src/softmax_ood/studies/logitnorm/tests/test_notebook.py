@@ -79,5 +79,7 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
     assert images == 3
     assert "52.00 ± 2.00" in text and "49.52" in text  # ours beside the paper (Table 1 avg)
     assert '"config_sha256": "abc"' in text
-    verdict = "the claim HOLDS" if logitnorm_better else "the claim DOES NOT HOLD"
+    verdict = "Verdict: HOLDS" if logitnorm_better else "Verdict: DOES NOT HOLD"
     assert verdict in text
+    # the premise is stated before the verdict
+    assert text.index("P1 (holds): Premise: the cross-entropy baseline") < text.index("Verdict:")
