@@ -216,7 +216,14 @@ def test_build_loss_builds_each_loss():
     lp = build_loss("logitpenalty", {"lam": 0.05})
     assert isinstance(lp, LogitPenaltyLoss) and lp.lam == 0.05
     assert isinstance(build_loss("godin", {}), GodinLoss)
-    assert sorted(LOSSES) == ["ce", "gaussian_nll", "godin", "logitnorm", "logitpenalty", "reward_mse"]
+    assert sorted(LOSSES) == [
+        "ce",
+        "gaussian_nll",
+        "godin",
+        "logitnorm",
+        "logitpenalty",
+        "reward_mse",
+    ]
 
 
 def test_unknown_loss_lists_choices():
