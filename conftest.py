@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parent
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
@@ -24,6 +24,18 @@ def pytest_sessionfinish(session, exitstatus):
     # "no tests collected" (exit 5) must never pass for a green run: make it a failure.
     if exitstatus == 5:
         session.exitstatus = 1
+
+
+@pytest.fixture(scope="session")
+def smoke_runs(tmp_path_factory) -> list[Path]:
+    """The smoke config run twice from scratch in fresh temporary copies (shared by the
+    workflow tests and every study package's end-to-end tests; built once per session)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from e2e import smoke_twice
+
+    return smoke_twice(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

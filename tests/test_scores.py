@@ -11,6 +11,7 @@ from torch import nn
 
 from softmax_ood.scores import (
     SCORES,
+    ScoreInputs,
     build_score,
     compute_scores,
     energy,
@@ -19,6 +20,7 @@ from softmax_ood.scores import (
     gradnorm_autograd,
     max_logit,
     msp,
+    msp_log_odds,
     odin,
     odin_perturbation,
 )
@@ -50,7 +52,7 @@ def _hand_odin_step(model, x, *, temperature, eps, std):
     return x - eps * sign / std_b
 
 
-LOGIT_SCORES = {"msp": msp, "energy": energy, "maxlogit": max_logit}
+LOGIT_SCORES = {"msp": msp_log_odds, "energy": energy, "maxlogit": max_logit}
 
 # ----------------------------------------------------------------- the sign contract
 
@@ -106,6 +108,48 @@ def test_msp_by_hand():
     assert msp(z, temperature=2.0)[0].item() == pytest.approx(math.exp(1.5) / den2, rel=1e-12)
 
 
+def test_msp_log_odds_by_hand_and_monotone_in_msp():
+    z = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]], dtype=F64)
+    p = msp(z)
+    torch.testing.assert_close(msp_log_odds(z), torch.log(p / (1 - p)))
+    assert msp_log_odds(z)[1].item() == pytest.approx(math.log(0.5))
+    zs = torch.randn(200, 5, generator=torch.Generator().manual_seed(0), dtype=F64) * 3
+    order_p = torch.argsort(msp(zs))
+    assert torch.equal(torch.argsort(msp_log_odds(zs))[order_p.argsort()], torch.arange(200))
+
+
+def _norm50_logits() -> torch.Tensor:
+    """float32 logits of norm 50 (LogitNorm under SGD reaches 45) whose exact MSPs differ."""
+    g = torch.Generator().manual_seed(3)
+    z = torch.randn(64, 10, generator=g, dtype=F64)
+    z[:, 0] += 30.0  # one dominant class, the rest spread: exact MSPs 1 - O(e^-30), all distinct
+    z = z / z.norm(dim=1, keepdim=True) * 50.0
+    return z.float()
+
+
+def test_softmax_scores_do_not_tie_at_logit_norm_50():
+    z = _norm50_logits()
+    exact = msp_log_odds(z)  # exact order (float64 log-odds of the float32 logits)
+    assert len(torch.unique(exact)) == len(z)
+    # what the naive float32 MSP does: ties at exactly 1.0
+    assert (torch.softmax(z, dim=1).amax(dim=1) == 1.0).sum() > 1
+    for name, params in [("msp", {}), ("msp", {"temperature": 2.0})]:
+        s = build_score(name, params)
+        out = s(ScoreInputs(None, None, None, z))
+        assert len(torch.unique(out)) == len(z), name
+    # GradNorm's softmax: distinct where the features and the exact softmax differ
+    head = torch.nn.Linear(4, 10)
+    phi = torch.randn(64, 4, generator=torch.Generator().manual_seed(4)) * 20
+    assert len(torch.unique(gradnorm(phi, head))) == len(phi)
+
+
+def test_odin_does_not_tie_at_large_logits():
+    model = LinearModel()
+    x = torch.tensor([[40.0, 0.0], [41.0, 0.0], [42.0, 0.0]], dtype=F64)
+    s = odin(model, x, temperature=1.0, eps=0.0, std=1.0)
+    assert bool((s[1:] > s[:-1]).all()), s
+
+
 def test_energy_by_hand():
     z = torch.tensor([[1.0, 2.0, 3.0]], dtype=F64)
     assert energy(z).item() == pytest.approx(math.log(math.e + math.e**2 + math.e**3), rel=1e-12)
@@ -156,7 +200,9 @@ def test_odin_eps_zero_is_msp_at_temperature(T):
     model = LinearModel()
     x = _rand(9, 2)
     s = odin(model, x, temperature=T, eps=0.0, std=[0.5, 0.25])
-    torch.testing.assert_close(s, msp(model(x).detach(), temperature=T), rtol=0, atol=0)
+    torch.testing.assert_close(
+        s, msp_log_odds(model(x).detach(), temperature=T), rtol=0, atol=0
+    )
 
 
 def test_odin_perturbation_matches_hand_gradient_sign_2d():
@@ -204,7 +250,7 @@ def test_odin_zero_gradient_counts_as_positive():
 def test_odin_raises_the_tempered_softmax_score():
     model = image_linear_model()
     x = _rand(32, 3, 2, 2, seed=4)
-    before = msp(model(x).detach(), temperature=1000.0)
+    before = msp_log_odds(model(x).detach(), temperature=1000.0)
     after = odin(model, x, temperature=1000.0, eps=0.0014, std=[0.25, 0.25, 0.25])
     assert bool((after > before).all())
 
@@ -288,12 +334,12 @@ def test_gradnorm_closed_form_equals_autograd(seed, T):
     fast = gradnorm(feats, fc, temperature=T)
     slow = gradnorm_autograd(feats, fc, temperature=T)
     torch.testing.assert_close(fast, slow, rtol=1e-6, atol=1e-6)
-    # float32 heads agree as well
+    # float32 heads agree as well (the closed form computes in float64)
     fc32 = fc.float()
     torch.testing.assert_close(
-        gradnorm(feats.float(), fc32, temperature=T),
+        gradnorm(feats.float(), fc32, temperature=T).float(),
         gradnorm_autograd(feats.float(), fc32, temperature=T),
-        rtol=1e-5,
+        rtol=1e-4,  # the float32 autograd loop is the less exact one
         atol=1e-6,
     )
     assert fc.weight.grad is None

@@ -24,7 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_workflow import IGNORE  # noqa: E402
+from e2e import IGNORE  # noqa: E402
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 

@@ -51,7 +51,7 @@ def evaluate_run(
     :returns: ``(summary, samples)`` where ``summary`` holds run-level metrics (accuracy, ECE
         with/without temperature scaling fitted on the *validation* split, logit norms) and one
         record per (score, OOD set) with FPR95/AUROC/AUPR-In/AUPR-Out (ID positive), and
-        ``samples`` maps set name -> per-sample MSP (float32) for the score-distribution figure.
+        ``samples`` maps set name -> per-sample MSP (float64) for the score-distribution figure.
     """
     dev = resolve_device(device)
     model, spec = load_checkpoint(ckpt_path)
@@ -88,13 +88,13 @@ def evaluate_run(
     id_scores = scores.apply_scores(
         built, model, data.x["test"], features=test_feats, logits=test_logits_t, **kw
     )
-    samples = {"id": scores.msp(test_logits_t).cpu().numpy().astype(np.float32)}
+    samples = {"id": scores.msp(test_logits_t).cpu().numpy()}
     records = []
     for set_name, split, x in sets:
         feats, logits = scores.forward_batches(model, x, batch_size)
         norm = metrics.mean_logit_norm(logits.double().cpu().numpy())
         if split == "test":
-            samples[set_name] = scores.msp(logits).cpu().numpy().astype(np.float32)
+            samples[set_name] = scores.msp(logits).cpu().numpy()
         ood_scores = scores.apply_scores(built, model, x, features=feats, logits=logits, **kw)
         for s in built:
             m = metrics.ood_metrics(id_scores[s], ood_scores[s], positive="id")

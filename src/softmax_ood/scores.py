@@ -28,9 +28,11 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .entries import check_kwargs, lookup
+from .softmax import max_log_odds
 
 __all__ = [
     "msp",
+    "msp_log_odds",
     "energy",
     "max_logit",
     "odin_perturbation",
@@ -102,13 +104,33 @@ def msp(logits: Tensor, temperature: float = 1.0) -> Tensor:
 
     :param logits: ``(N, C)`` logits :math:`z`.
     :param temperature: :math:`T > 0` (1 for the MSP baseline).
-    :return: ``(N,)`` scores in ``[1/C, 1]``.
+    :return: ``(N,)`` float64 scores in ``[1/C, 1]`` (they saturate at 1; rank with
+        :func:`msp_log_odds`).
     :see Paper: Hendrycks & Gimpel, "A Baseline for Detecting Misclassified and
         Out-of-Distribution Examples", ICLR 2017, https://arxiv.org/abs/1610.02136
     """
     _check_2d("logits", logits)
     temperature = _check_positive("temperature", temperature)
-    return torch.softmax(logits / temperature, dim=1).amax(dim=1)
+    return torch.softmax(logits.double() / temperature, dim=1).amax(dim=1)
+
+
+def msp_log_odds(logits: Tensor, temperature: float = 1.0) -> Tensor:
+    """The MSP as a tie-free score: :math:`\\log \\frac{s}{1-s}` of :func:`msp`, float64.
+    HIGHER = MORE IN-DISTRIBUTION.
+
+    Strictly increasing in the MSP, so FPR95, AUROC and AUPR are the MSP's; but it does not
+    saturate: at a logit gap of about 17 (float32) or 37 (float64) the MSP itself rounds to
+    exactly 1 and every such sample ties (LogitNorm under SGD reaches logit norms of 45).
+    Computed as :math:`z_{\\max}/T - \\operatorname{LSE}_{j \\ne \\max}(z_j/T)`
+    (:func:`softmax_ood.softmax.max_log_odds`).
+
+    :param logits: ``(N, C)`` logits.
+    :param temperature: :math:`T > 0`.
+    :return: ``(N,)`` float64 scores.
+    """
+    _check_2d("logits", logits)
+    temperature = _check_positive("temperature", temperature)
+    return max_log_odds(logits.double() / temperature, dim=1)
 
 
 def energy(logits: Tensor, temperature: float = 1.0) -> Tensor:
@@ -228,8 +250,9 @@ def odin(
         s(x) = \\max_c S_c(\\tilde{x}; T), \\qquad
         S_c(x; T) = \\frac{e^{f_c(x)/T}}{\\sum_j e^{f_j(x)/T}}
 
-    with :math:`\\tilde{x}` from :func:`odin_perturbation`. With ``eps = 0`` this is
-    ``msp(model(x), T)``. The model runs in eval mode and its training flags are restored
+    with :math:`\\tilde{x}` from :func:`odin_perturbation`, returned as its log-odds
+    (:func:`msp_log_odds`: same ranking, no float ties). With ``eps = 0`` this is
+    ``msp_log_odds(model(x), T)``. The model runs in eval mode and its training flags are restored
     afterwards; no parameter gradients are accumulated.
 
     :param model: network mapping ``x`` to ``(N, C)`` logits.
@@ -238,7 +261,7 @@ def odin(
     :param eps: :math:`\\epsilon \\ge 0`; no default (paper: 0.0014 for DenseNet/CIFAR-10, config).
     :param std: per-channel normalisation std of the input pipeline, or a float.
     :param batch_size: samples per forward/backward pass (does not change the result).
-    :return: ``(N,)`` scores in ``[1/C, 1]``.
+    :return: ``(N,)`` float64 scores, the log-odds of the tempered MSP.
     :see Paper: Liang et al., ICLR 2018, https://arxiv.org/abs/1706.02690
     """
     batch_size = _check_batch_size(batch_size)
@@ -247,7 +270,7 @@ def odin(
         for xb in x.split(batch_size):
             x_tilde = odin_perturbation(model, xb, temperature=temperature, eps=eps, std=std)
             with torch.no_grad():
-                scores.append(msp(model(x_tilde), temperature))
+                scores.append(msp_log_odds(model(x_tilde), temperature))
     return torch.cat(scores)
 
 
@@ -307,7 +330,10 @@ def gradnorm(
     head = _linear_head(classifier, num_classes, "gradnorm")
     _check_2d("features", features)
     temperature = _check_positive("temperature", temperature)
-    logits = F.linear(features, head.weight, head.bias)
+    # float64: at large logit norms the float32 softmax rounds to one-hot and scores tie
+    features = features.double()
+    bias = None if head.bias is None else head.bias.double()
+    logits = F.linear(features, head.weight.double(), bias)
     p = torch.softmax(logits / temperature, dim=1)
     u = 1.0 / logits.shape[1]
     return (p - u).abs().sum(dim=1) * features.abs().sum(dim=1) / temperature
@@ -430,7 +456,8 @@ class Score:
 
 
 class MSPScore(Score):
-    """Maximum softmax probability (:func:`msp`). HIGHER = MORE IN-DISTRIBUTION."""
+    """Maximum softmax probability, ranked by its log-odds (:func:`msp_log_odds`: the MSP's
+    order without float ties). HIGHER = MORE IN-DISTRIBUTION."""
 
     needs = frozenset({"logits"})
 
@@ -438,7 +465,7 @@ class MSPScore(Score):
         self.temperature = _check_positive("temperature", temperature)
 
     def __call__(self, inp: ScoreInputs) -> Tensor:
-        return msp(inp.logits, self.temperature)
+        return msp_log_odds(inp.logits, self.temperature)
 
 
 class EnergyScore(Score):
