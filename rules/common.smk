@@ -33,6 +33,8 @@ DATASET = config["data"]["dataset"]
 STUDIES = {name: KNOWN_STUDIES[name] for name in config["studies"]}
 LOSSES = expanded_losses(config, STUDIES)
 RUNS = all_runs(config, STUDIES)
+# every cell (dataset, recipe, arch, loss) is trained for the union of the seeds any study asks
+TRAIN_SEEDS = sorted({r.seed for r in RUNS})
 GPU = 1 if config["device"] == "cuda" else 0
 
 
@@ -53,6 +55,11 @@ def code(script, exclude=()):
         exclude=[Path(workflow.basedir) / e for e in exclude],
     )
     return [os.path.relpath(p) for p in found]
+
+
+def seed_files(cell, name):
+    """``<cell>/seed<k>/<name>`` for every training seed: the per-run files of one cell job."""
+    return [f"{cell}/seed{s}/{name}" for s in TRAIN_SEEDS]
 
 
 def run_files(runs, kind, name):

@@ -1,23 +1,23 @@
-# Every trained model on the ID test split and every OOD set, with every configured score it
-# supports.
+# Every trained model of a cell (all its seeds, one process) on the ID test split and every OOD
+# set, with every configured score it supports.
 
 
 rule evaluate:
     input:
-        model="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/model.pt",
+        model=seed_files("results/train/{dataset}/{recipe}/{arch}/{loss}", "model.pt"),
         data="data/{dataset}",
         code=code("workflow/scripts/evaluate.py"),
     output:
-        summary="results/eval/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/summary.json",
-        samples="results/eval/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/msp.parquet",
+        summary=seed_files("results/eval/{dataset}/{recipe}/{arch}/{loss}", "summary.json"),
+        samples=seed_files("results/eval/{dataset}/{recipe}/{arch}/{loss}", "msp.parquet"),
     log:
-        "logs/eval/{dataset}/{recipe}/{arch}/{loss}/seed{seed}.log",
+        "logs/eval/{dataset}/{recipe}/{arch}/{loss}.log",
     conda:
         "../envs/torch.yaml"
     threads: lambda w: config["recipes"][w.recipe]["threads"]
     resources:
         mem_mb=3000,
-        runtime=60,
+        runtime=10 * len(TRAIN_SEEDS),
         gpu=GPU,
     params:
         scores=config["scores"],

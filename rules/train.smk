@@ -1,5 +1,8 @@
-# One training job per run (dataset, recipe, architecture, loss variant, seed): the union of
-# the runs every enabled study declares, each trained once.
+# One training job per cell (dataset, recipe, architecture, loss variant) of the union of the
+# runs every enabled study declares; the job trains every seed of the cell (TRAIN_SEEDS) one
+# after the other in one process. Per-seed outputs stay per run; a job that fails keeps none.
+# (One process per cell, not per seed: on these tiny models importing torch and loading the
+# data costs as much as a training.)
 
 
 rule train:
@@ -7,18 +10,19 @@ rule train:
         data="data/{dataset}",
         code=train_code,
     output:
-        model="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/model.pt",
-        curve="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/curve.tsv",
+        model=seed_files("results/train/{dataset}/{recipe}/{arch}/{loss}", "model.pt"),
+        curve=seed_files("results/train/{dataset}/{recipe}/{arch}/{loss}", "curve.tsv"),
     log:
-        "logs/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}.log",
+        "logs/train/{dataset}/{recipe}/{arch}/{loss}.log",
     conda:
         "../envs/torch.yaml"
     threads: lambda w: config["recipes"][w.recipe]["threads"]
     resources:
         mem_mb=3000,
-        runtime=120,
+        runtime=30 * len(TRAIN_SEEDS),
         gpu=GPU,
     params:
+        seeds=TRAIN_SEEDS,
         arch_cfg=lambda w: config["architectures"][w.arch],
         loss_cfg=lambda w: LOSSES[w.loss],
         loss_code=loss_digest,

@@ -47,7 +47,8 @@ def test_shipped_configs_validate_as_snakemake_merges_them(name):
         assert {r.dataset for r in all_runs(cfg, STUDIES)} == {"cifar10"}
         assert {r.seed for r in all_runs(cfg, STUDIES)} == {0, 1, 2, 3, 4}
     else:
-        assert cfg["recipes"]["adam"]["epochs"] == 3
+        assert cfg["recipes"]["sgd"]["epochs"] == 4 and cfg["recipes"]["adam"]["epochs"] == 2
+        assert cfg["recipes"]["sgd"]["optimizer"] == "sgd"  # merged from the default
 
 
 def _set(cfg, path, value):
@@ -165,7 +166,10 @@ def test_runs_are_the_union_of_the_studies_deduplicated():
     cfg = validate_config(default(), SCHEMA, STUDIES)
     runs = all_runs(cfg, STUDIES)
     assert runs == sorted(set(runs)) and all(isinstance(r, Run) for r in runs)
-    assert Run("digits", "adam", "wrn-10-1", "godin", 0) in runs
+    assert Run("digits", "sgd", "wrn-10-1", "godin", 0) in runs
+    # the robustness recipe trains baseline and method on the main architecture only
+    assert Run("digits", "adam", "wrn-10-1", "logitnorm", 4) in runs
+    assert Run("digits", "adam", "wrn-10-1", "godin", 0) not in runs
     assert "logitnorm-tau0.5" in expanded_losses(cfg, STUDIES)
     # disabling every study leaves nothing to train
     cfg["studies"] = []

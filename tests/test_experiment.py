@@ -110,7 +110,7 @@ def test_train_and_evaluate_one_run(embedded_data, tmp_path):
     assert {r["score"] for r in summary["ood"]} == {"msp", "energy", "gradnorm", "odin"}
     assert {r["split"] for r in summary["ood"] if r["ood_set"] == "gaussian_val"} == {"val"}
     assert set(samples) == {"id"} | (sets - {"gaussian_val"})
-    assert all(s.dtype == np.float32 for s in samples.values())
+    assert all(s.dtype == np.float64 for s in samples.values())
     # batch size does not change any number
     other, _ = evaluate_run(
         tmp_path / "m.pt", embedded_data, scores_cfg=SCORES, score_overrides={}, batch_size=7

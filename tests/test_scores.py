@@ -200,9 +200,7 @@ def test_odin_eps_zero_is_msp_at_temperature(T):
     model = LinearModel()
     x = _rand(9, 2)
     s = odin(model, x, temperature=T, eps=0.0, std=[0.5, 0.25])
-    torch.testing.assert_close(
-        s, msp_log_odds(model(x).detach(), temperature=T), rtol=0, atol=0
-    )
+    torch.testing.assert_close(s, msp_log_odds(model(x).detach(), temperature=T), rtol=0, atol=0)
 
 
 def test_odin_perturbation_matches_hand_gradient_sign_2d():

@@ -181,6 +181,16 @@ def _check_core(config: dict) -> None:
             f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
             "the embedded source provides only: digits",
         )
+        _check(
+            "heldout_digits" not in data["ood_test"] or len(data["id_classes"]) < 10,
+            "data.ood_test lists heldout_digits but data.id_classes keeps all ten digits; "
+            "hold some out (e.g. id_classes: [0, 1, 2, 3, 4])",
+        )
+    else:
+        _check(
+            sorted(data["id_classes"]) == list(range(10)) and "heldout_digits" not in ood_sets,
+            "data.id_classes and the heldout_digits set belong to the embedded source only",
+        )
 
 
 def validate_config(

@@ -21,7 +21,10 @@ half-written file.
 The embedded default (:func:`make_embedded_dataset`) is fully offline and real:
 
 * ID: scikit-learn's handwritten digits (UCI optdigits, 1797 images of 8x8, 17 grey levels).
-* OOD: crops of scikit-image's sample images (CC0 textures, public-domain/CC0 photos, printed
+* ID classes: ``id_classes`` of the ten digits (default config: 0-4). The other digits'
+  test-split images are the near-OOD set ``heldout_digits`` (held-out classes: same
+  preprocessing, same writers, same split; the hardest and most realistic shift here).
+* Far OOD: crops of scikit-image's sample images (CC0 textures, public-domain/CC0 photos, printed
   text), brought through the *digits' own preprocessing*: a 32x32 crop is reduced by 4x4 block
   averaging to 8x8 and quantised to the 17 grey levels 0..16, as the optdigits bitmaps were;
   plus Gaussian and uniform noise quantised the same way.
@@ -76,6 +79,8 @@ EMBEDDED_OOD_SETS = {
     "bright ink on dark ground like the digits",
     "gaussian": "Gaussian noise N(0.5, 0.25^2) per pixel, clipped to [0, 1]",
     "uniform": "uniform noise U[0, 1] per pixel",
+    "heldout_digits": "near OOD: the test-split digits of the classes not in id_classes "
+    "(same preprocessing, same split as the ID test set)",
     "gaussian_val": "Gaussian noise N(0.5, 0.25^2), an independent draw used only for validation "
     "(the LogitNorm paper tunes on Gaussian noise)",
 }
@@ -182,6 +187,11 @@ def _embedded_ood(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _sources(name: str) -> dict:
+    if name == "heldout_digits":
+        return {
+            "source": "scikit-learn load_digits: " + EMBEDDED_OOD_SETS[name],
+            "licence": "CC BY 4.0 (UCI Machine Learning Repository)",
+        }
     images = {"textures": _TEXTURES, "photos": _PHOTOS, "characters": _CHARACTERS}.get(name)
     if images is None:
         return {"source": f"generated: {EMBEDDED_OOD_SETS[name]}", "licence": "n/a (synthetic)"}
@@ -201,11 +211,16 @@ def make_embedded_dataset(
     ood_size: int,
     ood_test: list[str],
     ood_val: list[str],
+    id_classes: list[int] | None = None,
 ) -> dict:
     """Build the offline default dataset (digits vs. scikit-image crops and noise) in ``out_dir``.
 
     :param image_size: side length of the stored images (8 is the digits' native size).
     :param seed: seeds the stratified ID split and every OOD draw.
+    :param id_classes: the digits that are in-distribution (labels renumbered 0..k-1 in this
+        order; default all ten). The split is made on all ten digits, stratified, before the
+        classes are separated, so the held-out digits' test images (``heldout_digits``) come
+        from the same split as the ID test set.
     :param val_fraction: fraction of all digits held out for validation (temperature fitting,
         checkpoint choice); ``test_fraction`` likewise for the test split.
     :param ood_size: images per OOD set.
@@ -226,6 +241,18 @@ def make_embedded_dataset(
             f"val_fraction={val_fraction} and test_fraction={test_fraction} must be in (0, 1) "
             "and sum to less than 1"
         )
+    id_classes = list(range(10)) if id_classes is None else [int(c) for c in id_classes]
+    if len(set(id_classes)) != len(id_classes) or not set(id_classes) <= set(range(10)):
+        raise ValueError(f"id_classes={id_classes} must be distinct digits 0-9")
+    if len(id_classes) < 2:
+        raise ValueError(f"id_classes={id_classes} must name at least two digits")
+    heldout = sorted(set(range(10)) - set(id_classes))
+    if "heldout_digits" in ood_test and not heldout:
+        raise ValueError(
+            "the OOD set heldout_digits needs held-out classes, but id_classes lists all ten digits"
+        )
+    if "heldout_digits" in ood_val:
+        raise ValueError("heldout_digits is a test set (the held-out classes' test split)")
     out_dir = Path(out_dir)
     digits = load_digits()
     x = digits.images.astype(np.float64) / LEVELS  # (1797, 8, 8) in [0, 1]
@@ -245,10 +272,15 @@ def make_embedded_dataset(
     def finish(imgs: np.ndarray) -> np.ndarray:
         return resize_images(imgs, image_size)[:, None].astype(np.float32)
 
+    relabel = np.full(10, -1, dtype=np.int64)
+    relabel[id_classes] = np.arange(len(id_classes))
+    heldout_test = splits["test"][relabel[y[splits["test"]]] < 0]
+    splits = {s: ids[relabel[y[ids]] >= 0] for s, ids in splits.items()}
+
     meta_splits = {}
     for split, ids in splits.items():
         save_array(out_dir / f"id_{split}_x.npy", finish(x[ids]))
-        save_array(out_dir / f"id_{split}_y.npy", y[ids])
+        save_array(out_dir / f"id_{split}_y.npy", relabel[y[ids]])
         meta_splits[f"id_{split}"] = int(len(ids))
     train_x = finish(x[splits["train"]])
     mean = [float(train_x.mean(dtype=np.float64))]
@@ -267,13 +299,19 @@ def make_embedded_dataset(
     for name, prefix in all_sets:
         # one independent stream per set name: adding a set never changes the others
         rng = np.random.default_rng(streams[name])
-        save_array(out_dir / f"{prefix}_{name}_x.npy", finish(_embedded_ood(name, ood_size, rng)))
-        meta_splits[f"{prefix}_{name}"] = int(ood_size)
+        if name == "heldout_digits":
+            images = x[heldout_test]  # every held-out test image (not ood_size draws)
+        else:
+            images = _embedded_ood(name, ood_size, rng)
+        save_array(out_dir / f"{prefix}_{name}_x.npy", finish(images))
+        meta_splits[f"{prefix}_{name}"] = int(len(images))
         sources[name] = _sources(name)
 
     meta = {
         "id_dataset": "digits",
-        "num_classes": 10,
+        "num_classes": len(id_classes),
+        "id_classes": id_classes,
+        "heldout_classes": heldout,
         "channels": 1,
         "image_size": int(image_size),
         "mean": mean,

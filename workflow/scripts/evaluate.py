@@ -1,4 +1,4 @@
-"""Snakemake script: evaluate one checkpoint on ID test and every OOD set."""
+"""Snakemake script: evaluate every checkpoint of one cell on ID test and every OOD set."""
 
 import sys
 
@@ -14,25 +14,27 @@ from softmax_ood.provenance import path_sha256, write_parquet
 
 def main():
     ev = snakemake.params.evaluation
-    summary, samples = evaluate_run(
-        snakemake.input.model,
-        snakemake.input.data,
-        scores_cfg=snakemake.params.scores,
-        score_overrides=snakemake.params.overrides,
-        batch_size=ev["batch_size"],
-        ece_bins=ev["ece_bins"],
-        device=snakemake.params.device,
+    data_sha = path_sha256(snakemake.input.data)
+    outputs = zip(
+        snakemake.input.model, snakemake.output.summary, snakemake.output.samples, strict=True
     )
-    summary["inputs"] = {
-        "model_sha256": path_sha256(snakemake.input.model),
-        "data_sha256": path_sha256(snakemake.input.data),
-    }
-    frame = pd.concat(
-        [pd.DataFrame({"set": name, "value": values}) for name, values in samples.items()],
-        ignore_index=True,
-    )
-    write_parquet(frame, snakemake.output.samples)
-    write_json(snakemake.output.summary, summary)
+    for model_path, summary_path, samples_path in outputs:
+        summary, samples = evaluate_run(
+            model_path,
+            snakemake.input.data,
+            scores_cfg=snakemake.params.scores,
+            score_overrides=snakemake.params.overrides,
+            batch_size=ev["batch_size"],
+            ece_bins=ev["ece_bins"],
+            device=snakemake.params.device,
+        )
+        summary["inputs"] = {"model_sha256": path_sha256(model_path), "data_sha256": data_sha}
+        frame = pd.concat(
+            [pd.DataFrame({"set": name, "value": values}) for name, values in samples.items()],
+            ignore_index=True,
+        )
+        write_parquet(frame, samples_path)
+        write_json(summary_path, summary)
 
 
 run_script(main, snakemake.log[0])

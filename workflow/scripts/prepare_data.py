@@ -21,6 +21,7 @@ def main():
             ood_size=d["ood_size"],
             ood_test=d["ood_test"],
             ood_val=d["ood_val"],
+            id_classes=d["id_classes"],
         )
     else:
         from softmax_ood.paper_data import load_paper_config, prepare_paper_data

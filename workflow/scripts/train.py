@@ -1,4 +1,4 @@
-"""Snakemake script: train one (dataset, arch, loss, seed) run."""
+"""Snakemake script: train every seed of one (dataset, recipe, arch, loss) cell, in one process."""
 
 import sys
 
@@ -11,19 +11,23 @@ from softmax_ood.train import write_curve
 
 def main():
     w = snakemake.wildcards
-    model, curve, spec = train_run(
-        snakemake.input.data,
-        arch_name=w.arch,
-        arch_cfg=snakemake.params.arch_cfg,
-        loss_name=w.loss,
-        loss_cfg=snakemake.params.loss_cfg,
-        recipe_name=w.recipe,
-        train_cfg=snakemake.params.train_cfg,
-        seed=int(w.seed),
-        device=snakemake.params.device,
+    outputs = zip(
+        snakemake.params.seeds, snakemake.output.model, snakemake.output.curve, strict=True
     )
-    write_curve(snakemake.output.curve, curve)
-    save_checkpoint(snakemake.output.model, model, spec)
+    for seed, model_path, curve_path in outputs:
+        model, curve, spec = train_run(
+            snakemake.input.data,
+            arch_name=w.arch,
+            arch_cfg=snakemake.params.arch_cfg,
+            loss_name=w.loss,
+            loss_cfg=snakemake.params.loss_cfg,
+            recipe_name=w.recipe,
+            train_cfg=snakemake.params.train_cfg,
+            seed=int(seed),
+            device=snakemake.params.device,
+        )
+        write_curve(curve_path, curve)
+        save_checkpoint(model_path, model, spec)
 
 
 run_script(main, snakemake.log[0])

@@ -24,6 +24,7 @@ __all__ = [
     "seed_average",
     "seed_values",
     "study_frames",
+    "one_recipe",
     "summarise",
 ]
 
@@ -47,21 +48,30 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], where: str) -> 
 
 
 def _one_dataset(frame: pd.DataFrame, spec: dict, where: str) -> pd.DataFrame:
-    """Restrict to ``spec['dataset']`` if given; otherwise insist on a single ID dataset."""
-    if "dataset" not in frame.columns:
-        return frame
-    if spec.get("dataset") is not None:
-        require(frame, "dataset", [spec["dataset"]], where, "dataset")
-        return frame[frame["dataset"] == spec["dataset"]]
-    names = sorted(frame["dataset"].dropna().unique())
-    if len(names) > 1:
-        raise ValueError(f"The {where} frame mixes ID datasets {names}; set spec['dataset'].")
+    """Restrict to ``spec['dataset']`` if given; otherwise insist on a single ID dataset. Then,
+    the same for the training recipe (``spec['recipe']``): a study's tables and claims read
+    one recipe at a time."""
+    for key, what in (("dataset", "ID dataset"), ("recipe", "recipe")):
+        if key not in frame.columns:
+            continue
+        if spec.get(key) is not None:
+            require(frame, key, [spec[key]], where, key)
+            frame = frame[frame[key] == spec[key]]
+            continue
+        names = sorted(frame[key].dropna().unique())
+        if len(names) > 1:
+            raise ValueError(f"The {where} frame mixes {what}s {names}; set spec[{key!r}].")
     return frame
 
 
 def study_frames(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict):
-    """``runs`` and ``ood`` restricted to the study's ID dataset (checked, not copied)."""
+    """``runs`` and ``ood`` restricted to the study's ID dataset and recipe (checked)."""
     return _one_dataset(runs, spec, "runs"), _one_dataset(ood, spec, "ood")
+
+
+def one_recipe(frame: pd.DataFrame, spec: dict, where: str) -> pd.DataFrame:
+    """Any study frame (curves, samples, ...) restricted to the study's dataset and recipe."""
+    return _one_dataset(frame, spec, where)
 
 
 def check_unique(frame: pd.DataFrame, keys: list[str], where: str) -> None:

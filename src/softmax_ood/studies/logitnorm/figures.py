@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ...analysis.seeds import one_recipe
 from ...analysis.style import new_figure, save_figure, style
 from .ablation import tau_ablation
 
@@ -38,6 +39,7 @@ def _require(frame: pd.DataFrame, column: str, values, where: str) -> None:
 def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
     """Fig. 1: mean L2 logit norm vs epoch (ID val solid, OOD monitor dashed), mean ± std."""
     arch, losses = spec["main_arch"], [spec["baseline"], spec["method"]]
+    curves = one_recipe(curves, spec, "curves")
     sel = curves[curves["arch"] == arch]
     _require(curves, "arch", [arch], "curves")
     _require(sel, "loss", losses, "curves")
@@ -67,8 +69,11 @@ def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
 
 
 def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
-    """Fig. 4: MSP histograms, ID test vs all OOD test sets pooled (over sets and seeds)."""
+    """Fig. 4: MSP histograms, ID test vs the far OOD test sets pooled (over sets and seeds),
+    and the near sets (``spec['near_ood']``) pooled on their own."""
     arch, losses = spec["main_arch"], [spec["baseline"], spec["method"]]
+    samples = one_recipe(samples, spec, "samples")
+    near = set(spec.get("near_ood") or [])
     sel = samples[(samples["arch"] == arch) & (samples["score"] == "msp")]
     _require(samples, "arch", [arch], "samples")
     _require(sel, "loss", losses, "samples")
@@ -80,10 +85,12 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
         for ax, loss in zip(axes, losses, strict=True):
             d = sel[sel["loss"] == loss]
             id_v = d.loc[d["set"] == "id", "value"].to_numpy(dtype=float)
-            ood_v = d.loc[d["set"] != "id", "value"].to_numpy(dtype=float)
+            far = (d["set"] != "id") & ~d["set"].isin(near)
+            ood_v = d.loc[far, "value"].to_numpy(dtype=float)
+            near_v = d.loc[d["set"].isin(near), "value"].to_numpy(dtype=float)
             if id_v.size == 0 or ood_v.size == 0:
                 raise ValueError(f"The samples frame lacks ID or OOD MSP values for loss {loss!r}.")
-            ood_sets = sorted(set(d["set"]) - {"id"})
+            ood_sets = sorted(set(d.loc[far, "set"]))
             ax.hist(
                 id_v,
                 bins=BINS,
@@ -98,8 +105,18 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
                 density=True,
                 alpha=0.55,
                 color=colors[3],
-                label=f"OOD, {len(ood_sets)} test sets pooled (n={ood_v.size})",
+                label=f"far OOD, {len(ood_sets)} sets pooled (n={ood_v.size})",
             )
+            if near_v.size:
+                ax.hist(
+                    near_v,
+                    bins=BINS,
+                    density=True,
+                    histtype="step",
+                    linewidth=1.4,
+                    color=colors[2],
+                    label=f"near OOD, {', '.join(sorted(near))} (n={near_v.size})",
+                )
             ax.set(
                 xlim=(0, 1),
                 xlabel="softmax confidence (MSP)",

@@ -12,7 +12,7 @@ TITLE = "Wei et al. 2022, Mitigating Neural Network Overconfidence with Logit No
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
-TABLES = [f"table{i}" for i in range(1, 7)] + ["tau_ablation"]
+TABLES = [f"table{i}" for i in range(1, 7)] + ["tau_ablation", "premise"]
 FIGURES = ["fig1", "fig4", "fig5"]
 
 
@@ -20,6 +20,15 @@ def check(config: dict) -> None:
     s = config[NAME]
     archs, losses = config["architectures"], config["losses"]
     check_names(f"{NAME}.recipe", s["recipe"], config["recipes"])
+    check_names(f"{NAME}.robustness_recipes", s["robustness_recipes"], config["recipes"])
+    check_names(f"{NAME}.near_ood", s["near_ood"], config["data"]["ood_test"])
+    if s["recipe"] in s["robustness_recipes"]:
+        raise config_error(
+            f"{NAME}.robustness_recipes lists the headline recipe {s['recipe']!r}; "
+            "name only the variants"
+        )
+    if set(config["data"]["ood_test"]) <= set(s["near_ood"]):
+        raise config_error(f"{NAME}.near_ood lists every OOD test set; keep at least one far set")
     check_names(f"{NAME}.main_arch", s["main_arch"], archs)
     check_names(f"{NAME}.arch_table", s["arch_table"], archs)
     check_names(f"{NAME}.main_losses", s["main_losses"], losses)
@@ -57,9 +66,14 @@ def runs(config: dict) -> list[Run]:
     pairs |= {(a, loss) for a in s["arch_table"] for loss in (s["baseline"], s["method"])}
     pairs |= {(s["main_arch"], tau_variant(config, t)) for t in s["tau_ablation"]}
     ds = config["data"]["dataset"]
-    return sorted(
-        Run(ds, s["recipe"], a, loss, int(seed)) for a, loss in pairs for seed in s["seeds"]
-    )
+    out = {Run(ds, s["recipe"], a, loss, int(seed)) for a, loss in pairs for seed in s["seeds"]}
+    out |= {
+        Run(ds, recipe, s["main_arch"], loss, int(seed))
+        for recipe in s["robustness_recipes"]
+        for loss in (s["baseline"], s["method"])
+        for seed in s["seeds"]
+    }
+    return sorted(out)
 
 
 def spec(config: dict) -> dict:

@@ -11,6 +11,10 @@ Seed handling: a metric is first averaged over the OOD *test* sets within each s
 "average" row), then summarised over seeds as mean and sample std (``ddof=1``; NaN with a single
 seed, rendered as "± n/a"). Validation OOD sets (``split == "val"``) never enter a test table.
 
+Near and far OOD: the sets in ``spec['near_ood']`` (held-out classes) are never averaged with the
+far sets. Every OOD table is computed once on the far sets (the paper's "average") and once on
+the near sets, with a ``shift`` column (``far`` / ``near``).
+
 The paper's "AUPR" is AUPR-In (average precision with ID as the positive class); here it is the
 ``aupr`` column, computed from the ``aupr_in`` input column.
 """
@@ -31,8 +35,31 @@ from ...analysis.seeds import (
     study_frames,
 )
 from .ablation import OOD_METRICS, tau_ablation
+from .shifts import far_near
 
-__all__ = ["TABLES", "table1", "table2", "table3", "table4", "table5", "table6", "tau_ablation"]
+__all__ = [
+    "TABLES",
+    "premise",
+    "table1",
+    "table2",
+    "table3",
+    "table4",
+    "table5",
+    "table6",
+    "tau_ablation",
+]
+
+
+def _by_shift(table):
+    """``table`` on the far sets, then on the near sets, stacked with a ``shift`` column."""
+
+    def wrapped(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> pd.DataFrame:
+        parts = [table(runs, sub, spec).assign(shift=s) for s, sub in far_near(ood, spec).items()]
+        out = pd.concat(parts, ignore_index=True)
+        return out[["shift"] + [c for c in out.columns if c != "shift"]]
+
+    wrapped.__name__, wrapped.__doc__ = table.__name__, table.__doc__
+    return wrapped
 
 
 def _ood_cells(ood, arch, loss, score, *, ood_set=None) -> dict:
@@ -53,15 +80,25 @@ def _test_sets(ood: pd.DataFrame, arch: str, losses: Sequence[str], score: str) 
 
 # --------------------------------------------------------------------------- the tables
 def table1(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> pd.DataFrame:
-    """Table 1: MSP on the main architecture, CE vs LogitNorm, per OOD test set + average."""
+    """Table 1: MSP on the main architecture, CE vs LogitNorm, per OOD test set, the average
+    over the far sets (the paper's "average"), then each near set (``shift`` column)."""
     runs, ood = study_frames(runs, ood, spec)
     arch, losses = spec["main_arch"], [spec["baseline"], spec["method"]]
-    sets = _test_sets(ood, arch, losses, "msp")
+    parts = far_near(ood, spec)
     rows = []
-    for row in [*sets, "average"]:
-        for loss in losses:
-            cells = _ood_cells(ood, arch, loss, "msp", ood_set=None if row == "average" else row)
-            rows.append({"row": row, "loss": loss, **cells})
+    for shift, sub in parts.items():
+        sets = _test_sets(sub, arch, losses, "msp")
+        for row in [*sets, "average"] if shift == "far" else sets:
+            for loss in losses:
+                one = None if row == "average" else row
+                rows.append(
+                    {
+                        "shift": shift,
+                        "row": row,
+                        "loss": loss,
+                        **_ood_cells(sub, arch, loss, "msp", ood_set=one),
+                    }
+                )
     return frame(rows)
 
 
@@ -154,13 +191,20 @@ def table5(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> pd.DataFrame:
     require(runs, "loss", losses, "runs", "loss(es)")
     require(ood, "loss", losses, "ood", "loss(es)")
     rows = []
-    for loss in losses:
-        vals = {n: seed_average(ood, arch, loss, "msp", c) for n, c in OOD_METRICS.items()}
-        vals["norm_id"] = seed_values(runs, arch, loss, "logit_norm_id")
-        vals["norm_ood"] = _norm_ood(ood, arch, loss, spec["norm_ood_set"])
-        rows.append(
-            {"row": "average", "loss": loss, "norm_ood_set": spec["norm_ood_set"], **cells(vals)}
-        )
+    for shift, sub in far_near(ood, spec).items():
+        for loss in losses:
+            vals = {n: seed_average(sub, arch, loss, "msp", c) for n, c in OOD_METRICS.items()}
+            vals["norm_id"] = seed_values(runs, arch, loss, "logit_norm_id")
+            vals["norm_ood"] = _norm_ood(ood, arch, loss, spec["norm_ood_set"])
+            rows.append(
+                {
+                    "shift": shift,
+                    "row": "average",
+                    "loss": loss,
+                    "norm_ood_set": spec["norm_ood_set"],
+                    **cells(vals),
+                }
+            )
     return frame(rows)
 
 
@@ -177,12 +221,59 @@ def table6(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> pd.DataFrame:
     return frame(rows)
 
 
+def premise(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """The study's premise beside Table 1, per recipe (headline first, then the robustness
+    variants) and per seed: is the CE baseline overconfident (temperature fitted on the
+    validation split > 1) and how large are its logit norms (ID test, ``norm_ood_set``)? Next
+    to it, CE and LogitNorm's MSP FPR95 averaged over the far sets and on the near sets, and
+    their accuracies. Rows ``seed <k>`` hold one seed (std n/a), row ``mean`` all seeds."""
+    arch, ce, ln = spec["main_arch"], spec["baseline"], spec["method"]
+    rows = []
+    headline = spec.get("recipe")
+    for recipe in [headline, *spec.get("robustness_recipes", [])]:
+        s = {**spec, "recipe": recipe}
+        r, o = study_frames(runs, ood, s)
+        parts = far_near(o, s)
+        vals = {
+            "ce_temperature": seed_values(r, arch, ce, "temperature"),
+            "ce_norm_id": seed_values(r, arch, ce, "logit_norm_id"),
+            "ce_norm_ood": _norm_ood(o, arch, ce, spec["norm_ood_set"]),
+            "ln_norm_id": seed_values(r, arch, ln, "logit_norm_id"),
+            "ce_accuracy": seed_values(r, arch, ce, "accuracy", scale=100.0),
+            "ln_accuracy": seed_values(r, arch, ln, "accuracy", scale=100.0),
+        }
+        for shift, sub in parts.items():
+            for key, loss in (("ce", ce), ("ln", ln)):
+                vals[f"{key}_fpr95_{shift}"] = seed_average(sub, arch, loss, "msp", "fpr95")
+        label = str(recipe) if recipe == headline else f"{recipe} (robustness variant)"
+        rows.append({"recipe": label, "row": "mean", **cells(vals)})
+        for seed in sorted(vals["ce_temperature"].index):
+            one = {k: v.loc[[seed]] if seed in v.index else v.iloc[:0] for k, v in vals.items()}
+            rows.append({"recipe": label, "row": f"seed {seed}", **cells(one)})
+    return frame(rows)
+
+
 TABLES = {
-    "tau_ablation": tau_ablation,
+    "tau_ablation": _by_shift(tau_ablation),
     "table1": table1,
-    "table2": table2,
-    "table3": table3,
+    "table2": _by_shift(table2),
+    "table3": _by_shift(table3),
     "table4": table4,
     "table5": table5,
-    "table6": table6,
+    "table6": _by_shift(table6),
+    "premise": premise,
+}
+
+#: Column headers of the premise table.
+PREMISE_LABELS = {
+    "ce_temperature": "CE fitted T (>1 = overconfident)",
+    "ce_norm_id": "CE logit norm, ID",
+    "ce_norm_ood": "CE logit norm, OOD",
+    "ln_norm_id": "LogitNorm raw logit norm, ID",
+    "ce_accuracy": "CE accuracy (%)",
+    "ln_accuracy": "LogitNorm accuracy (%)",
+    "ce_fpr95_far": "CE FPR95 far (%)",
+    "ln_fpr95_far": "LogitNorm FPR95 far (%)",
+    "ce_fpr95_near": "CE FPR95 near (%)",
+    "ln_fpr95_near": "LogitNorm FPR95 near (%)",
 }

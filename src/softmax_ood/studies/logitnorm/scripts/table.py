@@ -10,7 +10,7 @@ import pandas as pd
 from softmax_ood.analysis.render import render_markdown
 from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
-from softmax_ood.studies.logitnorm.tables import TABLES
+from softmax_ood.studies.logitnorm.tables import PREMISE_LABELS, TABLES
 
 
 def main():
@@ -24,7 +24,9 @@ def main():
         extra={"rule": snakemake.rule, "table": name},
     )
     write_parquet(table, snakemake.output.table, prov)
-    write_bytes_atomic(snakemake.output.markdown, render_markdown(table, name).encode())
+    write_bytes_atomic(
+        snakemake.output.markdown, render_markdown(table, name, PREMISE_LABELS).encode()
+    )
 
 
 run_script(main, snakemake.log[0])

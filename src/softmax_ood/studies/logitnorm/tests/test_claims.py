@@ -31,7 +31,7 @@ def test_frame_shape_and_ids(good):
     assert list(good.columns) == COLUMNS
     assert good["holds"].dtype == bool and good["value"].dtype == "float64"
     ids = list(good["claim_id"])
-    assert ids[:2] == ["P1", "headline"]  # the premise first, then the headline
+    assert ids[:3] == ["P1", "P2", "headline"]  # the premises first, then the headline
     assert {
         "C1",
         "C2",
@@ -126,9 +126,9 @@ def test_missing_loss_raises():
 def test_claims_are_declared_as_data():
     specs = claim_specs(make_spec())
     ids = [c.id for c in specs]
-    assert ids[:4] == ["P1", "headline", "C1", "C2"] and len(set(ids)) == len(ids)
-    assert specs[0].premise and specs[1].requires == ("P1",)
-    head = specs[1]
+    assert ids[:5] == ["P1", "P2", "headline", "C1", "C2"] and len(set(ids)) == len(ids)
+    assert specs[0].premise and specs[1].premise and specs[2].requires == ("P1",)
+    head = specs[2]
     assert head.all_of == ("C1", "C2") and head.test == "paired"
 
 
