@@ -151,7 +151,7 @@ def test_a_study_section_reruns_only_that_studys_analysis(two_runs):
     jobs = _dry_run_jobs(
         a,
         "config/smoke.yaml",
-        lambda t: t + "  alpha: 0.1\n",  # inside the logitnorm section
+        lambda t: t.replace("\nlogitnorm:\n", "\nlogitnorm:\n  alpha: 0.1\n", 1),
     )
     assert jobs and all(rule.startswith("logitnorm_") for rule in jobs), jobs
     assert "logitnorm_aggregate" in jobs  # its spec is a param; no train/evaluate job reruns

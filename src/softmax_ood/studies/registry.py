@@ -23,6 +23,7 @@ __all__ = ["STUDIES", "load_study", "registered_studies"]
 
 STUDIES: dict[str, str] = {
     "logitnorm": "softmax_ood.studies.logitnorm.study",
+    "seddik": "softmax_ood.studies.seddik.study",
 }
 
 

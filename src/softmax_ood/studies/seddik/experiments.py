@@ -27,6 +27,7 @@ from .practice import (
 from .theory import FixedPointError, ridge_closed_form, solve_binary, solve_multiclass
 
 __all__ = [
+    "binary_options",
     "fig2_frame",
     "fig3_frame",
     "fig4_frame",
@@ -34,6 +35,52 @@ __all__ = [
     "timing",
     "validation_frame",
 ]
+
+
+_BINARY_KEYS = ("rtol", "max_iter", "n_nodes")
+_MULTI_KEYS = {
+    "multiclass_rtol": "rtol",
+    "multiclass_max_iter": "max_iter",
+    "accuracy_draws": "accuracy_draws",
+}
+
+
+def binary_options(solver: dict | None) -> dict:
+    """Keyword arguments of :func:`~.theory.solve_binary` from a ``solver`` config dict."""
+    return {k: v for k, v in (solver or {}).items() if k in _BINARY_KEYS}
+
+
+def multiclass_options(solver: dict | None) -> dict:
+    """Keyword arguments of :func:`~.theory.solve_multiclass` from a ``solver`` config dict."""
+    return {
+        new: v for old, new in _MULTI_KEYS.items() if (v := (solver or {}).get(old)) is not None
+    }
+
+
+def _named(where: str, err: FixedPointError) -> FixedPointError:
+    """The solver's one-sentence message prefixed with the setting it was solving."""
+    msg = str(err)
+    return FixedPointError(f"{where}: {msg[:1].lower()}{msg[1:]}")
+
+
+def _binary(where: str, *args, solver: dict | None = None, **kw):
+    try:
+        return solve_binary(*args, **binary_options(solver), **kw)
+    except FixedPointError as err:
+        raise _named(where, err) from None
+
+
+def _multiclass(where: str, *args, solver: dict | None = None, **kw):
+    try:
+        return solve_multiclass(*args, **multiclass_options(solver), **kw)
+    except FixedPointError as err:
+        raise _named(where, err) from None
+
+
+def _fit(X, y, lam, train: dict | None, **kw):
+    """:func:`~.practice.fit_softmax` with the configured tolerance / iteration cap."""
+    opts = {k: v for k, v in (train or {}).items() if k in ("tol", "max_iter")}
+    return fit_softmax(X, y, lam, **opts, **kw)
 
 
 def _accuracy_rows(fit, X, y, k: int, **keys) -> list[dict]:
@@ -67,6 +114,8 @@ def fig2_frame(
     gammas=(1 / 3, 2 / 3),
     mean_norm: float = 0.5,
     n_test: int = 4000,
+    solver: dict | None = None,
+    train: dict | None = None,
 ) -> pd.DataFrame:
     """Fig. 2: accuracy vs ``p`` on the Gaussian mixture (``C = I``, ``mu_1 _|_ mu_2``,
     ``|mu| = mean_norm``), theory (Theorem 4.8) vs L-BFGS-trained classifiers, train and test.
@@ -76,7 +125,15 @@ def fig2_frame(
     rows: list[dict] = []
     for p in ps:
         spec = paper_mixture(p, mean_norm=mean_norm, gammas=gammas)
-        th = solve_binary(spec.means, spec.covs, spec.gammas, n, lam)
+        th = _binary(
+            f"Fig. 2 (Gaussian mixture, p={p})",
+            spec.means,
+            spec.covs,
+            spec.gammas,
+            n,
+            lam,
+            solver=solver,
+        )
         base = {"p": p, "n": n, "lam": lam}
         for split, acc in (
             ("train", th.train_accuracy_per_class),
@@ -86,7 +143,7 @@ def fig2_frame(
         for seed in seeds:
             X, y = spec.sample(n, seed)
             Xt, yt = spec.sample(n_test, 10_000 + seed)
-            fit = fit_softmax(X, y, lam)
+            fit = _fit(X, y, lam, train)
             for split, (A, b) in (("train", (X, y)), ("test", (Xt, yt))):
                 rows += _accuracy_rows(
                     fit, A, b, 2, **base, source="practice", split=split, seed=seed
@@ -101,6 +158,8 @@ def fig3_frame(
     balance: bool = True,
     seed: int = 0,
     loo: str = "exact",
+    solver: dict | None = None,
+    train: dict | None = None,
 ) -> pd.DataFrame:
     """Fig. 3: leave-one-out projections :math:`x_i^\\top w_{-i}` on digits (sklearn 8x8)
     per class, with the predicted Gaussian ``N(m_l, sigma_l^2)`` of Theorem 4.8.
@@ -111,9 +170,17 @@ def fig3_frame(
     ``loo`` is ``"exact"`` (refits) or ``"newton"`` (one-step approximation)."""
     d = load_digits_pair(digits, balance=balance, seed=seed)
     n = len(d.y)
-    fit = fit_softmax(d.X, d.y, lam)
+    fit = _fit(d.X, d.y, lam, train)
     z = loo_projections(d.X, d.y, lam, method=loo, fit=fit)[:, 0]
-    th = solve_binary(d.means, d.covs, d.gammas, n, lam)
+    th = _binary(
+        f"Fig. 3 (digits {digits[0]} vs {digits[1]}, n={n})",
+        d.means,
+        d.covs,
+        d.gammas,
+        n,
+        lam,
+        solver=solver,
+    )
     return pd.DataFrame(
         {
             "cls": d.y,
@@ -138,6 +205,10 @@ def fig4_frame(
     *,
     lam: float = 20.0,
     digits: tuple[int, int] = (1, 2),
+    balance: bool = True,
+    seed: int = 0,
+    solver: dict | None = None,
+    train: dict | None = None,
 ) -> pd.DataFrame:
     """Fig. 4: digits accuracy vs training size ``n`` (the paper fixes ``p`` and
     ``gamma = 1/2``), theory vs practice, train and test.
@@ -145,13 +216,21 @@ def fig4_frame(
     Each seed draws ``n/2`` training points per class from the balanced pool and tests on the
     rest of the pool; the theory uses the pool's class means and covariances (as the paper
     uses whole-dataset statistics). Columns as :func:`fig2_frame` with ``n`` varying."""
-    d = load_digits_pair(digits)
+    d = load_digits_pair(digits, balance=balance, seed=seed)
     p = d.X.shape[1]
     rows: list[dict] = []
     for n in ns:
         half = n // 2
         base = {"p": p, "n": 2 * half, "lam": lam}
-        th = solve_binary(d.means, d.covs, [0.5, 0.5], 2 * half, lam)
+        th = _binary(
+            f"Fig. 4 (digits {digits[0]} vs {digits[1]}, n={2 * half})",
+            d.means,
+            d.covs,
+            [0.5, 0.5],
+            2 * half,
+            lam,
+            solver=solver,
+        )
         for split, acc in (
             ("train", th.train_accuracy_per_class),
             ("test", th.test_accuracy_per_class),
@@ -161,12 +240,12 @@ def fig4_frame(
             )
         for seed in seeds:
             rng = np.random.default_rng(seed)
-            train = np.concatenate(
+            train_idx = np.concatenate(
                 [rng.choice(np.flatnonzero(d.y == c), half, replace=False) for c in range(2)]
             )
-            test = np.setdiff1d(np.arange(len(d.y)), train)
-            fit = fit_softmax(d.X[train], d.y[train], lam)
-            for split, idx in (("train", train), ("test", test)):
+            test_idx = np.setdiff1d(np.arange(len(d.y)), train_idx)
+            fit = _fit(d.X[train_idx], d.y[train_idx], lam, train)
+            for split, idx in (("train", train_idx), ("test", test_idx)):
                 rows += _accuracy_rows(
                     fit, d.X[idx], d.y[idx], 2, **base, source="practice", split=split, seed=seed
                 )
@@ -192,6 +271,9 @@ def fig5_frame(
     center: bool = False,
     stats_from: str = "all",
     seed: int = 0,
+    k: int | None = None,
+    solver: dict | None = None,
+    train: dict | None = None,
 ) -> pd.DataFrame:
     """Fig. 5 for any feature matrices (rows = samples; labels ``0..k-1``, ``k >= 2``).
 
@@ -213,7 +295,7 @@ def fig5_frame(
     if center:
         mean = Xtr.mean(0)
         Xtr, Xte = Xtr - mean, Xte - mean
-    k = int(max(ytr.max(), yte.max()) + 1)
+    k = int(k if k is not None else max(ytr.max(), yte.max()) + 1)
     n, p = Xtr.shape
     if stats_from == "all":
         means, covs, _ = class_statistics(np.vstack([Xtr, Xte]), np.concatenate([ytr, yte]), k)
@@ -222,8 +304,17 @@ def fig5_frame(
     else:
         raise ValueError(f"stats_from must be 'all' or 'train', got {stats_from!r}")
     gammas = np.bincount(ytr, minlength=k) / n
-    th = solve_multiclass(means, covs, gammas, n, lam, seed=seed)
-    fit = fit_softmax(Xtr, ytr, lam, k=k)
+    th = _multiclass(
+        f"Fig. 5 (features, k={k}, p={p}, n={n})",
+        means,
+        covs,
+        gammas,
+        n,
+        lam,
+        seed=seed,
+        solver=solver,
+    )
+    fit = _fit(Xtr, ytr, lam, train, k=k)
     rows: list[dict] = []
     idx = np.arange(p)
     std = th.w_std
@@ -301,6 +392,8 @@ def validation_frame(
     mean_norm: float = 1.0,
     gammas=(0.4, 0.6),
     n_test: int = 4000,
+    solver: dict | None = None,
+    train: dict | None = None,
 ) -> pd.DataFrame:
     """Validation at small ``lam`` on a mixture with two different non-identity covariances
     (:func:`~.practice.structured_mixture`).
@@ -309,8 +402,8 @@ def validation_frame(
     ``quantity`` in ``m, sigma`` (per class: mean/std of :math:`x^\\top w` on a fresh test
     set), ``test_accuracy``, ``train_accuracy``. ``check="ridge"``: the same machinery with
     the squared loss (``theory``) vs :func:`~.theory.ridge_closed_form` (``reference_kind =
-    "closed_form"``) and vs simulated ridge (``"simulation"``). A non-converged fixed point
-    gives one row with ``quantity="error"`` and the message in ``note``.
+    "closed_form"``) and vs simulated ridge (``"simulation"``). A fixed point that does not
+    converge raises :class:`~.theory.FixedPointError` naming the setting (the run stops).
 
     Columns: ``check, lam, p, n, cls, quantity, theory, reference, reference_kind, abs_diff,
     n_iter, note``."""
@@ -320,17 +413,21 @@ def validation_frame(
     for lam in lams:
         base = {"lam": lam, "p": p, "n": n}
         # logistic
-        try:
-            th = solve_binary(spec.means, spec.covs, spec.gammas, n, lam)
-        except FixedPointError as err:
-            rows.append({**base, "check": "logistic", "quantity": "error", "note": str(err)})
-            th = None
+        th = _binary(
+            f"Validation (logistic, lam={lam:g})",
+            spec.means,
+            spec.covs,
+            spec.gammas,
+            n,
+            lam,
+            solver=solver,
+        )
         stats = {q: [] for q in ("m", "sigma", "test_accuracy", "train_accuracy")}
         ridge = {"m": [], "sigma": []}
         for seed in seeds:
             X, y = spec.sample(n, seed)
             Xt, yt = spec.sample(n_test, 10_000 + seed)
-            fit = fit_softmax(X, y, lam)
+            fit = _fit(X, y, lam, train)
             s = Xt @ fit.w
             stats["m"].append([s[yt == c].mean() for c in range(2)])
             stats["sigma"].append([s[yt == c].std() for c in range(2)])
@@ -342,48 +439,55 @@ def validation_frame(
             w = np.linalg.solve(X.T @ X / n + lam * np.eye(p), X.T @ yl / n)
             ridge["m"].append(spec.means @ w)
             ridge["sigma"].append([np.sqrt(w @ C @ w) for C in spec.covs])
-        if th is not None:
-            theo = {
-                "m": th.m,
-                "sigma": th.sigma,
-                "test_accuracy": th.test_accuracy_per_class,
-                "train_accuracy": th.train_accuracy_per_class,
-            }
-            for q, vals in stats.items():
-                ref = np.mean(vals, axis=0)
-                for c in range(2):
-                    rows.append(
-                        {
-                            **base,
-                            "check": "logistic",
-                            "cls": str(c),
-                            "quantity": q,
-                            "theory": theo[q][c],
-                            "reference": ref[c],
-                            "reference_kind": f"practice (mean of {len(seeds)} seeds)",
-                            "n_iter": th.n_iter,
-                        }
-                    )
-                if q.endswith("accuracy"):
-                    rows.append(
-                        {
-                            **base,
-                            "check": "logistic",
-                            "cls": "all",
-                            "quantity": q,
-                            "theory": spec.gammas @ theo[q],
-                            "reference": spec.gammas @ ref,
-                            "reference_kind": f"practice (mean of {len(seeds)} seeds)",
-                            "n_iter": th.n_iter,
-                        }
-                    )
+        theo = {
+            "m": th.m,
+            "sigma": th.sigma,
+            "test_accuracy": th.test_accuracy_per_class,
+            "train_accuracy": th.train_accuracy_per_class,
+        }
+        for q, vals in stats.items():
+            ref = np.mean(vals, axis=0)
+            for c in range(2):
+                rows.append(
+                    {
+                        **base,
+                        "check": "logistic",
+                        "cls": str(c),
+                        "quantity": q,
+                        "theory": theo[q][c],
+                        "reference": ref[c],
+                        "reference_kind": f"practice (mean of {len(seeds)} seeds)",
+                        "n_iter": th.n_iter,
+                    }
+                )
+            if q.endswith("accuracy"):
+                rows.append(
+                    {
+                        **base,
+                        "check": "logistic",
+                        "cls": "all",
+                        "quantity": q,
+                        "theory": spec.gammas @ theo[q],
+                        "reference": spec.gammas @ ref,
+                        "reference_kind": f"practice (mean of {len(seeds)} seeds)",
+                        "n_iter": th.n_iter,
+                    }
+                )
         # ridge
+        rt = _binary(
+            f"Validation (squared loss, lam={lam:g})",
+            spec.means,
+            spec.covs,
+            spec.gammas,
+            n,
+            lam,
+            loss="squared",
+            solver=solver,
+        )
         try:
-            rt = solve_binary(spec.means, spec.covs, spec.gammas, n, lam, loss="squared")
+            cf = ridge_closed_form(spec.means, spec.covs, spec.gammas, n, lam)
         except FixedPointError as err:
-            rows.append({**base, "check": "ridge", "quantity": "error", "note": str(err)})
-            continue
-        cf = ridge_closed_form(spec.means, spec.covs, spec.gammas, n, lam)
+            raise _named(f"Validation (ridge closed form, lam={lam:g})", err) from None
         for q in ("m", "sigma"):
             sim = np.mean(ridge[q], axis=0)
             for c in range(2):
@@ -440,7 +544,13 @@ def validation_frame(
 
 
 def timing(
-    p: int = 512, n: int = 3000, *, ks: Iterable[int] = (2, 3), lam: float = 1.0, seed: int = 0
+    p: int = 512,
+    n: int = 3000,
+    *,
+    ks: Iterable[int] = (2, 3),
+    lam: float = 1.0,
+    seed: int = 0,
+    solver: dict | None = None,
 ) -> pd.DataFrame:
     """Wall time and iterations of the fixed point for ``p``, ``n`` on
     :func:`~.practice.structured_mixture` (non-identity covariances, no special-casing).
@@ -452,14 +562,16 @@ def timing(
         spec = structured_mixture(p, k=k, seed=seed)
         t0 = time.perf_counter()
         if k == 2:
-            th = solve_binary(spec.means, spec.covs, spec.gammas, n, lam)
-            solver = "solve_binary"
+            where = f"Timing (k=2, p={p}, n={n})"
+            th = _binary(where, spec.means, spec.covs, spec.gammas, n, lam, solver=solver)
+            name = "solve_binary"
         else:
-            th = solve_multiclass(spec.means, spec.covs, spec.gammas, n, lam)
-            solver = "solve_multiclass"
+            where = f"Timing (k={k}, p={p}, n={n})"
+            th = _multiclass(where, spec.means, spec.covs, spec.gammas, n, lam, solver=solver)
+            name = "solve_multiclass"
         rows.append(
             {
-                "solver": solver,
+                "solver": name,
                 "k": k,
                 "p": p,
                 "n": n,

@@ -1,0 +1,232 @@
+# The Seddik study (Seddik et al. 2021): frames (theory vs practice) -> figures, claims -> report.
+# Included by the Snakefile when "seddik" is in config["studies"]; paths in script:/conda:/caption
+# are relative to this file, inputs/outputs to the working directory.
+# Compute (frames) and drawing (figures) are separate rules: restyling a figure recomputes nothing.
+
+SD_STUDY = STUDIES["seddik"]
+SD_RUN = SD_STUDY.fig5_run(config)
+SD_F5 = config["seddik"]["fig5"]
+SD_DIR = "src/softmax_ood/studies/seddik"
+SD = "results/seddik/{dataset}"
+SDX = f"results/seddik/{DATASET}"
+
+
+rule seddik_frame:
+    # Figs. 2-4 and the validation: functions of the config alone (no trained network)
+    input:
+        code=code(f"{SD_DIR}/scripts/frame.py"),
+    output:
+        frame=f"{SD}/frames/{{frame}}.parquet",
+        provenance=f"{SD}/frames/{{frame}}.prov.json",
+    log:
+        "logs/seddik/{dataset}/frame_{frame}.log",
+    wildcard_constraints:
+        frame="|".join(SD_STUDY.FRAMES),
+    conda:
+        "../../../../envs/report.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        kwargs=lambda w: SD_STUDY.frame_kwargs(config, w.frame),
+    script:
+        "scripts/frame.py"
+
+
+rule seddik_features:
+    # penultimate-layer features of the Fig. 5 network (trained by the core's train rule)
+    input:
+        model=run_files([SD_RUN], "train", "model.pt")[0],
+        data="data/{dataset}",
+        code=code(f"{SD_DIR}/scripts/features.py"),
+    output:
+        features=f"{SD}/features.parquet",
+        provenance=f"{SD}/features.prov.json",
+    log:
+        "logs/seddik/{dataset}/features.log",
+    conda:
+        "../../../../envs/torch.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        run=SD_RUN.name,
+        splits=[SD_F5["fit_split"], SD_F5["test_split"]],
+    script:
+        "scripts/features.py"
+
+
+rule seddik_fig5_frame:
+    input:
+        features=f"{SD}/features.parquet",
+        code=code(f"{SD_DIR}/scripts/fig5_frame.py"),
+    output:
+        frame=f"{SD}/frames/fig5.parquet",
+        provenance=f"{SD}/frames/fig5.prov.json",
+    log:
+        "logs/seddik/{dataset}/frame_fig5.log",
+    conda:
+        "../../../../envs/report.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        run=SD_RUN.name,
+        fit_split=SD_F5["fit_split"],
+        test_split=SD_F5["test_split"],
+        kwargs=SD_STUDY.frame_kwargs(config, "fig5"),
+    script:
+        "scripts/fig5_frame.py"
+
+
+rule seddik_timing:
+    # iterations/residuals are results; wall times (not reproducible bytes) sit beside the report
+    input:
+        code=code(f"{SD_DIR}/scripts/timing.py"),
+    output:
+        timing=f"{SD}/timing.parquet",
+        provenance=f"{SD}/timing.prov.json",
+        seconds="reports/seddik_timing_{dataset}.json",
+    log:
+        "logs/seddik/{dataset}/timing.log",
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        kwargs=SD_STUDY.frame_kwargs(config, "timing"),
+    script:
+        "scripts/timing.py"
+
+
+rule seddik_figures:
+    # every figure in one job: drawing is cheap, and each figure's data is its frame
+    input:
+        fig2=f"{SD}/frames/fig2.parquet",
+        fig3=f"{SD}/frames/fig3.parquet",
+        fig4=f"{SD}/frames/fig4.parquet",
+        fig5=f"{SD}/frames/fig5.parquet",
+        validation=f"{SD}/frames/validation.parquet",
+        code=code(f"{SD_DIR}/scripts/figures.py"),
+    output:
+        fig2=report(
+            f"{SD}/figures/fig2.png",
+            caption="../../../../workflow/report/seddik_figure.rst",
+            category="Seddik",
+            subcategory="Figures",
+            labels={"figure": "fig2"},
+        ),
+        fig3=report(
+            f"{SD}/figures/fig3.png",
+            caption="../../../../workflow/report/seddik_figure.rst",
+            category="Seddik",
+            subcategory="Figures",
+            labels={"figure": "fig3"},
+        ),
+        fig4=report(
+            f"{SD}/figures/fig4.png",
+            caption="../../../../workflow/report/seddik_figure.rst",
+            category="Seddik",
+            subcategory="Figures",
+            labels={"figure": "fig4"},
+        ),
+        fig5=report(
+            f"{SD}/figures/fig5.png",
+            caption="../../../../workflow/report/seddik_figure.rst",
+            category="Seddik",
+            subcategory="Figures",
+            labels={"figure": "fig5"},
+        ),
+        validation=report(
+            f"{SD}/figures/validation.png",
+            caption="../../../../workflow/report/seddik_figure.rst",
+            category="Seddik",
+            subcategory="Figures",
+            labels={"figure": "validation"},
+        ),
+        fig2_provenance=f"{SD}/figures/fig2.prov.json",
+        fig3_provenance=f"{SD}/figures/fig3.prov.json",
+        fig4_provenance=f"{SD}/figures/fig4.prov.json",
+        fig5_provenance=f"{SD}/figures/fig5.prov.json",
+        validation_provenance=f"{SD}/figures/validation.prov.json",
+    log:
+        "logs/seddik/{dataset}/figures.log",
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        figures=SD_STUDY.FIGURES,
+    script:
+        "scripts/figures.py"
+
+
+rule seddik_claims:
+    input:
+        fig2=f"{SD}/frames/fig2.parquet",
+        fig4=f"{SD}/frames/fig4.parquet",
+        fig5=f"{SD}/frames/fig5.parquet",
+        validation=f"{SD}/frames/validation.parquet",
+        code=code(f"{SD_DIR}/scripts/claims.py"),
+    output:
+        claims=f"{SD}/claims.parquet",
+        provenance=f"{SD}/claims.prov.json",
+        markdown=report(
+            f"{SD}/claims.md",
+            caption="../../../../workflow/report/seddik_claims.rst",
+            category="Seddik",
+        ),
+    log:
+        "logs/seddik/{dataset}/claims.log",
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        bars=config["seddik"]["claims"],
+    script:
+        "scripts/claims.py"
+
+
+rule seddik_departures:
+    input:
+        code=code(f"{SD_DIR}/scripts/departures.py"),
+    output:
+        table=f"{SD}/departures.parquet",
+        provenance=f"{SD}/departures.prov.json",
+        markdown=f"{SD}/departures.md",
+    log:
+        "logs/seddik/{dataset}/departures.log",
+    conda:
+        "../../../../envs/report.yaml"
+    script:
+        "scripts/departures.py"
+
+
+rule seddik_report:
+    # the config decides which dataset the report shows
+    input:
+        notebook=f"{SD_DIR}/report.ipynb",
+        frames=expand(
+            f"{SDX}/frames/{{frame}}.parquet", frame=SD_STUDY.FRAMES + ["fig5"]
+        ),
+        figures=expand(f"{SDX}/figures/{{fig}}.png", fig=SD_STUDY.FIGURES),
+        claims=f"{SDX}/claims.parquet",
+        departures=f"{SDX}/departures.parquet",
+        timing=f"{SDX}/timing.parquet",
+        seconds=f"reports/seddik_timing_{DATASET}.json",
+        provenance=f"{SDX}/features.prov.json",
+        code=code(f"{SD_DIR}/report.ipynb"),
+    output:
+        notebook="reports/seddik.ipynb",
+        html=report(
+            "reports/seddik.html",
+            caption="../../../../workflow/report/seddik_notebook.rst",
+            category="Seddik",
+        ),
+    log:
+        "logs/seddik/report.log",
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        frames_dir=lambda w, input: os.path.dirname(input.frames[0]),
+        figures_dir=lambda w, input: os.path.dirname(input.figures[0]),
+        run=SD_RUN.name,
+    shell:
+        "(papermill {input.notebook} {output.notebook} --cwd . --kernel python3 "
+        "-p frames_dir {params.frames_dir} -p figures_dir {params.figures_dir} "
+        "-p claims_path {input.claims} -p departures_path {input.departures} "
+        "-p timing_path {input.timing} -p seconds_path {input.seconds} "
+        "-p provenance_path {input.provenance} -p fig5_run {params.run:q} "
+        "&& jupyter nbconvert --to html --output-dir reports {output.notebook}) > {log} 2>&1"

@@ -1,0 +1,101 @@
+"""Registration of the Seddik study (see :mod:`softmax_ood.studies.registry`).
+
+Imports nothing heavy: the Snakefile loads it at parse time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...config import check_names, config_error
+from ...runs import Run
+
+NAME = "seddik"
+TITLE = (
+    "Seddik, Louart, Couillet, Tamaazousti 2021, The Unexpected Deterministic and Universal "
+    "Behavior of Large Softmax Classifiers"
+)
+HERE = Path(__file__).resolve().parent
+SCHEMA = HERE / "schema.yaml"
+RULES = HERE / "rules.smk"
+#: frames computed from the config alone (no trained network) and the Fig. 5 frame (features)
+FRAMES = ["fig2", "fig3", "fig4", "validation"]
+FIGURES = ["fig2", "fig3", "fig4", "fig5", "validation"]
+
+
+def check(config: dict) -> None:
+    s = config[NAME]
+    f5 = s["fig5"]
+    check_names(f"{NAME}.fig5.recipe", f5["recipe"], config["recipes"])
+    check_names(f"{NAME}.fig5.arch", f5["arch"], config["architectures"])
+    check_names(f"{NAME}.fig5.loss", f5["loss"], config["losses"])
+    if f5["fit_split"] == f5["test_split"]:
+        raise config_error(
+            f"{NAME}.fig5.fit_split and {NAME}.fig5.test_split are both {f5['fit_split']!r}; "
+            "the theory predicts an independent test set, so they must differ"
+        )
+    pair = s["digits"]["pair"]
+    if pair[0] == pair[1]:
+        raise config_error(f"{NAME}.digits.pair is {pair}; the two digits must differ")
+    gammas = s["fig2"]["gammas"]
+    if abs(sum(gammas) - 1) > 1e-6:
+        raise config_error(f"{NAME}.fig2.gammas is {gammas}, which does not sum to 1")
+    gammas = s["validation"]["gammas"]
+    if abs(sum(gammas) - 1) > 1e-6:
+        raise config_error(f"{NAME}.validation.gammas is {gammas}, which does not sum to 1")
+
+
+def loss_variants(config: dict) -> dict:
+    return {}
+
+
+def fig5_run(config: dict) -> Run:
+    """The trained network whose penultimate features Fig. 5 uses."""
+    f5 = config[NAME]["fig5"]
+    return Run(config["data"]["dataset"], f5["recipe"], f5["arch"], f5["loss"], int(f5["seed"]))
+
+
+def runs(config: dict) -> list[Run]:
+    return [fig5_run(config)]
+
+
+def targets(config: dict) -> list[str]:
+    base = f"results/{NAME}/{config['data']['dataset']}"
+    return (
+        [f"{base}/figures/{f}.png" for f in FIGURES]
+        + [f"{base}/claims.parquet", f"{base}/claims.md"]
+        + [f"{base}/departures.parquet", f"{base}/departures.md"]
+        + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
+    )
+
+
+def frame_kwargs(config: dict, name: str) -> dict:
+    """Keyword arguments of :mod:`.experiments`' function for frame ``name`` (``fig2``,
+    ``fig3``, ``fig4``, ``validation``, ``fig5``, ``timing``), read from the config section only:
+    a rule's params, so editing one figure's settings reruns that figure alone."""
+    s = config[NAME]
+    common = {"solver": dict(s["solver"]), "train": dict(s["train"])}
+    d = s["digits"]
+    digits = {
+        "lam": d["lam"],
+        "digits": list(d["pair"]),
+        "balance": d["balance"],
+        "seed": d["seed"],
+    }
+    if name == "fig2":
+        return {**s["fig2"], **common}
+    if name == "fig3":
+        return {**digits, "loo": s["fig3"]["loo"], **common}
+    if name == "fig4":
+        return {**digits, "ns": list(s["fig4"]["ns"]), "seeds": list(s["fig4"]["seeds"]), **common}
+    if name == "validation":
+        return {**s["validation"], **common}
+    if name == "fig5":
+        f5 = s["fig5"]
+        keys = ("lam", "row_norm", "center", "stats_from")
+        return {**{k: f5[k] for k in keys}, "seed": f5["draw_seed"], **common}
+    if name == "timing":
+        return {**s["timing"], "solver": dict(s["solver"])}
+    raise ValueError(
+        f"unknown Seddik frame {name!r}; expected one of {FRAMES + ['fig5', 'timing']}"
+    )

@@ -1,0 +1,115 @@
+"""The Seddik report notebook executes with papermill on small study outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from softmax_ood.studies.seddik.claims import evaluate_seddik_claims
+from softmax_ood.studies.seddik.departures import departures_frame
+from softmax_ood.studies.seddik.experiments import (
+    fig2_frame,
+    fig3_frame,
+    fig4_frame,
+    fig5_frame,
+    timing,
+    validation_frame,
+)
+from softmax_ood.studies.seddik.figures import FIGURES
+
+ROOT = Path(__file__).resolve().parents[5]
+NOTEBOOK = Path(__file__).resolve().parents[1] / "report.ipynb"
+PARAMETERS = (
+    "frames_dir",
+    "figures_dir",
+    "claims_path",
+    "departures_path",
+    "timing_path",
+    "seconds_path",
+    "provenance_path",
+    "fig5_run",
+)
+
+
+def test_notebook_parameters_cell():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+    for name in PARAMETERS:
+        assert f"{name} =" in tagged[0].source
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    timing_cells = [c for c in nb.cells if "timing" in c.metadata.get("tags", [])]
+    assert len(timing_cells) == 1  # the one cell whose output differs between runs
+
+
+def _features(k, n, seed, p=16):
+    rng = np.random.default_rng(100)
+    A, B = rng.standard_normal((p, 8)) / np.sqrt(8), rng.standard_normal((k, 8))
+    r = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    return np.maximum((r.standard_normal((n, 8)) + 1.0 * B[y]) @ A.T, 0.0), y
+
+
+def test_notebook_executes(tmp_path, monkeypatch):
+    papermill = pytest.importorskip("papermill")
+    frames_dir, figures_dir = tmp_path / "frames", tmp_path / "figures"
+    frames_dir.mkdir()
+    frames = {
+        "fig2": fig2_frame(ps=(20, 40), seeds=(0, 1), n_test=300),
+        "fig3": fig3_frame(loo="newton"),
+        "fig4": fig4_frame(ns=(40, 80), seeds=(0, 1)),
+        "fig5": fig5_frame(*_features(3, 120, 1), *_features(3, 90, 2), 1.5),
+        "validation": validation_frame(lams=(0.5,), seeds=(0,), p=20, n=80, n_test=300),
+    }
+    for name, frame in frames.items():
+        frame.to_parquet(frames_dir / f"{name}.parquet", index=False)
+        FIGURES[name](frame, figures_dir / f"{name}.png")
+    claims = evaluate_seddik_claims(
+        frames["fig2"],
+        frames["fig4"],
+        frames["fig5"],
+        frames["validation"],
+        max_gap_points=2.0,
+        ridge_n_gap=1.0,
+    )
+    claims.to_parquet(tmp_path / "claims.parquet", index=False)
+    departures_frame().to_parquet(tmp_path / "departures.parquet", index=False)
+    t = timing(p=24, n=100, ks=(2,))
+    t.drop(columns="seconds").to_parquet(tmp_path / "timing.parquet", index=False)
+    seconds = [{"solver": "solve_binary", "k": 2, "seconds": 0.25}]
+    (tmp_path / "seconds.json").write_text(json.dumps(seconds))
+    (tmp_path / "prov.json").write_text(json.dumps({"run": "digits/adam/cnn/ce/seed0"}))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "src"))  # the kernel imports softmax_ood
+    out = tmp_path / "out.ipynb"
+    papermill.execute_notebook(
+        str(NOTEBOOK),
+        str(out),
+        cwd=str(tmp_path),
+        kernel_name="python3",
+        progress_bar=False,
+        parameters={
+            "frames_dir": str(frames_dir),
+            "figures_dir": str(figures_dir),
+            "claims_path": str(tmp_path / "claims.parquet"),
+            "departures_path": str(tmp_path / "departures.parquet"),
+            "timing_path": str(tmp_path / "timing.parquet"),
+            "seconds_path": str(tmp_path / "seconds.json"),
+            "provenance_path": str(tmp_path / "prov.json"),
+            "fig5_run": "digits/adam/cnn/ce/seed0",
+        },
+    )
+    nb = nbformat.read(out, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    text = "\n".join(
+        o.get("text", "") + "".join(o.get("data", {}).get("text/markdown", "")) for o in outputs
+    )
+    assert sum("image/png" in o.get("data", {}) for o in outputs) == 5
+    assert "0.25 s" in text and "iterations" in text  # the timing is printed
+    assert "arch cnn, loss ce" in text  # Fig. 5 names its network
+    assert "ResNet-18" in "\n".join(c.source for c in nb.cells)  # ... and says it is a stand-in
+    assert "Theorem 4.4" in text  # the departures list
+    assert "P1" in text and "C3" in text
