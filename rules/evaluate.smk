@@ -20,6 +20,12 @@ rule evaluate:
         runtime=10 * len(TRAIN_SEEDS),
         gpu=GPU,
     params:
+        # what the checkpoints must have been trained with (checked when each is loaded)
+        settings=lambda w: [
+            config["architectures"][w.arch],
+            LOSSES[w.loss],
+            config["recipes"][w.recipe],
+        ],
         scores=config["scores"],
         overrides=config["score_overrides"],
         evaluation=config["evaluation"],

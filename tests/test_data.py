@@ -115,3 +115,34 @@ def test_quantise_and_block_reduce():
     assert np.isclose(block_reduce(img, 4)[0, 0], img.mean())
     q = quantise(np.array([0.0, 0.04, 0.5, 1.2, -1]))
     assert np.allclose(q, [0, 0.0625, 0.5, 1.0, 0.0])
+
+
+def test_held_out_classes_are_the_near_ood_set(tmp_path):
+    from sklearn.datasets import load_digits
+
+    from softmax_ood.data import load_prepared, make_embedded_dataset
+
+    kw = dict(image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=20)
+    out = tmp_path / "d"
+    meta = make_embedded_dataset(
+        out, ood_test=["heldout_digits", "gaussian"], ood_val=[], id_classes=[0, 1, 2, 3, 4], **kw
+    )
+    assert meta["num_classes"] == 5 and meta["heldout_classes"] == [5, 6, 7, 8, 9]
+    data = load_prepared(out)
+    assert set(data.y["train"].tolist()) == set(range(5))
+    # the split is made on all ten digits first: ID test + held-out test = the 10-class test split
+    full = make_embedded_dataset(tmp_path / "full", ood_test=["gaussian"], ood_val=[], **kw)
+    n_test = full["splits"]["id_test"]
+    assert meta["splits"]["id_test"] + meta["splits"]["ood_heldout_digits"] == n_test
+    # every held-out image is a digit 5-9 image (matched by its pixels)
+    digits = load_digits()
+    images = (digits.images / 16.0).astype("float32")
+    by_pixels = {}
+    for img, label in zip(images, digits.target, strict=True):
+        by_pixels.setdefault(img.tobytes(), set()).add(int(label))
+    held = np.load(out / "ood_heldout_digits_x.npy")
+    labels = set().union(*(by_pixels[h[0].tobytes()] for h in held))
+    assert labels == {5, 6, 7, 8, 9}
+    # asking for the set with every class in-distribution is one sentence
+    with pytest.raises(ValueError, match="needs held-out classes"):
+        make_embedded_dataset(tmp_path / "x", ood_test=["heldout_digits"], ood_val=[], **kw)

@@ -15,8 +15,10 @@ from softmax_ood.experiment import (
     load_checkpoint,
     resolve_device,
     save_checkpoint,
+    settings_digest,
     train_run,
 )
+from softmax_ood.errors import ArtifactError
 from softmax_ood.provenance import write_bytes_atomic
 
 META = {"num_classes": 10, "channels": 1, "image_size": 8}
@@ -117,3 +119,68 @@ def test_train_and_evaluate_one_run(embedded_data, tmp_path):
     )
     for a, b in zip(summary["ood"], other["ood"], strict=True):
         assert a["fpr95"] == pytest.approx(b["fpr95"]) and a["auroc"] == pytest.approx(b["auroc"])
+
+
+# ----------------------------------------------------------------- verified inputs
+
+
+def _spec(seed=0, **over):
+    return {
+        "dataset": "digits",
+        "recipe": "r",
+        "arch": "mlp",
+        "loss": "ce",
+        "seed": seed,
+        "arch_cfg": MLP,
+        "loss_cfg": {"loss": "ce"},
+        "meta": META,
+        "settings_sha256": settings_digest(MLP, {"loss": "ce"}, RECIPE),
+        **over,
+    }
+
+
+def test_garbage_checkpoint_is_one_sentence_without_the_unsafe_hint(tmp_path):
+    path = tmp_path / "model.pt"
+    path.write_bytes(b"definitely not a checkpoint")
+    with pytest.raises(ArtifactError) as err:
+        load_checkpoint(path)
+    msg = str(err.value)
+    assert msg.startswith(f"{path} is not a readable checkpoint (")
+    assert msg.endswith(f"rebuild it with: snakemake --cores all --forcerun {path}")
+    assert "weights_only" not in msg and "\n" not in msg
+
+
+def test_a_checkpoint_of_another_run_or_other_settings_is_refused(tmp_path):
+    model, _ = build_run(MLP, {"loss": "ce"}, META)
+    path = tmp_path / "model.pt"
+    save_checkpoint(path, model, _spec(seed=1))
+    named = {"dataset": "digits", "recipe": "r", "arch": "mlp", "loss": "ce", "seed": 0}
+    with pytest.raises(
+        ArtifactError,
+        match=r"holds the run digits/r/mlp/ce/seed1, not the run digits/r/mlp/ce/seed0 its "
+        r"path names; it is made by the rule 'train'",
+    ):
+        load_checkpoint(path, expected=named)
+    load_checkpoint(path, expected={**named, "seed": 1})  # the right run loads
+    other = settings_digest(MLP, {"loss": "ce"}, {**RECIPE, "lr": 0.5})
+    with pytest.raises(ArtifactError, match=r"was trained with other .* settings than the"):
+        load_checkpoint(path, expected_digest=other)
+    load_checkpoint(path, expected_digest=settings_digest(MLP, {"loss": "ce"}, RECIPE))
+
+
+def test_a_damaged_data_file_is_caught_by_its_recorded_hash(embedded_data, tmp_path):
+    import shutil
+
+    from softmax_ood.data import load_prepared
+
+    copy = tmp_path / "digits"
+    shutil.copytree(embedded_data, copy)
+    load_prepared(copy)  # intact: loads
+    target = copy / "id_train_x.npy"
+    target.write_bytes(target.read_bytes()[:-100])  # truncated
+    with pytest.raises(
+        ArtifactError,
+        match=r"id_train_x.npy does not match the sha256 recorded in .*meta.json; it is made "
+        r"by the rule 'prepare_data'; rebuild it with: snakemake --cores all --forcerun",
+    ):
+        load_prepared(copy)

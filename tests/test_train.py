@@ -1,4 +1,5 @@
 import math
+import re
 
 import pytest
 import torch
@@ -7,7 +8,7 @@ from torch import nn
 from softmax_ood.data import load_prepared
 from softmax_ood.losses import build_loss
 from softmax_ood.models import create_model
-from softmax_ood.train import NonFiniteLossError, TrainConfig, fit
+from softmax_ood.train import DivergedError, NonFiniteLossError, TrainConfig, fit
 
 CFG = dict(
     epochs=3,
@@ -133,3 +134,68 @@ def test_seed_everything_turns_on_deterministic_algorithms():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "1", "False"]
+
+
+# ----------------------------------------------------------------- divergence guards
+
+
+def test_huge_lr_diverges_without_nan_and_stops_with_one_sentence(embedded_data):
+    """SGD with a huge lr: logits of 1e18-ish, no NaN; the logit-norm guard stops it."""
+    data = load_prepared(embedded_data)
+    over = dict(optimizer="sgd", lr=1e3, momentum=0.0, schedule="constant", checkpoint="last")
+    with pytest.raises(DivergedError) as err:
+        _fit(data, max_logit_norm=1e6, **over)
+    msg = str(err.value)
+    assert re.fullmatch(
+        r"training mlp/ce/seed0 stopped: the mean validation logit norm reached \S+ at "
+        r"epoch \d+, above the recipe's max_logit_norm 1e\+06 \(lower train\.lr or change "
+        r"train\.optimizer\)",
+        msg,
+    ), msg
+    # the loss bound alone catches it too
+    with pytest.raises(DivergedError, match=r"the mean training loss reached .* max_loss 1000"):
+        _fit(data, max_loss=1e3, **over)
+
+
+def test_chance_accuracy_at_the_end_stops(embedded_data):
+    data = load_prepared(embedded_data)
+    # SGD at lr 10: norms and loss stay moderate, but the model ends at chance (0.1)
+    over = dict(optimizer="sgd", lr=10.0, momentum=0.0, schedule="constant", checkpoint="last")
+    with pytest.raises(DivergedError, match=r"not above chance \(1/10\) plus the recipe's"):
+        _fit(data, chance_margin=0.1, **over)
+    # off by default (None): the same run passes
+    _fit(data, **over)
+
+
+@pytest.mark.parametrize(
+    ("loss", "params", "outputs"),
+    [
+        ("reward_mse", {"correct_reward": 1.0, "wrong_reward": -4.0, "abstain_reward": 0.0}, 11),
+        ("gaussian_nll", {}, 2),
+    ],
+)
+def test_losses_with_their_own_output_layout_train_and_log(embedded_data, loss, params, outputs):
+    """Reward and regression heads: accuracy from the loss's own prediction, validation loss
+    from the loss itself (a cross-entropy on 2 outputs would fail on labels up to 9)."""
+    data = load_prepared(embedded_data)
+    torch.manual_seed(0)
+    model = create_model("mlp", num_classes=outputs, in_chans=1, image_size=8, hidden=[64])
+    loss_fn = build_loss(loss, params)
+    _, curve, _ = fit(
+        model,
+        loss_fn,
+        data.x["train"],
+        data.y["train"],
+        data.x["val"],
+        data.y["val"],
+        # the chance guard applies to heads with a score per class (not the 2-output regression)
+        cfg=TrainConfig.from_dict({**CFG, "lr": 5e-3, "chance_margin": 0.1}),
+        seed=0,
+        name=f"mlp/{loss}/seed0",
+    )
+    with torch.no_grad():
+        expected = loss_fn(model(data.x["val"]), data.y["val"]).item()
+    assert 0.0 <= curve[-1]["val_acc"] <= 1.0 and math.isfinite(expected)
+    assert all(math.isfinite(r["val_loss"]) for r in curve)
+    if loss == "reward_mse":
+        assert curve[-1]["val_acc"] > 0.5

@@ -38,9 +38,9 @@ def test_smoke_produces_every_table_figure_and_report(two_runs):
     assert "headline" in (base / "claims.md").read_text()
     html = (a / "reports/logitnorm.html").read_text()
     assert "Table 1" in html or "table1" in html
-    log = (a / "logs/train/digits/adam/cnn/logitnorm.log").read_text()
+    log = (a / "logs/train/digits/sgd/cnn/logitnorm.log").read_text()
     assert re.search(
-        r"cnn/logitnorm/seed1 epoch 3/3 loss [\d.]+ train_acc [\d.]+ val_acc [\d.]+ .* ETA", log
+        r"cnn/logitnorm/seed1 epoch 4/4 loss [\d.]+ train_acc [\d.]+ val_acc [\d.]+ .* ETA", log
     )
 
 
@@ -193,18 +193,18 @@ def test_unknown_loss_is_one_sentence(tmp_path):
 def test_nan_loss_stops_the_job_and_leaves_no_output(tmp_path):
     work = fresh_copy(tmp_path / "repo")
     nan = work / "nan.yaml"
-    nan.write_text("recipes:\n  adam: {optimizer: sgd, lr: 1.0e+30, momentum: 0.0}\n")
-    target = "results/train/digits/adam/mlp/ce/seed0/model.pt"
+    nan.write_text("recipes:\n  sgd: {lr: 1.0e+30, momentum: 0.0}\n")
+    target = "results/train/digits/sgd/mlp/ce/seed0/model.pt"
     proc = snakemake(work, target, "--cores", "1", "--configfile", "config/smoke.yaml", str(nan))
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert re.search(
-        r"training digits/adam/mlp/ce/seed0 stopped: the loss became (nan|inf) at "
+        r"training digits/sgd/mlp/ce/seed0 stopped: the loss became (nan|inf) at "
         r"epoch \d+, batch \d+ of \d+",
         out,
     ), out[-3000:]
     assert not (work / target).exists()
-    assert not (work / "results/train/digits/adam/mlp/ce/seed0/curve.tsv").exists()
+    assert not (work / "results/train/digits/sgd/mlp/ce/seed0/curve.tsv").exists()
 
 
 def test_lint_passes(tmp_path):

@@ -39,11 +39,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import MissingDataError  # noqa: F401 - re-exported
-from .provenance import write_bytes_atomic
+from .errors import ArtifactError, MissingDataError, rebuild_hint
+from .provenance import path_sha256, write_bytes_atomic
 
 __all__ = [
     "EMBEDDED_OOD_SETS",
+    "record_file_hashes",
     "MissingDataError",
     "PreparedData",
     "load_prepared",
@@ -325,7 +326,16 @@ def make_embedded_dataset(
         "17 grey levels; noise quantised to the same levels; then bilinear resize to "
         f"{image_size}x{image_size}. Normalisation (x - mean) / std at load time.",
     }
+    record_file_hashes(out_dir, meta)
     write_json(out_dir / "meta.json", meta)
+    return meta
+
+
+def record_file_hashes(out_dir: Path | str, meta: dict) -> dict:
+    """Put the sha256 of every array file in ``out_dir`` into ``meta["files"]`` (the loader
+    checks them, so a truncated or swapped file is caught instead of silently used)."""
+    out_dir = Path(out_dir)
+    meta["files"] = {p.name: path_sha256(p) for p in sorted(out_dir.glob("*.npy"))}
     return meta
 
 
@@ -345,19 +355,35 @@ class PreparedData:
         return list(self.meta["std"])
 
 
-def _load(path: Path, rule: str) -> np.ndarray:
+def _load(path: Path, rule: str, recorded: dict | None = None) -> np.ndarray:
     if not path.exists():
         raise MissingDataError(
             f"data file {path} is missing; it is made by the Snakemake rule '{rule}' "
             f"(run: snakemake --cores 1 {path.parent})"
         )
-    return np.load(path, allow_pickle=False)
+    if recorded is not None:
+        want = recorded.get(path.name)
+        if want is None or path_sha256(path) != want:
+            what = "is not listed" if want is None else "does not match the sha256 recorded"
+            raise ArtifactError(
+                f"data file {path} {what} in {path.parent / 'meta.json'}; "
+                + rebuild_hint(path.parent, rule)
+            )
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise ArtifactError(
+            f"data file {path} cannot be read ({type(err).__name__}); "
+            + rebuild_hint(path.parent, rule)
+        ) from None
 
 
 def load_prepared(data_dir: Path | str, *, rule: str = "prepare_data") -> PreparedData:
     """Load a prepared dataset as normalised float32 torch tensors.
 
     :raises MissingDataError: naming the file and the rule that makes it.
+    :raises ArtifactError: a file whose sha256 differs from ``meta.json``'s record, or that
+        cannot be read.
     """
     import torch
 
@@ -375,8 +401,13 @@ def load_prepared(data_dir: Path | str, *, rule: str = "prepare_data") -> Prepar
     def norm(a: np.ndarray):
         return (torch.from_numpy(np.asarray(a, dtype=np.float32)) - mean) / std
 
-    x = {s: norm(_load(data_dir / f"id_{s}_x.npy", rule)) for s in ID_SPLITS}
-    y = {s: torch.from_numpy(_load(data_dir / f"id_{s}_y.npy", rule)).long() for s in ID_SPLITS}
-    ood = {n: norm(_load(data_dir / f"ood_{n}_x.npy", rule)) for n in meta["ood_test"]}
-    ood_val = {n: norm(_load(data_dir / f"oodval_{n}_x.npy", rule)) for n in meta["ood_val"]}
+    files = meta.get("files")  # sha256 per array, recorded by the producer (checked here)
+
+    def load(name: str) -> np.ndarray:
+        return _load(data_dir / name, rule, files)
+
+    x = {s: norm(load(f"id_{s}_x.npy")) for s in ID_SPLITS}
+    y = {s: torch.from_numpy(load(f"id_{s}_y.npy")).long() for s in ID_SPLITS}
+    ood = {n: norm(load(f"ood_{n}_x.npy")) for n in meta["ood_test"]}
+    ood_val = {n: norm(load(f"oodval_{n}_x.npy")) for n in meta["ood_val"]}
     return PreparedData(meta=meta, x=x, y=y, ood=ood, ood_val=ood_val)

@@ -7,7 +7,7 @@ that raise them.
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "DownloadError", "MissingDataError"]
+__all__ = ["ArtifactError", "ConfigError", "DownloadError", "MissingDataError"]
 
 
 class ConfigError(ValueError):
@@ -20,3 +20,14 @@ class MissingDataError(FileNotFoundError):
 
 class DownloadError(RuntimeError):
     """A download, checksum verification or extraction failed; the message is one sentence."""
+
+
+class ArtifactError(ValueError):
+    """An artifact a rule consumes does not match what its producer recorded (content hash, or
+    a checkpoint's run identity), or cannot be read; the message names the file, the rule that
+    makes it and the one command that rebuilds it."""
+
+
+def rebuild_hint(path, rule: str) -> str:
+    """The recovery clause of an :class:`ArtifactError` (one command)."""
+    return f"it is made by the rule '{rule}'; rebuild it with: snakemake --cores all --forcerun {path}"

@@ -44,8 +44,13 @@ def evaluate_run(
     batch_size: int = 512,
     ece_bins: int = 15,
     device: str = "cpu",
+    expected: dict | None = None,
+    expected_digest: str | None = None,
 ) -> tuple[dict, dict]:
     """Evaluate a checkpoint on ID test and every OOD set (test and validation).
+
+    ``expected``/``expected_digest`` are checked against the checkpoint's recorded run identity
+    and settings (:func:`softmax_ood.experiment.load_checkpoint`).
 
     :returns: ``(summary, samples)`` where ``summary`` holds run-level metrics (accuracy, ECE
         with/without temperature scaling fitted on the *validation* split, logit norms) and one
@@ -53,7 +58,7 @@ def evaluate_run(
         ``samples`` maps set name -> per-sample MSP (float64) for the score-distribution figure.
     """
     dev = resolve_device(device)
-    model, spec = load_checkpoint(ckpt_path)
+    model, spec = load_checkpoint(ckpt_path, expected=expected, expected_digest=expected_digest)
     model = model.to(dev)
     seed_everything(spec["seed"], int(spec["train_cfg"].get("threads", 1)))
     data: PreparedData = load_prepared(data_dir)

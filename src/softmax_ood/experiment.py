@@ -9,7 +9,9 @@ and saves a self-describing checkpoint. Evaluation is :mod:`softmax_ood.evaluati
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import logging
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import torch
 from torch import nn
 
 from .data import load_prepared
+from .errors import ArtifactError, rebuild_hint
 from .losses import LOSSES, build_loss
 from .models import create_model
 from .provenance import git_info, path_sha256, versions, write_bytes_atomic
@@ -28,6 +31,7 @@ __all__ = [
     "resolve_device",
     "load_checkpoint",
     "save_checkpoint",
+    "settings_digest",
     "train_run",
 ]
 
@@ -87,16 +91,62 @@ def save_checkpoint(path: Path | str, model: nn.Module, spec: dict) -> None:
     write_bytes_atomic(path, buf.getvalue())
 
 
-def load_checkpoint(path: Path | str) -> tuple[nn.Module, dict]:
-    """Rebuild the model saved by :func:`save_checkpoint`, in eval mode."""
-    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+def settings_digest(arch_cfg: dict, loss_cfg: dict, train_cfg: dict) -> str:
+    """sha256 of the settings that define a training (architecture, loss and recipe entries),
+    canonical JSON: recorded in each checkpoint and compared when it is loaded."""
+    blob = json.dumps(
+        {"arch": arch_cfg, "loss": loss_cfg, "train": train_cfg}, sort_keys=True, default=str
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+_IDENTITY = ("dataset", "recipe", "arch", "loss", "seed")
+
+
+def load_checkpoint(
+    path: Path | str, *, expected: dict | None = None, expected_digest: str | None = None
+) -> tuple[nn.Module, dict]:
+    """Rebuild the model saved by :func:`save_checkpoint`, in eval mode.
+
+    Loads with ``weights_only=True`` only. With ``expected`` (``dataset, recipe, arch, loss,
+    seed``, e.g. from the file's path) and ``expected_digest`` (:func:`settings_digest` of the
+    config's entries), the checkpoint's recorded run identity and settings must match.
+
+    :raises ArtifactError: unreadable file, foreign format, another run's checkpoint or other
+        settings; one sentence naming the file, the rule that makes it and the rebuild command.
+    """
+    hint = rebuild_hint(path, "train")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 - any unreadable file gets the same sentence
+        reason = str(err).strip().splitlines()[0][:120] if str(err).strip() else ""
+        raise ArtifactError(
+            f"{path} is not a readable checkpoint ({type(err).__name__}"
+            + (f": {reason}" if reason and "weights_only" not in reason else "")
+            + f"); {hint}"
+        ) from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != CKPT_FORMAT:
         found = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
-        raise ValueError(
+        raise ArtifactError(
             f"{path} is not a checkpoint of format {CKPT_FORMAT} written by this pipeline "
-            f"(found format {found!r}); delete it and rerun its train job"
+            f"(found format {found!r}); {hint}"
         )
     spec = ckpt["spec"]
+    if expected is not None:
+        got = {k: spec.get(k) for k in _IDENTITY}
+        want = {k: (int(expected[k]) if k == "seed" else expected[k]) for k in _IDENTITY}
+        if got != want:
+            show = "/".join(str(got[k]) for k in _IDENTITY[:-1]) + f"/seed{got['seed']}"
+            named = "/".join(str(want[k]) for k in _IDENTITY[:-1]) + f"/seed{want['seed']}"
+            raise ArtifactError(
+                f"{path} holds the run {show}, not the run {named} its path names; {hint}"
+            )
+    if expected_digest is not None and spec.get("settings_sha256") != expected_digest:
+        raise ArtifactError(
+            f"{path} was trained with other architecture/loss/recipe settings than the "
+            f"config's (settings digest {str(spec.get('settings_sha256'))[:12]} vs "
+            f"{expected_digest[:12]}); {hint}"
+        )
     model, _ = build_run(spec["arch_cfg"], spec["loss_cfg"], spec["meta"])
     model.load_state_dict(ckpt["state_dict"])
     model.eval()
@@ -162,6 +212,7 @@ def train_run(
         "loss_cfg": dict(loss_cfg),
         "seed": int(seed),
         "train_cfg": dict(train_cfg),
+        "settings_sha256": settings_digest(dict(arch_cfg), dict(loss_cfg), dict(train_cfg)),
         "monitor_set": monitor_set,
         "meta": _meta_subset(data.meta),
         "data_sha256": path_sha256(data_dir),

@@ -194,6 +194,12 @@ class RewardMSELoss(nn.Module):
         """``num_classes + 1``: one predicted reward per class, then abstain."""
         return int(num_classes) + 1
 
+    @staticmethod
+    def predict(outputs: Tensor) -> Tensor:
+        """The class with the highest predicted reward (abstaining left aside): the classifier
+        whose accuracy the training loop logs."""
+        return outputs[:, :-1].argmax(dim=1)
+
     def extra_repr(self) -> str:
         return (
             f"correct_reward={self.correct_reward}, wrong_reward={self.wrong_reward}, "
@@ -255,6 +261,14 @@ class GaussianNLLLoss(nn.Module):
                 f"GaussianNLLLoss needs outputs of shape (N, 2), got {tuple(outputs.shape)}"
             )
         return outputs[:, 0], F.softplus(outputs[:, 1]) + cls.min_std
+
+    @classmethod
+    def predict(cls, outputs: Tensor, num_classes: int | None = None) -> Tensor:
+        """The predicted class: the predicted mean rounded to the nearest label (clamped to
+        ``[0, num_classes - 1]`` when given): what the training loop's accuracy counts."""
+        mean, _ = cls.mean_std(outputs)
+        pred = torch.round(mean).long().clamp(min=0)
+        return pred if num_classes is None else pred.clamp(max=int(num_classes) - 1)
 
     def forward(self, outputs: Tensor, target: Tensor) -> Tensor:
         mean, std = self.mean_std(outputs)

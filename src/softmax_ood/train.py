@@ -24,6 +24,7 @@ import torch
 from torch import Tensor, nn
 
 __all__ = [
+    "DivergedError",
     "NonFiniteLossError",
     "TrainConfig",
     "build_optimizer",
@@ -43,6 +44,11 @@ AUGMENTS = ("none", "crop_flip")
 
 class NonFiniteLossError(FloatingPointError):
     """The training loss became NaN or infinite."""
+
+
+class DivergedError(FloatingPointError):
+    """Training diverged without a NaN: logits or loss beyond the recipe's bounds, or chance
+    accuracy at the end (the recipe's ``max_logit_norm`` / ``max_loss`` / ``chance_margin``)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,9 @@ class TrainConfig:
     monitor_size: int = 128
     monitor_set: str | None = None
     threads: int = 1
+    max_logit_norm: float | None = None
+    max_loss: float | None = None
+    chance_margin: float | None = None
 
     def __post_init__(self):
         for name, value, allowed in (
@@ -204,6 +213,14 @@ def fit(
     opt, sched = build_optimizer(model, cfg, steps)
     mon = monitor_ood[: cfg.monitor_size] if monitor_ood is not None else val_x[:0]
     evaluation_x = torch.cat([val_x, mon])
+    classes = int(torch.cat([train_y, val_y]).max()) + 1
+    # a loss with its own output layout (reward or regression heads) says what its prediction
+    # is and scores validation with itself; class-logit losses use argmax and cross-entropy
+    own_layout = hasattr(loss_fn, "num_outputs")
+
+    def predict(out: Tensor) -> Tensor:
+        return loss_fn.predict(out) if own_layout else out.argmax(1)
+
     curve: list[dict] = []
     best_acc, best_epoch, best_state = -1.0, 0, None
     start = time.perf_counter()
@@ -230,22 +247,29 @@ def fit(
             opt.step()
             sched.step()
             loss_sum += loss.detach().double() * len(idx)
-            correct += (logits.detach().argmax(1) == yb).sum()
+            correct += (predict(logits.detach()) == yb).sum()
         # eval in training-sized chunks: faster on CPU than one large batch
         out = predict_logits(model, evaluation_x, cfg.batch_size)
         val_logits, mon_logits = out[: len(val_x)], out[len(val_x) :]
-        val_acc = (val_logits.argmax(1) == val_y).double().mean().item()
+        val_acc = (predict(val_logits) == val_y).double().mean().item()
+        with torch.no_grad():
+            val_loss = (
+                loss_fn(val_logits, val_y)
+                if own_layout
+                else nn.functional.cross_entropy(val_logits, val_y)
+            )
         row = {
             "epoch": epoch,
             "train_loss": loss_sum.item() / seen,
             "train_acc": correct.item() / seen,
-            "val_loss": nn.functional.cross_entropy(val_logits, val_y).item(),
+            "val_loss": val_loss.item(),
             "val_acc": val_acc,
             "logit_norm_id": val_logits.norm(dim=1).mean().item(),
             "logit_norm_ood": mon_logits.norm(dim=1).mean().item() if len(mon) else float("nan"),
             "lr": lr,
         }
         curve.append(row)
+        _guard(cfg, row, name)
         if cfg.checkpoint == "best_val_acc" and val_acc > best_acc:
             best_acc, best_epoch = val_acc, epoch
             best_state = copy.deepcopy(model.state_dict())
@@ -268,10 +292,41 @@ def fit(
         )
     if cfg.checkpoint == "best_val_acc" and best_state is not None:
         model.load_state_dict(best_state)
+        final_acc = best_acc
     else:
         best_epoch = cfg.epochs
+        final_acc = curve[-1]["val_acc"]
+    # chance level is defined for heads with a score per class (not a regression head)
+    per_class = int(val_logits.shape[1]) >= classes
+    if (
+        cfg.chance_margin is not None
+        and per_class
+        and final_acc <= 1.0 / classes + cfg.chance_margin
+    ):
+        raise DivergedError(
+            f"training {name} stopped: the kept model's validation accuracy {final_acc:.3f} is "
+            f"not above chance (1/{classes}) plus the recipe's chance_margin "
+            f"{cfg.chance_margin:g} (lower train.lr, train longer or change the recipe)"
+        )
     model.eval()
     return model, curve, {"best_epoch": best_epoch, "checkpoint": cfg.checkpoint}
+
+
+def _guard(cfg: TrainConfig, row: dict, name: str) -> None:
+    """Stop a training that diverged without a NaN (the recipe's bounds; ``None`` = off)."""
+    epoch, norm, loss = row["epoch"], row["logit_norm_id"], row["train_loss"]
+    if cfg.max_logit_norm is not None and not norm <= cfg.max_logit_norm:
+        raise DivergedError(
+            f"training {name} stopped: the mean validation logit norm reached {norm:.3g} at "
+            f"epoch {epoch}, above the recipe's max_logit_norm {cfg.max_logit_norm:g} (lower "
+            "train.lr or change train.optimizer)"
+        )
+    if cfg.max_loss is not None and not loss <= cfg.max_loss:
+        raise DivergedError(
+            f"training {name} stopped: the mean training loss reached {loss:.3g} at epoch "
+            f"{epoch}, above the recipe's max_loss {cfg.max_loss:g} (lower train.lr or change "
+            "train.optimizer)"
+        )
 
 
 def write_curve(path, curve: list[dict]) -> None:

@@ -9,11 +9,14 @@ import pandas as pd
 from softmax_ood.cli import run_script
 from softmax_ood.data import write_json
 from softmax_ood.evaluation import evaluate_run
+from softmax_ood.experiment import settings_digest
 from softmax_ood.provenance import path_sha256, write_parquet
+from softmax_ood.runs import parse_run_dir
 
 
 def main():
     ev = snakemake.params.evaluation
+    digest = settings_digest(*snakemake.params.settings)
     data_sha = path_sha256(snakemake.input.data)
     outputs = zip(
         snakemake.input.model, snakemake.output.summary, snakemake.output.samples, strict=True
@@ -27,6 +30,8 @@ def main():
             batch_size=ev["batch_size"],
             ece_bins=ev["ece_bins"],
             device=snakemake.params.device,
+            expected=parse_run_dir(model_path)._asdict(),
+            expected_digest=digest,
         )
         summary["inputs"] = {"model_sha256": path_sha256(model_path), "data_sha256": data_sha}
         frame = pd.concat(
