@@ -5,15 +5,49 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/default.yaml"
+# Paths are relative to the checkout: `snakemake --snakefile ../Snakefile` from a subfolder runs
+# here; `-d <elsewhere>` stops with one sentence (inputs and code live in the checkout).
+workdir: workflow.basedir
+
+
+import sys
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+
+if Path.cwd().resolve() != Path(workflow.basedir).resolve():
+    raise WorkflowError(
+        f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
+        f"{Path.cwd()}; drop -d/--directory (or give -d {workflow.basedir})"
+    )
+
+
+def _checked_configfile(path):
+    """``path`` if it is a YAML mapping; else one sentence naming the file (and line)."""
+    import yaml
+
+    try:
+        text = Path(path).read_text()
+    except OSError as err:
+        raise WorkflowError(f"config error: cannot read {path} ({err.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        what = getattr(err, "problem", None) or "not valid YAML"
+        raise WorkflowError(f"config error: {path}{where}: {what}") from None
+    if not isinstance(data, dict):
+        raise WorkflowError(f"config error: {path} is empty or not a YAML mapping of keys")
+    return path
+
+
+configfile: _checked_configfile(Path(workflow.basedir) / "config/default.yaml")
 
 
 # This checkout's library (scripts add the same path: they also run in --use-conda envs), and
 # the studies it registers (src/softmax_ood/studies/registry.py). The core rules and library
 # know no study: they get these modules handed in.
-import sys
-from pathlib import Path
-
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from softmax_ood.studies.registry import registered_studies
 
@@ -33,6 +67,14 @@ include: "rules/evaluate.smk"
 for _study in STUDIES.values():
 
     include: os.path.relpath(_study.RULES, workflow.basedir)
+
+
+onerror:
+    print(
+        "To resume: rerun the same command (incomplete files are redone); after a kill, "
+        "if the folder is locked: snakemake --unlock, then rerun.",
+        file=sys.stderr,
+    )
 
 
 rule all:

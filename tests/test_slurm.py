@@ -26,8 +26,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from e2e import IGNORE  # noqa: E402
 
-pytestmark = [pytest.mark.slurm, pytest.mark.slow]
-
 ROOT = Path(__file__).resolve().parents[1]
 START = ROOT / "workflow/slurm/start_local_cluster.sh"
 PARTITION = "debug"
@@ -132,6 +130,8 @@ def _hashes(root: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slurm
+@pytest.mark.slow
 def test_smoke_on_slurm_matches_local_run_byte_for_byte(slurm_cluster, tmp_path):
     on_slurm = tmp_path / "slurm" / "repo"
     local = tmp_path / "local" / "repo"
@@ -152,3 +152,92 @@ def test_smoke_on_slurm_matches_local_run_byte_for_byte(slurm_cluster, tmp_path)
     a, b = _hashes(on_slurm / "results"), _hashes(local / "results")
     assert a.keys() == b.keys() and len(a) > 50
     assert not [k for k in a if a[k] != b[k]], "results differ between SLURM and local runs"
+
+
+# --- start-up without a controller, and the dpkg lock -------------------------------------------
+
+FAKE_TOOL = """#!/usr/bin/env bash
+echo "$(basename "$0") $*" >> "{log}"
+exit 1
+"""
+SLURM_TOOLS = ("sinfo", "squeue", "scontrol", "sbatch", "sacct", "scancel", "srun")
+# snakemake-executor-plugin-slurm runs this when Snakemake imports it (every start-up, to
+# word the --slurm-status-command help); with a dead controller it is the ~9 s wait. It runs
+# before any profile or Snakefile is read, so the workflow cannot skip it.
+PLUGIN_IMPORT_PROBE = "scontrol show config"
+
+
+def _fake_slurm_tools(bin_dir: Path, log: Path) -> dict:
+    bin_dir.mkdir()
+    for tool in SLURM_TOOLS:
+        f = bin_dir / tool
+        f.write_text(FAKE_TOOL.format(log=log))
+        f.chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONHASHSEED": "0"}
+
+
+@pytest.mark.slow
+def test_a_local_run_calls_no_slurm_tool(tmp_path):
+    """A plain (local) dry run never submits, polls or queries SLURM: the workflow, its default
+    profile and Snakefile call no SLURM tool; only the executor plugin's import probe runs."""
+    from e2e import fresh_copy
+
+    work = fresh_copy(tmp_path / "repo")
+    log = tmp_path / "calls.log"
+    env = _fake_slurm_tools(tmp_path / "bin", log)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", *SMOKE],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    calls = log.read_text().splitlines() if log.exists() else []
+    assert [c for c in calls if c != PLUGIN_IMPORT_PROBE] == []
+
+
+def test_local_cluster_script_waits_for_the_dpkg_lock(tmp_path):
+    """apt-get failing with the dpkg lock held is retried until it succeeds, not a failure."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    count = tmp_path / "count"
+    (bin_dir / "apt-get").write_text(
+        f"""#!/usr/bin/env bash
+n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 )); echo $n > {count}
+echo "apt-get $*" >> {tmp_path}/apt.log
+if (( n <= 2 )); then
+  echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)" >&2
+  exit 100
+fi
+"""
+    )
+    (bin_dir / "apt-get").chmod(0o755)
+    script = f"source {START} && SLURM_LOCAL_APT_POLL=0.1 apt_locked install -y munge && echo DONE"
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    proc = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "DONE" in proc.stdout and "waiting" in proc.stdout
+    calls = (tmp_path / "apt.log").read_text().splitlines()
+    assert len(calls) == 3 and all("DPkg::Lock::Timeout=" in c for c in calls)
+
+
+def test_local_cluster_script_still_fails_on_other_apt_errors(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "apt-get").write_text(
+        "#!/usr/bin/env bash\necho 'E: Unable to locate package slurmd' >&2\nexit 100\n"
+    )
+    (bin_dir / "apt-get").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    proc = subprocess.run(
+        ["bash", "-c", f"source {START} && apt_locked install -y slurmd"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 100 and "Unable to locate package" in proc.stderr

@@ -6,7 +6,21 @@ import logging
 import sys
 from collections.abc import Callable
 
-__all__ = ["run_script", "user_errors"]
+__all__ = ["INTERRUPTED", "run_script", "user_errors"]
+
+INTERRUPTED = "interrupted: rerun the same snakemake command to resume"
+
+
+def _quiet_interrupt(exc_type, exc, tb, _previous=sys.excepthook):
+    """Ctrl-C while a script is still importing (torch takes seconds): one line, no traceback."""
+    if issubclass(exc_type, KeyboardInterrupt):
+        print(INTERRUPTED, file=sys.stderr)
+        return
+    _previous(exc_type, exc, tb)
+
+
+# scripts import this module first, before torch: an interrupt from here on is one line
+sys.excepthook = _quiet_interrupt
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
@@ -20,7 +34,8 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
 
     A user-facing error (bad config value, missing data, checksum mismatch, non-finite loss)
     ends the job with its one-sentence message on stderr and in the log, exit status 1, and no
-    traceback; any other exception propagates with its traceback (a bug).
+    traceback; any other exception propagates with its traceback (a bug). Ctrl-C (SIGINT) ends
+    it with one line and exit status 130; atomic writes leave no partial file behind.
     """
     console = logging.StreamHandler(sys.stderr)
     console.setLevel(logging.WARNING)  # progress goes to the rule's log file only
@@ -37,3 +52,7 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
     except user_errors() as err:
         logging.getLogger("softmax_ood").error("%s", err)  # to the log file and stderr
         sys.exit(1)
+    except KeyboardInterrupt:
+        logging.getLogger("softmax_ood").info("%s", INTERRUPTED)  # the log file only
+        print(INTERRUPTED, file=sys.stderr)
+        sys.exit(130)

@@ -11,6 +11,8 @@
 # CPUs as `slurmd -C` sees them, RealMemory 5% under MemTotal, partition `debug`, no cgroups,
 # no accounting); refuses to overwrite a slurm.conf it did not write (SLURM_LOCAL_FORCE=1 to
 # allow). A changed configuration restarts the daemons. Logs: /var/log/slurm/.
+# Another apt/dpkg process holding the dpkg lock (unattended-upgrades, a parallel apt-get) is
+# waited for, up to SLURM_LOCAL_APT_WAIT seconds (default 900), not a failure.
 # Env overrides: SLURM_LOCAL_CPUS, SLURM_LOCAL_MEM_MB, SLURM_LOCAL_WAIT (seconds, default 60).
 set -euo pipefail
 
@@ -54,9 +56,33 @@ install_packages() {
     ((${#missing[@]} == 0)) && return 0
     say "installing ${missing[*]} (apt-get)"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq || die "apt-get update failed"
-    apt-get install -y -qq --no-install-recommends munge slurmctld slurmd slurm-client >/dev/null \
+    apt_locked update -qq || die "apt-get update failed"
+    apt_locked install -y -qq --no-install-recommends munge slurmctld slurmd slurm-client \
         || die "apt-get install of munge/slurmctld/slurmd/slurm-client failed"
+}
+
+# apt-get "$@", waiting while another process holds the dpkg/apt locks: apt's own
+# DPkg::Lock::Timeout covers the dpkg frontend lock, and the loop also covers the lists lock of
+# `apt-get update` and apt versions without that option.
+apt_locked() {
+    local limit=${SLURM_LOCAL_APT_WAIT:-900} t0=$SECONDS out rc said=0
+    while true; do
+        rc=0
+        out=$(apt-get -o DPkg::Lock::Timeout="$limit" "$@" 2>&1) || rc=$?
+        if ((rc == 0)); then return 0; fi
+        if ! grep -qiE 'could not get lock|unable to acquire the dpkg|is another process using it' \
+            <<<"$out"; then
+            echo "$out" >&2
+            return "$rc"
+        fi
+        if ((SECONDS - t0 >= limit)); then
+            echo "$out" >&2
+            say "another apt/dpkg process still holds the lock after ${limit}s"
+            return "$rc"
+        fi
+        ((said)) || { say "another apt/dpkg process holds the dpkg lock: waiting (up to ${limit}s)"; said=1; }
+        sleep "${SLURM_LOCAL_APT_POLL:-5}"
+    done
 }
 
 write_conf() {
@@ -175,6 +201,8 @@ stop() {
     stop_slurm
     stop_one munged "$RUNDIR/munged.pid"  # only if this script started it
 }
+
+[[ ${BASH_SOURCE[0]} == "$0" ]] || return 0  # sourced (tests): define the functions only
 
 case ${1:-start} in
     start) start ;;

@@ -1,0 +1,44 @@
+"""Ctrl-C during a run: no traceback, and one line saying how to resume (run in a temporary
+copy on the smoke config; SIGINT goes to the whole process group, as a terminal's Ctrl-C)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from e2e import SMOKE, fresh_copy  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
+    work = fresh_copy(tmp_path / "repo")
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        start_new_session=True,  # its own process group, like a terminal job
+    )
+    # wait until a job that imports torch is running, then interrupt it
+    time.sleep(20)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode != 0
+    assert "Traceback" not in out, out[-6000:]
+    assert "To resume: rerun the same command" in out
+    assert "snakemake --unlock" in out
+    # after the interrupt: Snakemake's own notice and summary, not pages of stack frames
+    tail = out.split("Terminating processes on user request")[-1]
+    assert len(tail.splitlines()) < 40, tail
