@@ -24,6 +24,7 @@ __all__ = ["STUDIES", "load_study", "registered_studies"]
 STUDIES: dict[str, str] = {
     "logitnorm": "softmax_ood.studies.logitnorm.study",
     "seddik": "softmax_ood.studies.seddik.study",
+    "ulmer": "softmax_ood.studies.ulmer.study",
 }
 
 

@@ -22,6 +22,7 @@ from sklearn.model_selection import train_test_split
 __all__ = [
     "TabularSplit",
     "synthetic_2d",
+    "synthetic_split",
     "breast_cancer",
     "monotonicity_scores",
     "most_monotonic_feature",
@@ -51,12 +52,12 @@ class TabularSplit:
 
 
 def synthetic_2d(
-    n_per_class: int = 200,
-    n_classes: int = 3,
-    seed: int = 0,
+    n_per_class: int,
+    n_classes: int,
+    seed: int,
     *,
-    radius: float = 3.0,
-    std: float = 1.0,
+    radius: float,
+    std: float,
     shuffle: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Isotropic 2-D Gaussian blobs with centres evenly spaced on a circle.
@@ -85,7 +86,34 @@ def synthetic_2d(
     return x.astype(np.float32), y
 
 
-def breast_cancer(seed: int = 0, test_fraction: float = 0.3) -> TabularSplit:
+def synthetic_split(
+    n_train_per_class: int,
+    n_test_per_class: int,
+    n_classes: int,
+    seed: int,
+    *,
+    radius: float,
+    std: float,
+) -> TabularSplit:
+    """Training and held-out draws of :func:`synthetic_2d` (independent seeds derived from
+    ``seed``), kept in raw coordinates (``mean = 0``, ``std = 1``) so the Fig. 1 grid and the
+    scaled points live in the plane the data were drawn in.
+    """
+    train_seed, test_seed = np.random.SeedSequence([int(seed), 2]).generate_state(2)
+    x_tr, y_tr = synthetic_2d(n_train_per_class, n_classes, int(train_seed), radius=radius, std=std)
+    x_te, y_te = synthetic_2d(n_test_per_class, n_classes, int(test_seed), radius=radius, std=std)
+    return TabularSplit(
+        x_train=x_tr,
+        y_train=y_tr,
+        x_test=x_te,
+        y_test=y_te,
+        feature_names=("x1", "x2"),
+        mean=np.zeros(2),
+        std=np.ones(2),
+    )
+
+
+def breast_cancer(seed: int, test_fraction: float) -> TabularSplit:
     """The Wisconsin diagnostic breast-cancer data (569 x 30, binary) from scikit-learn.
 
     Stratified, seeded split (``sklearn.model_selection.train_test_split(stratify=y,

@@ -25,19 +25,21 @@ deterministic functions of ``x`` (needed for input gradients, see
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from softmax_ood.softmax import log_softmax
+from softmax_ood.train import TrainConfig, build_optimizer
+
 __all__ = [
     "KINDS",
-    "TrainConfig",
+    "ModelConfig",
     "UncertaintyModel",
     "ReLUMLP",
     "SingleNet",
@@ -65,49 +67,37 @@ def single_thread() -> Iterator[None]:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    """Architecture and optimisation settings shared by every model kind.
+class ModelConfig:
+    """Architecture and posterior settings of every model kind (no defaults: all from the config).
+
+    Optimisation (epochs, batch size, optimiser, learning rate, weight decay) is the core's
+    :class:`softmax_ood.train.TrainConfig`.
 
     :param hidden: hidden-layer widths of the ReLU MLP.
-    :param epochs: passes over the training set (fixed, no early stopping).
-    :param lr: Adam learning rate.
-    :param batch_size: minibatch size; ``None`` = full batch.
-    :param weight_decay: Adam weight decay (ignored by ``bbb``, whose prior regularises).
     :param dropout: dropout probability of ``mc_dropout`` (after every hidden ReLU).
-    :param n_members: members of a deep ensemble.
-    :param k_samples: default number of forward samples at prediction (``mc_dropout``, ``bbb``).
+    :param k_samples: forward samples at prediction (``mc_dropout``, ``bbb``): the paper's ``K``.
+    :param n_members: members of a deep ensemble (its ``K``).
     :param prior_sigma: standard deviation of the zero-mean Gaussian prior of ``bbb``.
     :param rho_init: initial :math:`\\rho` of ``bbb`` (std = softplus(rho), 0.0067 for -5).
     :param kl_weight: multiplier of the KL term of the ELBO (1 = the plain ELBO).
     """
 
-    hidden: tuple[int, ...] = (64, 64)
-    epochs: int = 300
-    lr: float = 1e-2
-    batch_size: int | None = None
-    weight_decay: float = 0.0
-    dropout: float = 0.2
-    n_members: int = 5
-    k_samples: int = 50
-    prior_sigma: float = 1.0
-    rho_init: float = -5.0
-    kl_weight: float = 1.0
+    hidden: tuple[int, ...]
+    dropout: float
+    k_samples: int
+    n_members: int
+    prior_sigma: float
+    rho_init: float
+    kl_weight: float
 
-    @classmethod
-    def from_mapping(cls, cfg: TrainConfig | Mapping[str, Any] | None) -> TrainConfig:
-        """A config from a mapping (e.g. a YAML section); unknown keys raise ``ValueError``."""
-        if cfg is None:
-            return cls()
-        if isinstance(cfg, cls):
-            return cfg
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(cfg) - known)
-        if unknown:
-            raise ValueError(f"unknown TrainConfig key(s) {unknown}; known: {sorted(known)}")
-        kw = dict(cfg)
-        if "hidden" in kw:
-            kw["hidden"] = tuple(int(h) for h in kw["hidden"])
-        return replace(cls(), **kw)
+    def __post_init__(self):
+        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden widths must be positive integers, got {self.hidden}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.k_samples < 1 or self.n_members < 1:
+            raise ValueError("k_samples and n_members must be at least 1")
 
 
 def _dropout(x: Tensor, p: float, generator: torch.Generator | None) -> Tensor:
@@ -172,8 +162,9 @@ class UncertaintyModel(nn.Module):
     def predict_log_probs(
         self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
     ) -> Tensor:
-        """Per-sample log-probabilities ``(S, N, C)`` = ``log_softmax(sample_logits)``."""
-        return torch.log_softmax(self.sample_logits(x, k_samples, generator), dim=-1)
+        """Per-sample log-probabilities ``(S, N, C)``: the project's stable
+        :func:`softmax_ood.softmax.log_softmax` of the logits (finite for logits of any size)."""
+        return log_softmax(self.sample_logits(x, k_samples, generator), dim=-1)
 
     def predict_probs(
         self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
@@ -345,7 +336,7 @@ class DeepEnsemble(UncertaintyModel):
         raise RuntimeError("ensemble members are trained one by one (see train_model)")
 
 
-def build_model(kind: str, in_dim: int, n_classes: int, cfg: TrainConfig) -> UncertaintyModel:
+def build_model(kind: str, in_dim: int, n_classes: int, cfg: ModelConfig) -> UncertaintyModel:
     """An untrained model of ``kind`` (one of :data:`KINDS`), initialised from the global RNG.
 
     An ensemble built this way has ``cfg.n_members`` members initialised one after the other;
@@ -371,25 +362,34 @@ def _member_seed(seed: int, member: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(member)]).generate_state(1)[0])
 
 
-def _fit(model: UncertaintyModel, x: Tensor, y: Tensor, cfg: TrainConfig) -> None:
-    """Adam on the cross-entropy (plus the scaled KL for ``bbb``) for ``cfg.epochs`` epochs."""
+def _fit(
+    model: UncertaintyModel, x: Tensor, y: Tensor, cfg: ModelConfig, optim: TrainConfig
+) -> None:
+    """The core optimiser (:func:`softmax_ood.train.build_optimizer`) on the cross-entropy (plus
+    the scaled KL for ``bbb``, whose prior replaces weight decay) for ``optim.epochs`` epochs."""
     is_bbb = isinstance(model, BayesByBackpropNet)
-    opt = torch.optim.Adam(
-        model.parameters(), lr=cfg.lr, weight_decay=0.0 if is_bbb else cfg.weight_decay
-    )
+    if is_bbb:
+        optim = replace(optim, weight_decay=0.0)
     n = x.shape[0]
-    batch = n if cfg.batch_size is None else int(cfg.batch_size)
+    batch = min(int(optim.batch_size), n)
+    steps = -(-n // batch)
+    opt, schedule = build_optimizer(model, optim, steps)
     model.train()
-    for _ in range(cfg.epochs):
+    for _ in range(optim.epochs):
         order = torch.randperm(n) if batch < n else None
         for start in range(0, n, batch):
             idx = order[start : start + batch] if order is not None else slice(None)
             loss = F.cross_entropy(model.training_logits(x[idx]), y[idx])
             if is_bbb:
                 loss = loss + cfg.kl_weight * model.kl() / n
+            if not torch.isfinite(loss):
+                raise FloatingPointError(
+                    f"training {model.kind} stopped: the loss became {loss.item()}"
+                )
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+            schedule.step()
     model.eval()
 
 
@@ -397,8 +397,9 @@ def train_model(
     kind: str,
     x: np.ndarray | Tensor,
     y: np.ndarray | Tensor,
-    cfg: TrainConfig | Mapping[str, Any] | None = None,
-    seed: int = 0,
+    cfg: ModelConfig,
+    optim: TrainConfig,
+    seed: int,
 ) -> UncertaintyModel:
     """Train a model of ``kind`` on ``(x, y)`` deterministically.
 
@@ -410,11 +411,11 @@ def train_model(
     :param kind: ``"single"``, ``"mc_dropout"``, ``"bbb"`` or ``"ensemble"``.
     :param x: features ``(N, D)``.
     :param y: integer labels ``(N,)`` in ``0 .. C-1`` (``C`` = ``max(y) + 1``).
-    :param cfg: a :class:`TrainConfig` or a mapping of its fields (``None`` = defaults).
+    :param cfg: the architecture / posterior settings.
+    :param optim: the core training settings (epochs, batch size, optimiser, lr, weight decay).
     :param seed: run seed.
     :return: the trained model in eval mode.
     """
-    cfg = TrainConfig.from_mapping(cfg)
     if kind not in KINDS:
         raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
     xt = torch.as_tensor(np.asarray(x), dtype=torch.float32)
@@ -426,12 +427,12 @@ def train_model(
             for m in range(cfg.n_members):
                 torch.manual_seed(_member_seed(seed, m))
                 member = SingleNet(in_dim, n_classes, cfg.hidden)
-                _fit(member, xt, yt, cfg)
+                _fit(member, xt, yt, cfg, optim)
                 members.append(member)
             model: UncertaintyModel = DeepEnsemble(members)
         else:
             torch.manual_seed(seed)
             model = build_model(kind, in_dim, n_classes, cfg)
-            _fit(model, xt, yt, cfg)
+            _fit(model, xt, yt, cfg, optim)
     model.eval()
     return model

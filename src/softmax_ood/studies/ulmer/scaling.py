@@ -25,9 +25,10 @@ from torch import Tensor
 
 from softmax_ood.studies.ulmer.metrics import METRICS, all_metrics, metrics_and_gradients
 from softmax_ood.studies.ulmer.models import UncertaintyModel, single_thread
+from softmax_ood.studies.ulmer.softmax_note import naive_softmax
 
 __all__ = [
-    "default_alphas",
+    "log_alphas",
     "scale_inputs",
     "scaling_experiment",
     "grid_heatmap",
@@ -36,13 +37,23 @@ __all__ = [
 Feature = int | str | Sequence[float] | np.ndarray | None
 
 
-def default_alphas(n: int = 25, max_exponent: float = 4.0) -> np.ndarray:
-    """``np.logspace(0, max_exponent, n)``: ``n`` log-spaced scales from 1 to ``10**max_exponent``."""
-    return np.logspace(0.0, max_exponent, n)
+def log_alphas(min_exponent: float, max_exponent: float, n: int) -> np.ndarray:
+    """``np.logspace(min_exponent, max_exponent, n)``: ``n`` log-spaced scales."""
+    if n < 2 or max_exponent <= min_exponent:
+        raise ValueError(
+            f"the alpha grid needs n >= 2 and max_exponent > min_exponent, got n = {n}, "
+            f"exponents {min_exponent} .. {max_exponent}"
+        )
+    return np.logspace(float(min_exponent), float(max_exponent), int(n))
 
 
-def scale_inputs(x: Tensor, alpha: float, feature: Feature = None) -> Tensor:
+def scale_inputs(
+    x: Tensor, alpha: float, feature: Feature = None, origin: np.ndarray | None = None
+) -> Tensor:
     """Push ``x`` (``(N, D)``) away from the data by ``alpha``.
+
+    With ``origin`` (a length-``D`` point, e.g. ``-mean / std`` = the raw-space zero of
+    standardised data) the scaling is about that point: ``x -> origin + scale(x - origin)``.
 
     * ``feature = d`` (int): :math:`x_d \\mapsto \\alpha x_d`, other features unchanged (the paper's
       :math:`\\boldsymbol\\alpha \\odot x'` with :math:`\\alpha_{d'} = 1` for :math:`d' \\ne d`);
@@ -53,6 +64,9 @@ def scale_inputs(x: Tensor, alpha: float, feature: Feature = None) -> Tensor:
 
     ``alpha = 1`` returns ``x`` unchanged. A point whose scaled component is 0 does not move.
     """
+    if origin is not None:
+        o = torch.as_tensor(np.asarray(origin, dtype=np.float64), dtype=x.dtype)
+        return o + scale_inputs(x - o, alpha, feature)
     if feature is None or (isinstance(feature, str) and feature == "all"):
         return x * alpha
     if isinstance(feature, str):
@@ -83,11 +97,12 @@ def scaling_experiment(
     x: np.ndarray | Tensor,
     alphas: Sequence[float] | np.ndarray,
     *,
-    feature: Feature = None,
-    seed: int = 0,
+    feature: Feature,
+    seed: int,
+    confident: float,
+    origin: np.ndarray | None = None,
     k_samples: int | None = None,
     metrics: Sequence[str] | None = None,
-    confident: float = 0.99,
     dtype: torch.dtype | None = torch.float64,
     reduce: bool = True,
 ) -> pd.DataFrame:
@@ -101,8 +116,9 @@ def scaling_experiment(
 
     :param models: ``{name: trained model}``.
     :param x: held-out points ``(N, D)`` (in the models' input space, e.g. standardised).
-    :param alphas: the scales, e.g. :func:`default_alphas`.
+    :param alphas: the scales, e.g. :func:`log_alphas`.
     :param feature: what is scaled, see :func:`scale_inputs`.
+    :param origin: the point scaled about (see :func:`scale_inputs`; ``None`` = 0).
     :param seed: recorded in the ``seed`` column (use the training seed) and used for the
         prediction-time generator.
     :param k_samples: forward samples of the stochastic models (``None`` = model default).
@@ -112,9 +128,12 @@ def scaling_experiment(
     :param reduce: average over points (default) or return one row per point.
     :return: with ``reduce`` (tidy, one row per model x alpha x metric): ``model, kind, seed,
         alpha, metric, value, value_std, grad_norm, grad_norm_std, grad_norm_median,
-        share_confident, n_points`` -- ``value`` / ``grad_norm`` are means over points, ``*_std``
-        standard deviations over points (``ddof=0``), ``share_confident`` the share of points
-        whose max probability exceeds ``confident`` (the same on every metric row). Without
+        share_confident, max_abs_logit, naive_nan_share, n_points`` -- ``value`` / ``grad_norm``
+        are means over points, ``*_std`` standard deviations over points (``ddof=0``),
+        ``share_confident`` the share of points whose max probability exceeds ``confident``,
+        ``max_abs_logit`` the largest ``|logit|`` of any sample at that scale and
+        ``naive_nan_share`` the share of points where the naive ``exp(z) / sum exp(z)`` (float64)
+        gives a NaN for some sample (the last three are the same on every metric row). Without
         ``reduce``: ``model, kind, seed, alpha, metric, point, value, grad_norm, max_prob``.
     """
     names = list(metrics or METRICS)
@@ -124,7 +143,7 @@ def scaling_experiment(
             net = _prepare(model, dtype)
             x_t = torch.as_tensor(np.asarray(x), dtype=_model_dtype(net))
             for alpha in np.asarray(alphas, dtype=np.float64):
-                x_a = scale_inputs(x_t, float(alpha), feature)
+                x_a = scale_inputs(x_t, float(alpha), feature, origin)
                 res = metrics_and_gradients(net, x_a, names, k_samples=k_samples, seed=seed)
                 if "max_prob" in res:
                     top = res["max_prob"][0]
@@ -135,6 +154,14 @@ def scaling_experiment(
                         )
                         top = METRICS["max_prob"](lp)
                 top = top.numpy()
+                with torch.no_grad():
+                    logits = net.sample_logits(x_a, k_samples, torch.Generator().manual_seed(seed))
+                z = logits.detach().to(torch.float64).numpy()
+                naive_nan = np.isnan(naive_softmax(z)).any(axis=-1).any(axis=0)
+                extra = {
+                    "max_abs_logit": float(np.abs(z).max()),
+                    "naive_nan_share": float(naive_nan.mean()),
+                }
                 base = {"model": model_name, "kind": model.kind, "seed": seed, "alpha": alpha}
                 for name in names:
                     values, grads = (t.numpy() for t in res[name])
@@ -149,6 +176,7 @@ def scaling_experiment(
                                 "grad_norm_std": float(grads.std()),
                                 "grad_norm_median": float(np.median(grads)),
                                 "share_confident": float((top > confident).mean()),
+                                **extra,
                                 "n_points": int(values.size),
                             }
                         )
@@ -173,10 +201,10 @@ def grid_heatmap(
     ylim: tuple[float, float],
     n: int,
     *,
+    seed: int,
     name: str | None = None,
     metrics: Sequence[str] | None = None,
     k_samples: int | None = None,
-    seed: int = 0,
     dtype: torch.dtype | None = torch.float64,
 ) -> pd.DataFrame:
     """Metric values of a 2-D model on an ``n x n`` grid (Fig. 1).

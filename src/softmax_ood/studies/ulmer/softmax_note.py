@@ -25,36 +25,33 @@ import torch
 from softmax_ood.softmax import log_softmax, softmax, softmax_jacobian
 
 __all__ = [
-    "NOTE_VECTORS",
-    "default_note_alphas",
+    "naive_softmax",
+    "note_checks",
+    "render_checks",
     "softmax_entropy",
     "expected_limits",
     "sharpness_table",
     "jacobian_check",
 ]
 
-NOTE_VECTORS: dict[str, tuple[float, ...]] = {
-    "distinct": (2.0, 1.0, 0.5, -1.0),
-    "tied_max": (2.0, 2.0, 0.5, -1.0),
-}
-"""Default logit vectors: a unique maximum, and a maximum attained twice (-> 1/2 each)."""
 
-
-def default_note_alphas(n: int = 25, max_exponent: float = 3.0) -> np.ndarray:
-    """``np.logspace(-max_exponent, max_exponent, n)`` (shrinking and growing scales)."""
-    return np.logspace(-max_exponent, max_exponent, n)
+def naive_softmax(z: np.ndarray) -> np.ndarray:
+    """The textbook formula :math:`e^{z_i} / \\sum_j e^{z_j}` with no max-shift, for comparison
+    only: in float64 it overflows to ``inf / inf = nan`` once a logit exceeds ~709."""
+    z = np.asarray(z, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(z)
+        return e / e.sum(axis=-1, keepdims=True)
 
 
 def softmax_entropy(z: np.ndarray) -> float:
     """Shannon entropy (nats) of :math:`S(z)` from the stable log-softmax (``0 log 0 = 0``)."""
     z = np.asarray(z, dtype=np.float64)
     p, lp = softmax(z), log_softmax(z)
-    return float(-np.sum(np.where(p > 0, p * lp, 0.0)))
+    return float(-np.sum(np.where(p > 0, p * lp, 0.0))) + 0.0  # + 0.0: no "-0" in tables
 
 
 def _as_vectors(vectors) -> dict[str, np.ndarray]:
-    if vectors is None:
-        vectors = NOTE_VECTORS
     if not isinstance(vectors, Mapping):
         vectors = {"z": vectors}
     return {str(k): np.asarray(v, dtype=np.float64) for k, v in vectors.items()}
@@ -83,19 +80,19 @@ def expected_limits(z: Sequence[float] | np.ndarray) -> dict[str, float]:
 
 
 def sharpness_table(
-    vectors: Mapping[str, Sequence[float]] | Sequence[float] | None = None,
-    alphas: Sequence[float] | np.ndarray | None = None,
+    vectors: Mapping[str, Sequence[float]] | Sequence[float],
+    alphas: Sequence[float] | np.ndarray,
 ) -> pd.DataFrame:
     """Max probability and entropy of :math:`S(\\alpha z)` over ``alphas`` (any sign).
 
-    :param vectors: ``{name: z}`` or one vector (named ``"z"``); default :data:`NOTE_VECTORS`.
-    :param alphas: scales; default :func:`default_note_alphas`.
+    :param vectors: ``{name: z}`` or one vector (named ``"z"``).
+    :param alphas: scales (any sign).
     :return: one row per vector x alpha: ``vector, alpha, n_classes, max_prob, entropy,
         entropy_ratio`` (entropy / log C), ``mass_on_max`` (total probability on the indices
         where ``z`` is maximal), ``mass_on_min``, ``top_prob_each`` (mean probability of each
         tied maximal index).
     """
-    alphas = default_note_alphas() if alphas is None else np.asarray(alphas, dtype=np.float64)
+    alphas = np.asarray(alphas, dtype=np.float64)
     rows = []
     for name, z in _as_vectors(vectors).items():
         is_max, is_min = z == z.max(), z == z.min()
@@ -118,8 +115,8 @@ def sharpness_table(
 
 
 def jacobian_check(
-    vectors: Mapping[str, Sequence[float]] | Sequence[float] | None = None,
-    alphas: Sequence[float] | np.ndarray | None = None,
+    vectors: Mapping[str, Sequence[float]] | Sequence[float],
+    alphas: Sequence[float] | np.ndarray,
 ) -> pd.DataFrame:
     """Property 4: :math:`\\operatorname{diag}(y) - yy^\\top` against torch autograd.
 
@@ -130,7 +127,7 @@ def jacobian_check(
         (largest entry of ``|J|``; -> 0 in the one-hot limit, Lemma 2 of Ulmer & Cinà), and
         ``row_sum_max_abs`` (rows of ``J`` sum to 0 by shift invariance, Property 1).
     """
-    alphas = np.array([1.0]) if alphas is None else np.asarray(alphas, dtype=np.float64)
+    alphas = np.asarray(alphas, dtype=np.float64)
     rows = []
     for name, z in _as_vectors(vectors).items():
         for alpha in alphas:
@@ -149,3 +146,100 @@ def jacobian_check(
                 }
             )
     return pd.DataFrame(rows)
+
+
+def note_checks(
+    vectors: Mapping[str, Sequence[float]] | Sequence[float],
+    alphas: Sequence[float] | np.ndarray,
+) -> pd.DataFrame:
+    """Each property of the note the report states, with its measured number.
+
+    For every vector, at the largest, the smallest positive and the most negative scale of
+    ``alphas``: max probability and entropy of :math:`S(\\alpha z)` next to the note's limit
+    (:func:`expected_limits`: one-hot / shared among ties, uniform, arg-min); the largest
+    deviation of :math:`\\operatorname{diag}(y) - yy^\\top` from autograd over all scales; and
+    whether the naive formula gives NaN at the largest scale while the stable softmax stays
+    finite and sums to 1.
+
+    :return: ``vector, check, alpha, measured, expected, abs_error``.
+    """
+    alphas = np.asarray(alphas, dtype=np.float64)
+    pos, neg = alphas[alphas > 0], alphas[alphas < 0]
+    rows = []
+    for name, z in _as_vectors(vectors).items():
+        lim = expected_limits(z)
+        table = sharpness_table({name: z}, alphas).set_index("alpha")
+        cases = []
+        if pos.size:
+            cases += [("inf", float(pos.max())), ("zero", float(pos.min()))]
+        if neg.size:
+            cases.append(("neg_inf", float(neg.min())))
+        for tag, alpha in cases:
+            for column in ("max_prob", "entropy"):
+                measured = float(table.loc[alpha, column])
+                expected = lim[f"{column}_{tag}"]
+                rows.append(
+                    {
+                        "vector": name,
+                        "check": f"{column} as alpha -> {tag.replace('_', ' ')}",
+                        "alpha": alpha,
+                        "measured": measured,
+                        "expected": expected,
+                        "abs_error": abs(measured - expected),
+                    }
+                )
+        jac = jacobian_check({name: z}, alphas)
+        rows.append(
+            {
+                "vector": name,
+                "check": "max |diag(y) - yy^T - autograd Jacobian| over all alphas",
+                "alpha": float("nan"),
+                "measured": float(jac["max_abs_diff"].max()),
+                "expected": 0.0,
+                "abs_error": float(jac["max_abs_diff"].max()),
+            }
+        )
+        big = float(np.abs(alphas).max())
+        stable = softmax(big * z)
+        # exp overflows past log(max float64) ~ 709.78: inf / inf
+        naive_nan_expected = float((big * z).max() > np.log(np.finfo(np.float64).max))
+        rows.append(
+            {
+                "vector": name,
+                "check": "naive exp(z)/sum exp(z) is NaN at the largest |alpha| (1 = yes)",
+                "alpha": big,
+                "measured": float(np.isnan(naive_softmax(big * z)).any()),
+                "expected": naive_nan_expected,
+                "abs_error": abs(
+                    float(np.isnan(naive_softmax(big * z)).any()) - naive_nan_expected
+                ),
+            }
+        )
+        rows.append(
+            {
+                "vector": name,
+                "check": "stable softmax sum - 1 at the largest |alpha|",
+                "alpha": big,
+                "measured": float(stable.sum() - 1.0),
+                "expected": 0.0,
+                "abs_error": float(abs(stable.sum() - 1.0)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def render_checks(checks: pd.DataFrame, title: str = "The softmax note, checked") -> str:
+    """Markdown of :func:`note_checks`: one row per property with the measured number."""
+    lines = [
+        f"### {title}",
+        "",
+        "| vector | check | alpha | measured | expected | abs. error |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for _, r in checks.iterrows():
+        alpha = "all" if np.isnan(r["alpha"]) else f"{r['alpha']:g}"
+        lines.append(
+            f"| {r['vector']} | {r['check']} | {alpha} | {r['measured']:.6g} | "
+            f"{r['expected']:.6g} | {r['abs_error']:.3g} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -15,7 +15,9 @@ def _warm_up():
     from softmax_ood.studies.ulmer.models import train_model
 
     x = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=np.float32)
-    train_model("single", x, np.array([0, 1]), {"hidden": (2,), "epochs": 1}, seed=0)
+    from softmax_ood.studies.ulmer.tests.helpers import model_cfg, optim
+
+    train_model("single", x, np.array([0, 1]), model_cfg(hidden=(2,)), optim(epochs=1), seed=0)
     with style():
         fig, axes = new_figure((1.0, 1.0))
         axes[0].set_title("warm-up")

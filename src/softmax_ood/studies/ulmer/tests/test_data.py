@@ -11,15 +11,16 @@ from softmax_ood.studies.ulmer.data import (
     most_monotonic_feature,
     synthetic_2d,
 )
+from softmax_ood.studies.ulmer.tests.helpers import BLOBS
 
 
 def test_synthetic_2d_shapes_balance_and_seed():
-    x, y = synthetic_2d(50, 4, seed=1)
+    x, y = synthetic_2d(50, 4, seed=1, **BLOBS)
     assert x.shape == (200, 2) and x.dtype == np.float32 and y.dtype == np.int64
     assert np.bincount(y).tolist() == [50, 50, 50, 50]
-    x2, y2 = synthetic_2d(50, 4, seed=1)
+    x2, y2 = synthetic_2d(50, 4, seed=1, **BLOBS)
     assert np.array_equal(x, x2) and np.array_equal(y, y2)
-    assert not np.array_equal(x, synthetic_2d(50, 4, seed=2)[0])
+    assert not np.array_equal(x, synthetic_2d(50, 4, seed=2, **BLOBS)[0])
 
 
 def test_synthetic_2d_centres_on_circle():
@@ -60,7 +61,7 @@ def test_monotonic_feature_on_hand_made_data():
 
 
 def test_monotonic_feature_of_breast_cancer():
-    s = breast_cancer(seed=0)
+    s = breast_cancer(seed=0, test_fraction=0.3)
     spearman = most_monotonic_feature(s.x_train, s.y_train, s.feature_names)
     auroc = most_monotonic_feature(s.x_train, s.y_train, s.feature_names, method="auroc")
     assert spearman == auroc == (22, "worst perimeter")

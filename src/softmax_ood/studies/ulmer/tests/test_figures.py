@@ -58,7 +58,9 @@ def _draw(name: str, path) -> None:
     elif name == "scaling":
         scaling_figure(_scaling_frame(), path, "toy", panel_size=(2.0, 1.2))
     else:
-        softmax_note_figure(sharpness_table(alphas=[0.1, 1.0, 10.0]), path, size=(4.0, 1.6))
+        softmax_note_figure(
+            sharpness_table({"z": [2.0, 1.0, 0.5]}, alphas=[0.1, 1.0, 10.0]), path, size=(4.0, 1.6)
+        )
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])

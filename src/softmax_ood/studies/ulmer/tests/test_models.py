@@ -14,24 +14,26 @@ from softmax_ood.studies.ulmer.models import (
     BayesByBackpropNet,
     BayesLinear,
     MCDropoutNet,
+    ModelConfig,
     SingleNet,
-    TrainConfig,
     train_model,
 )
+from softmax_ood.studies.ulmer.tests.helpers import BLOBS, model_cfg, optim
 
-SMALL = {"hidden": (16, 16), "epochs": 30, "n_members": 3, "k_samples": 4}
+SMALL = model_cfg()
+OPT = optim()
 
 
 @pytest.fixture(scope="module")
 def toy():
-    return synthetic_2d(40, 3, seed=0)
+    return synthetic_2d(40, 3, seed=0, **BLOBS)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_same_seed_same_predictions_and_shapes(toy, kind):
     x, y = toy
-    a = train_model(kind, x, y, SMALL, seed=3)
-    b = train_model(kind, x, y, SMALL, seed=3)
+    a = train_model(kind, x, y, SMALL, OPT, seed=3)
+    b = train_model(kind, x, y, SMALL, OPT, seed=3)
     xt = torch.as_tensor(x[:7])
     with torch.no_grad():
         pa = a.predict_probs(xt, generator=torch.Generator().manual_seed(1))
@@ -46,8 +48,8 @@ def test_same_seed_same_predictions_and_shapes(toy, kind):
 
 def test_different_seeds_differ(toy):
     x, y = toy
-    a = train_model("single", x, y, SMALL, seed=0)
-    b = train_model("single", x, y, SMALL, seed=1)
+    a = train_model("single", x, y, SMALL, OPT, seed=0)
+    b = train_model("single", x, y, SMALL, OPT, seed=1)
     assert not torch.equal(a.net.out.weight, b.net.out.weight)
 
 
@@ -56,13 +58,13 @@ def test_training_leaves_global_rng_untouched(toy):
     torch.manual_seed(123)
     expected = torch.rand(3)
     torch.manual_seed(123)
-    train_model("mc_dropout", x, y, SMALL, seed=0)
+    train_model("mc_dropout", x, y, SMALL, OPT, seed=0)
     assert torch.equal(torch.rand(3), expected)
 
 
 def test_training_fits_the_toy_data(toy):
     x, y = toy
-    model = train_model("single", x, y, {"hidden": (16, 16), "epochs": 60}, seed=0)
+    model = train_model("single", x, y, SMALL, optim(epochs=60), seed=0)
     with torch.no_grad():
         pred = model.predict_probs(torch.as_tensor(x)).mean(0).argmax(-1).numpy()
     assert (pred == y).mean() > 0.85
@@ -81,9 +83,9 @@ def test_mc_dropout_with_p0_equals_single_net(toy):
     assert samples.shape[0] == 5
     assert all(torch.equal(s, ref) for s in samples)
     # and training both from the same seed gives the same weights
-    cfg = {**SMALL, "dropout": 0.0}
-    a = train_model("single", x, y, cfg, seed=5)
-    b = train_model("mc_dropout", x, y, cfg, seed=5)
+    cfg = model_cfg(dropout=0.0)
+    a = train_model("single", x, y, cfg, OPT, seed=5)
+    b = train_model("mc_dropout", x, y, cfg, OPT, seed=5)
     assert all(
         torch.equal(p, q) for p, q in zip(a.net.parameters(), b.net.parameters(), strict=True)
     )
@@ -136,26 +138,28 @@ def test_bbb_kl_nonnegative_for_random_posteriors():
 
 def test_ensemble_members_are_independent(toy):
     x, y = toy
-    ens = train_model("ensemble", x, y, SMALL, seed=0)
+    ens = train_model("ensemble", x, y, SMALL, OPT, seed=0)
     w = [m.net.out.weight for m in ens.members]
     assert len(w) == 3 and not torch.equal(w[0], w[1])
     # member 0 of run 0 is not the single net of run 0 (own derived seed)
-    single = train_model("single", x, y, SMALL, seed=0)
+    single = train_model("single", x, y, SMALL, OPT, seed=0)
     assert not torch.equal(w[0], single.net.out.weight)
 
 
-def test_config_from_mapping():
-    cfg = TrainConfig.from_mapping({"hidden": [4, 5], "epochs": 2})
-    assert cfg.hidden == (4, 5) and cfg.epochs == 2 and cfg.lr == TrainConfig().lr
-    with pytest.raises(ValueError, match="unknown TrainConfig"):
-        TrainConfig.from_mapping({"epoch": 3})
+def test_model_config_has_no_defaults_and_checks_values():
+    cfg = model_cfg(hidden=[4, 5])
+    assert cfg.hidden == (4, 5) and isinstance(cfg, ModelConfig)
+    with pytest.raises(TypeError):
+        ModelConfig(hidden=(4,))  # no defaults: every value comes from the config
+    with pytest.raises(ValueError, match="dropout"):
+        model_cfg(dropout=1.0)
     with pytest.raises(ValueError, match="unknown model kind"):
-        train_model("svm", np.zeros((2, 2)), np.array([0, 1]), SMALL)
+        train_model("svm", np.zeros((2, 2)), np.array([0, 1]), SMALL, OPT, seed=0)
 
 
 def test_minibatch_training_is_deterministic(toy):
     x, y = toy
-    cfg = {**SMALL, "batch_size": 32, "epochs": 5}
-    a = train_model("bbb", x, y, cfg, seed=2)
-    b = train_model("bbb", x, y, cfg, seed=2)
+    opt = optim(batch_size=32, epochs=5)
+    a = train_model("bbb", x, y, SMALL, opt, seed=2)
+    b = train_model("bbb", x, y, SMALL, opt, seed=2)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))

@@ -10,20 +10,22 @@ from softmax_ood.studies.ulmer.data import synthetic_2d
 from softmax_ood.studies.ulmer.metrics import METRICS, gradient_norm
 from softmax_ood.studies.ulmer.models import KINDS, train_model
 from softmax_ood.studies.ulmer.scaling import (
-    default_alphas,
     grid_heatmap,
+    log_alphas,
     scale_inputs,
     scaling_experiment,
 )
+from softmax_ood.studies.ulmer.tests.helpers import BLOBS, model_cfg, optim
 
-CFG = {"hidden": (16, 16), "epochs": 100, "n_members": 3, "k_samples": 5}
+CFG = model_cfg(k_samples=5)
+OPT = optim(epochs=100)
 
 
 @pytest.fixture(scope="module")
 def trained():
-    x, y = synthetic_2d(60, 3, seed=0)
-    models = {kind: train_model(kind, x, y, CFG, seed=0) for kind in KINDS}
-    x_test, _ = synthetic_2d(8, 3, seed=1)
+    x, y = synthetic_2d(60, 3, seed=0, **BLOBS)
+    models = {kind: train_model(kind, x, y, CFG, OPT, seed=0) for kind in KINDS}
+    x_test, _ = synthetic_2d(8, 3, seed=1, **BLOBS)
     return models, x_test
 
 
@@ -54,7 +56,7 @@ def test_max_prob_gradient_vanishes_for_trained_relu_net(trained):
 def test_scaling_experiment_all_models_become_flat(trained):
     models, x_test = trained
     alphas = [1.0, 1e4]
-    frame = scaling_experiment(models, x_test, alphas, feature="all", seed=0)
+    frame = scaling_experiment(models, x_test, alphas, feature="all", seed=0, confident=0.99)
     assert len(frame) == len(KINDS) * len(alphas) * len(METRICS)
     assert set(frame.columns) >= {"model", "kind", "seed", "alpha", "metric", "value", "grad_norm"}
     assert np.isfinite(frame[["value", "grad_norm", "share_confident"]].to_numpy()).all()
@@ -71,8 +73,12 @@ def test_scaling_experiment_all_models_become_flat(trained):
 def test_scaling_one_feature_and_per_point_rows(trained):
     models, x_test = trained
     sub = {"bbb": models["bbb"]}
-    a = scaling_experiment(sub, x_test, default_alphas(3), feature=0, seed=4, reduce=False)
-    b = scaling_experiment(sub, x_test, default_alphas(3), feature=0, seed=4, reduce=False)
+    a = scaling_experiment(
+        sub, x_test, log_alphas(0, 4, 3), feature=0, seed=4, confident=0.99, reduce=False
+    )
+    b = scaling_experiment(
+        sub, x_test, log_alphas(0, 4, 3), feature=0, seed=4, confident=0.99, reduce=False
+    )
     assert len(a) == 3 * len(METRICS) * len(x_test)
     assert a.equals(b)  # deterministic given the seed
     assert (a["seed"] == 4).all() and a["point"].max() == len(x_test) - 1
@@ -80,7 +86,7 @@ def test_scaling_one_feature_and_per_point_rows(trained):
 
 def test_grid_heatmap_layout(trained):
     models, _ = trained
-    frame = grid_heatmap(models["ensemble"], (-30, 30), (-20, 20), 5, metrics=["max_prob"])
+    frame = grid_heatmap(models["ensemble"], (-30, 30), (-20, 20), 5, metrics=["max_prob"], seed=0)
     assert len(frame) == 25 and set(frame["metric"]) == {"max_prob"}
     assert frame["x1"].iloc[:5].tolist() == [-30.0, -15.0, 0.0, 15.0, 30.0]  # x1 fastest
     assert frame["x2"].iloc[0] == -20.0 and frame["x2"].iloc[-1] == 20.0

@@ -1,0 +1,34 @@
+"""Snakemake script: the claims of Ulmer & Cinà tested on this run's results."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
+
+import pandas as pd
+
+from softmax_ood.analysis.claims import render_claims_markdown
+from softmax_ood.cli import run_script
+from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
+from softmax_ood.studies.ulmer.claims import PAPER, evaluate_ulmer_claims
+
+
+def main():
+    inp, spec = snakemake.input, snakemake.params.spec
+    fit = pd.concat([pd.read_parquet(p) for p in inp.fit], ignore_index=True)
+    scaling = pd.concat([pd.read_parquet(p) for p in inp.scaling], ignore_index=True)
+    claims = evaluate_ulmer_claims(fit, scaling, spec)
+    prov = provenance_record(
+        inputs={p: p for p in [*inp.fit, *inp.scaling]},
+        config=spec,
+        seeds=sorted(int(s) for s in set(fit["seed"])),
+        extra={"rule": snakemake.rule},
+    )
+    write_parquet(claims, snakemake.output.claims, prov)
+    write_bytes_atomic(
+        snakemake.output.markdown,
+        render_claims_markdown(claims, f"Claims of {PAPER} tested at this scale").encode(),
+    )
+
+
+run_script(main, snakemake.log[0])

@@ -1,0 +1,33 @@
+"""Snakemake script: the softmax-properties note's checks (sharpness, Jacobian, stability)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
+
+import numpy as np
+
+from softmax_ood.cli import run_script
+from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
+from softmax_ood.studies.ulmer.softmax_note import (
+    jacobian_check,
+    note_checks,
+    render_checks,
+    sharpness_table,
+)
+
+
+def main():
+    spec, out = snakemake.params.spec, snakemake.output
+    pos = np.logspace(spec["min_exponent"], spec["max_exponent"], spec["n_alphas"])
+    alphas = np.concatenate([-pos[::-1], pos])
+    vectors = {k: [float(v) for v in z] for k, z in spec["vectors"].items()}
+    prov = provenance_record(inputs={}, config=spec, seeds=[], extra={"rule": snakemake.rule})
+    write_parquet(sharpness_table(vectors, alphas), out.sharpness, prov)
+    write_parquet(jacobian_check(vectors, alphas), out.jacobian, prov)
+    checks = note_checks(vectors, alphas)
+    write_parquet(checks, out.checks, prov)
+    write_bytes_atomic(out.markdown, render_checks(checks).encode())
+
+
+run_script(main, snakemake.log[0])

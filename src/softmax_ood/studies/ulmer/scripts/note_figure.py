@@ -1,0 +1,33 @@
+"""Snakemake script: max probability and entropy of softmax(alpha z) against alpha."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
+
+import json
+
+import pandas as pd
+
+from softmax_ood.cli import run_script
+from softmax_ood.provenance import provenance_record, write_bytes_atomic
+from softmax_ood.studies.ulmer.figures import softmax_note_figure
+
+
+def main():
+    softmax_note_figure(pd.read_parquet(snakemake.input.sharpness), snakemake.output.figure)
+    prov = provenance_record(
+        inputs={"sharpness": snakemake.input.sharpness},
+        config={},
+        seeds=[],
+        extra={
+            "rule": snakemake.rule,
+            "function": "softmax_ood.studies.ulmer.figures.softmax_note_figure",
+        },
+    )
+    write_bytes_atomic(
+        snakemake.output.provenance, (json.dumps(prov, sort_keys=True, indent=2) + "\n").encode()
+    )
+
+
+run_script(main, snakemake.log[0])

@@ -1,0 +1,34 @@
+"""Snakemake script: metrics and input-gradient norms vs alpha, one dataset (mean ± std bands)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
+
+import json
+
+import pandas as pd
+
+from softmax_ood.cli import run_script
+from softmax_ood.provenance import provenance_record, write_bytes_atomic
+from softmax_ood.studies.ulmer.figures import scaling_figure
+
+
+def main():
+    scaling = pd.read_parquet(snakemake.input.scaling)
+    scaling_figure(scaling, snakemake.output.figure, snakemake.wildcards.uds)
+    prov = provenance_record(
+        inputs={"scaling": snakemake.input.scaling},
+        config={},
+        seeds=sorted(int(s) for s in set(scaling["seed"])),
+        extra={
+            "rule": snakemake.rule,
+            "function": "softmax_ood.studies.ulmer.figures.scaling_figure",
+        },
+    )
+    write_bytes_atomic(
+        snakemake.output.provenance, (json.dumps(prov, sort_keys=True, indent=2) + "\n").encode()
+    )
+
+
+run_script(main, snakemake.log[0])

@@ -1,0 +1,109 @@
+"""Registration of the Ulmer & Cinà study (see :mod:`softmax_ood.studies.registry`).
+
+The study needs no core training run: it trains its own small ReLU networks (single, MC
+dropout, Bayes-by-backprop, deep ensemble) on its own data (synthetic 2-D blobs and scikit-learn's
+breast-cancer table) in its rules, one job per (dataset, seed). Imports nothing heavy (the
+Snakefile loads it at parse time).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...config import check_names, config_error, study_section
+
+NAME = "ulmer"
+TITLE = (
+    "Ulmer & Cinà 2021, Know Your Limits: Monotonicity & Softmax Make Neural Classifiers "
+    "Overconfident on OOD Data"
+)
+HERE = Path(__file__).resolve().parent
+SCHEMA = HERE / "schema.yaml"
+RULES = HERE / "rules.smk"
+DATASETS = ("synthetic", "breast_cancer")
+GRID_DATASET = "synthetic"  # the 2-D data of Fig. 1
+KINDS = ("single", "mc_dropout", "bbb", "ensemble")
+METRICS = ("max_prob", "class_variance", "predictive_entropy", "mutual_information")
+ROOT = f"results/{NAME}"
+
+
+def check(config: dict) -> None:
+    s = config[NAME]
+    check_names(f"{NAME}.kinds", list(s["kinds"]), KINDS)
+    seeds = study_section(config, NAME)["seeds"]
+    if s["grid"]["seed"] not in seeds:
+        raise config_error(
+            f"{NAME}.grid.seed is {s['grid']['seed']}, which is not one of the study's seeds "
+            f"({', '.join(str(x) for x in seeds)})"
+        )
+    sc = s["scaling"]
+    if sc["max_exponent"] <= sc["min_exponent"]:
+        raise config_error(
+            f"{NAME}.scaling.max_exponent ({sc['max_exponent']}) must exceed "
+            f"{NAME}.scaling.min_exponent ({sc['min_exponent']})"
+        )
+    if sc["min_exponent"] != 0:
+        raise config_error(
+            f"{NAME}.scaling.min_exponent is {sc['min_exponent']}; it must be 0 (alpha = 1 is "
+            "the held-out data, the reference of the gradient claims)"
+        )
+    feature = s["datasets"]["synthetic"]["feature"]
+    if isinstance(feature, int) and not 0 <= feature < 2:
+        raise config_error(f"{NAME}.datasets.synthetic.feature is {feature}; allowed values: 0, 1")
+    if "ensemble" in s["kinds"] and s["model"]["n_members"] < 2:
+        raise config_error(
+            f"{NAME}.model.n_members is {s['model']['n_members']}; an ensemble needs 2 or more"
+        )
+
+
+def loss_variants(config: dict) -> dict:
+    return {}
+
+
+def runs(config: dict) -> list:
+    """No core training run: the study trains its own small models in its rules."""
+    return []
+
+
+def spec(config: dict) -> dict:
+    """The study section with the global seeds filled in where it names none."""
+    return study_section(config, NAME)
+
+
+def run_spec(config: dict, dataset: str) -> dict:
+    """What one (dataset, seed) job reads: its dataset's entry only, and the grid size only on
+    the 2-D data (editing the breast-cancer entry does not rerun the synthetic jobs)."""
+    s = spec(config)
+    out = {k: s[k] for k in ("kinds", "model", "train", "scaling")}
+    out["datasets"] = {dataset: s["datasets"][dataset]}
+    if dataset == GRID_DATASET:
+        out["grid"] = {k: s["grid"][k] for k in ("extent", "n")}
+    return out
+
+
+def seeds(config: dict) -> list[int]:
+    return [int(x) for x in study_section(config, NAME)["seeds"]]
+
+
+def seed_files(config: dict, dataset: str, name: str) -> list[str]:
+    return [f"{ROOT}/{dataset}/seed{k}/{name}" for k in seeds(config)]
+
+
+def fig1_names(config: dict) -> list[str]:
+    return [f"fig1_{m}" for m in METRICS]
+
+
+def targets(config: dict) -> list[str]:
+    return (
+        [
+            f"{ROOT}/{ds}/tables/{t}.{ext}"
+            for ds in DATASETS
+            for t in ("fit", "scaling")
+            for ext in ("parquet", "md")
+        ]
+        + [f"{ROOT}/{ds}/figures/scaling.png" for ds in DATASETS]
+        + [f"{ROOT}/{GRID_DATASET}/figures/{f}.png" for f in fig1_names(config)]
+        + [f"{ROOT}/softmax_note/checks.md", f"{ROOT}/softmax_note/figure.png"]
+        + [f"{ROOT}/claims.parquet", f"{ROOT}/claims.md"]
+        + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
+    )
