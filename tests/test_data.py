@@ -146,3 +146,29 @@ def test_held_out_classes_are_the_near_ood_set(tmp_path):
     # asking for the set with every class in-distribution is one sentence
     with pytest.raises(ValueError, match="needs held-out classes"):
         make_embedded_dataset(tmp_path / "x", ood_test=["heldout_digits"], ood_val=[], **kw)
+
+
+def test_a_failure_halfway_leaves_the_previous_data_untouched(tmp_path, monkeypatch):
+    """Data are built in a temporary folder renamed at the end: a failure after the ID arrays
+    are written never leaves new arrays beside an older meta.json."""
+    import softmax_ood.data as data_mod
+    from softmax_ood.data import load_prepared, make_embedded_dataset
+
+    kw = dict(image_size=8, seed=0, val_fraction=0.2, test_fraction=0.2, ood_size=20, ood_val=[])
+    out = tmp_path / "digits"
+    make_embedded_dataset(out, ood_test=["gaussian", "uniform"], **kw)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    real = data_mod._embedded_ood
+
+    def broken(name, n, rng):
+        if name == "uniform":
+            raise RuntimeError("archive corrupt halfway")
+        return real(name, n, rng)
+
+    monkeypatch.setattr(data_mod, "_embedded_ood", broken)
+    with pytest.raises(RuntimeError, match="halfway"):
+        make_embedded_dataset(out, ood_test=["gaussian", "uniform"], **{**kw, "seed": 1})
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["digits"]  # no temporary left
+    load_prepared(out)

@@ -34,6 +34,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +49,7 @@ from .provenance import path_sha256, write_bytes_atomic
 __all__ = [
     "EMBEDDED_OOD_SETS",
     "record_file_hashes",
+    "staged_directory",
     "MissingDataError",
     "PreparedData",
     "load_prepared",
@@ -99,6 +104,28 @@ def write_json(path: Path | str, obj) -> None:
     """Write ``obj`` as canonical JSON (sorted keys, indent 2, trailing newline), atomically."""
     text = json.dumps(obj, sort_keys=True, indent=2, allow_nan=False) + "\n"
     write_bytes_atomic(path, text.encode())
+
+
+@contextmanager
+def staged_directory(out_dir: Path | str) -> Iterator[Path]:
+    """Build a dataset folder in a temporary sibling and rename it into place at the end.
+
+    A failure halfway (a corrupt archive, Ctrl-C) deletes the temporary folder and leaves
+    ``out_dir`` as it was: never new arrays beside an older ``meta.json``."""
+    final = Path(out_dir)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".{final.name}.building-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        yield tmp
+        old = final.parent / f".{final.name}.old-{os.getpid()}"
+        if final.exists():
+            os.replace(final, old)
+        os.replace(tmp, final)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- preprocessing
@@ -202,7 +229,15 @@ def _sources(name: str) -> dict:
     }
 
 
-def make_embedded_dataset(
+def make_embedded_dataset(out_dir: Path | str, **kwargs) -> dict:
+    """Build the offline default dataset (digits vs. scikit-image crops and noise) in
+    ``out_dir``, staged in a temporary folder renamed into place at the end (see
+    :func:`_build_embedded` for the parameters)."""
+    with staged_directory(out_dir) as tmp:
+        return _build_embedded(tmp, **kwargs)
+
+
+def _build_embedded(
     out_dir: Path | str,
     *,
     image_size: int,

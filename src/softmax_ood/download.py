@@ -25,6 +25,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -107,6 +108,7 @@ def download(
     md5: str | None = None,
     sha256: str | None = None,
     timeout: float = 60,
+    max_seconds: float | None = 3600,
     allow_unverified: bool = False,
 ) -> Path:
     """Download ``url`` to ``dest`` atomically and verify its checksum.
@@ -117,6 +119,8 @@ def download(
     * Without ``md5``/``sha256`` the download is refused unless ``allow_unverified=True``.
 
     :param timeout: seconds for connecting and for each read from the socket.
+    :param max_seconds: overall limit for the whole transfer (a server that sends a byte a
+        second never trips the per-read timeout); ``None`` = no limit.
     :returns: ``dest``.
     :raises DownloadError: on HTTP/network errors, truncated transfers, checksum mismatches,
         or a refused unverified download; no partial file is ever left behind.
@@ -156,7 +160,7 @@ def download(
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out:
-            digests = _stream(url, out, dest, timeout)
+            digests = _stream(url, out, dest, timeout, max_seconds)
             out.flush()
             os.fsync(out.fileno())
         problem = _mismatch(digests, expected)
@@ -183,9 +187,15 @@ def download(
     return dest
 
 
-def _stream(url: str, out, dest: Path, timeout: float) -> dict[str, str]:
-    """Copy the body of ``url`` into the open file ``out``; return md5 and sha256 digests."""
+def _stream(
+    url: str, out, dest: Path, timeout: float, max_seconds: float | None = None
+) -> dict[str, str]:
+    """Copy the body of ``url`` into the open file ``out``; return md5 and sha256 digests.
+
+    Reads whatever has arrived (``read1``), so the overall ``max_seconds`` is checked at least
+    once per ``timeout`` however slowly the server sends."""
     hashers = {a: hashlib.new(a) for a in _ALGOS}
+    deadline = None if max_seconds is None else time.monotonic() + float(max_seconds)
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     nothing = _nothing_written(dest)
     try:
@@ -194,8 +204,13 @@ def _stream(url: str, out, dest: Path, timeout: float) -> dict[str, str]:
             expected_len = int(length) if length and length.strip().isdigit() else None
             got = 0
             while True:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise DownloadError(
+                        f"download of {url} took longer than its overall limit of "
+                        f"{max_seconds:g} s ({got} bytes so far); {nothing}"
+                    )
                 try:
-                    chunk = resp.read(CHUNK)
+                    chunk = resp.read1(CHUNK)
                 except http.client.IncompleteRead as exc:
                     got += len(exc.partial)
                     chunk = b""
