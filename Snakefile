@@ -15,41 +15,26 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
+# This checkout's library (scripts add the same path: they also run in --use-conda envs), and
+# the studies it registers (src/softmax_ood/studies/registry.py). The core rules and library
+# know no study: they get these modules handed in.
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from softmax_ood.config import ConfigError, checked_configfile
+from softmax_ood.studies.registry import registered_studies
+
 if Path.cwd().resolve() != Path(workflow.basedir).resolve():
     raise WorkflowError(
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
         f"{Path.cwd()}; drop -d/--directory (or give -d {workflow.basedir})"
     )
+try:
+    _DEFAULT_CONFIG = checked_configfile(Path(workflow.basedir) / "config/default.yaml")
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
 
 
-def _checked_configfile(path):
-    """``path`` if it is a YAML mapping; else one sentence naming the file (and line)."""
-    import yaml
+configfile: _DEFAULT_CONFIG
 
-    try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise WorkflowError(f"config error: cannot read {path} ({err.strerror})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        what = getattr(err, "problem", None) or "not valid YAML"
-        raise WorkflowError(f"config error: {path}{where}: {what}") from None
-    if not isinstance(data, dict):
-        raise WorkflowError(f"config error: {path} is empty or not a YAML mapping of keys")
-    return path
-
-
-configfile: _checked_configfile(Path(workflow.basedir) / "config/default.yaml")
-
-
-# This checkout's library (scripts add the same path: they also run in --use-conda envs), and
-# the studies it registers (src/softmax_ood/studies/registry.py). The core rules and library
-# know no study: they get these modules handed in.
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from softmax_ood.studies.registry import registered_studies
 
 KNOWN_STUDIES = registered_studies()
 

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.slow
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import SMOKE, dvc, fresh_copy, snakemake, tree_hashes  # noqa: E402
 
+from softmax_ood.studies.logitnorm.study import TABLES  # noqa: E402
+
 
 @pytest.fixture
 def two_runs(smoke_runs):
@@ -137,7 +139,7 @@ def test_code_inputs_are_derived_from_imports(two_runs):
     jobs = _dry_run_jobs(
         a, "src/softmax_ood/studies/logitnorm/tables.py", lambda t: t + "\n# edited\n"
     )
-    assert jobs == {"logitnorm_table": 7, "logitnorm_report": 1}, jobs
+    assert jobs == {"logitnorm_table": len(TABLES), "logitnorm_report": 1}, jobs
     # the shared claims engine: the claims (and the report that reads them, which also imports it)
     jobs = _dry_run_jobs(a, "src/softmax_ood/analysis/claims.py", lambda t: t + "\n# edited\n")
     assert {k: v for k, v in jobs.items() if k.startswith("logitnorm_")} == {

@@ -14,6 +14,28 @@ pip_install --no-deps -e .
 if ! "$PY" -m jupyter kernelspec list 2>/dev/null | grep -q '^ *python3 '; then
     "$PY" -m ipykernel install --sys-prefix --name python3
 fi
+# Debian's headless Chromium for tests/test_report_browser.py (no downloaded browser). Waits for
+# the dpkg/apt locks when another apt process holds them; skipped when already installed.
+apt_quiet() {  # apt-get with retries while another apt process holds a lock; silent on success
+    local out i
+    for i in $(seq 60); do
+        if out=$(DEBIAN_FRONTEND=noninteractive apt-get -qq -o DPkg::Lock::Timeout=600 "$@" 2>&1); then
+            return 0
+        fi
+        grep -qiE 'could not get lock|unable to (acquire|lock)' <<<"$out" || break
+        sleep 10
+    done
+    echo "$out" >&2
+    return 1
+}
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+        { apt_quiet update && apt_quiet install -y chromium; } ||
+            echo "setup: could not install chromium; tests/test_report_browser.py will skip" >&2
+    else
+        echo "setup: chromium missing (root: apt-get install -y chromium); tests/test_report_browser.py will skip" >&2
+    fi
+fi
 # DVC must never phone home (also committed in .dvc/config)
 "$PY" -m dvc config --global core.analytics false >/dev/null 2>&1 || true
 echo "setup: ok ($("$PY" --version), torch $("$PY" -c 'import torch; print(torch.__version__)'))"

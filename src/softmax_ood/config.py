@@ -30,6 +30,7 @@ __all__ = [
     "ConfigError",
     "all_runs",
     "check_names",
+    "checked_configfile",
     "config_error",
     "expanded_losses",
     "load_schema",
@@ -242,3 +243,25 @@ def expanded_losses(config: dict, studies: Mapping[str, ModuleType]) -> dict:
 def all_runs(config: dict, studies: Mapping[str, ModuleType]):
     """Every run (dataset, recipe, arch, loss, seed) any enabled study needs, each once."""
     return union_runs(studies[name].runs(config) for name in config["studies"])
+
+
+def checked_configfile(path: Path | str) -> Path:
+    """``path`` if it holds a YAML mapping; else :class:`ConfigError` in one sentence naming the
+    file (and the line of a YAML syntax error)."""
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise ConfigError(f"config error: cannot read {path} ({err.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        what = getattr(err, "problem", None) or "not valid YAML"
+        raise ConfigError(f"config error: {path}{where}: {what}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config error: {path} is empty or not a YAML mapping of keys")
+    return path

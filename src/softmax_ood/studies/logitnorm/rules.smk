@@ -122,7 +122,8 @@ rule logitnorm_claims:
 
 
 rule logitnorm_report:
-    # the config decides which dataset the report shows
+    # the config decides which dataset the report shows; the shared renderer executes the
+    # notebook and writes a deterministic .ipynb and an .html without code
     input:
         notebook=f"{LN_DIR}/report.ipynb",
         tables=expand(f"{LNX}/tables/{{table}}.parquet", table=LN_STUDY.TABLES),
@@ -130,7 +131,7 @@ rule logitnorm_report:
         claims=f"{LNX}/claims.parquet",
         provenance=f"{LNX}/tables/table1.prov.json",
         paper=f"{LN_DIR}/paper_values.csv",
-        code=code(f"{LN_DIR}/report.ipynb"),
+        code=code("workflow/scripts/render_report.py") + code(f"{LN_DIR}/report.ipynb"),
     output:
         notebook="reports/logitnorm.ipynb",
         html=report(
@@ -143,11 +144,12 @@ rule logitnorm_report:
     conda:
         "../../../../envs/report.yaml"
     params:
-        tables_dir=lambda w, input: os.path.dirname(input.tables[0]),
-        figures_dir=lambda w, input: os.path.dirname(input.figures[0]),
-    shell:
-        "(papermill {input.notebook} {output.notebook} --cwd . --kernel python3 "
-        "-p tables_dir {params.tables_dir} -p figures_dir {params.figures_dir} "
-        "-p claims_path {input.claims} -p paper_values_path {input.paper} "
-        "-p provenance_path {input.provenance} "
-        "&& jupyter nbconvert --to html --output-dir reports {output.notebook}) > {log} 2>&1"
+        parameters=lambda w, input: {
+            "tables_dir": os.path.dirname(input.tables[0]),
+            "figures_dir": os.path.dirname(input.figures[0]),
+            "claims_path": input.claims,
+            "paper_values_path": input.paper,
+            "provenance_path": input.provenance,
+        },
+    script:
+        "../../../../workflow/scripts/render_report.py"

@@ -195,7 +195,9 @@ rule seddik_departures:
 
 
 rule seddik_report:
-    # the config decides which dataset the report shows
+    # the config decides which dataset the report shows; the shared renderer executes the
+    # notebook and writes a deterministic .ipynb and an .html without code. The wall times
+    # (seconds) are not in the report (they differ on every run); it names their file.
     input:
         notebook=f"{SD_DIR}/report.ipynb",
         frames=expand(
@@ -207,7 +209,7 @@ rule seddik_report:
         timing=f"{SDX}/timing.parquet",
         seconds=f"reports/seddik_timing_{DATASET}.json",
         provenance=f"{SDX}/features.prov.json",
-        code=code(f"{SD_DIR}/report.ipynb"),
+        code=code("workflow/scripts/render_report.py") + code(f"{SD_DIR}/report.ipynb"),
     output:
         notebook="reports/seddik.ipynb",
         html=report(
@@ -220,13 +222,15 @@ rule seddik_report:
     conda:
         "../../../../envs/report.yaml"
     params:
-        frames_dir=lambda w, input: os.path.dirname(input.frames[0]),
-        figures_dir=lambda w, input: os.path.dirname(input.figures[0]),
-        run=SD_RUN.name,
-    shell:
-        "(papermill {input.notebook} {output.notebook} --cwd . --kernel python3 "
-        "-p frames_dir {params.frames_dir} -p figures_dir {params.figures_dir} "
-        "-p claims_path {input.claims} -p departures_path {input.departures} "
-        "-p timing_path {input.timing} -p seconds_path {input.seconds} "
-        "-p provenance_path {input.provenance} -p fig5_run {params.run:q} "
-        "&& jupyter nbconvert --to html --output-dir reports {output.notebook}) > {log} 2>&1"
+        parameters=lambda w, input: {
+            "frames_dir": os.path.dirname(input.frames[0]),
+            "figures_dir": os.path.dirname(input.figures[0]),
+            "claims_path": input.claims,
+            "departures_path": input.departures,
+            "timing_path": input.timing,
+            "seconds_path": input.seconds,
+            "provenance_path": input.provenance,
+            "fig5_run": SD_RUN.name,
+        },
+    script:
+        "../../../../workflow/scripts/render_report.py"

@@ -83,3 +83,56 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
     assert verdict in text
     # the premise is stated before the verdict
     assert text.index("P1 (holds): Premise: the cross-entropy baseline") < text.index("Verdict:")
+    # the reader's order: verdict, claims table, tables (ours beside the paper), figures
+    order = [
+        text.index("Verdict:"),
+        text.index("Claims of Wei et al. 2022 tested at this scale"),
+        text.index("Ours: Table 1."),
+        text.index("Ours beside the paper (CIFAR-10)"),
+        text.index("Ours: Table 6."),
+    ]
+    assert order == sorted(order)
+    kinds = [
+        "image" if "image/png" in o.get("data", {}) else "text"
+        for c in nb.cells
+        if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])
+        for o in c.get("outputs", [])
+    ]
+    last_text = len(kinds) - 1 - kinds[::-1].index("text")  # the provenance appendix
+    assert kinds[last_text - 3 : last_text] == ["image"] * 3  # the figures, after every table
+    for i, c in enumerate(nb.cells):  # each figure is followed by its caption
+        if any("image/png" in o.get("data", {}) for o in c.get("outputs", [])):
+            caption = nb.cells[i + 1]
+            assert caption.cell_type == "markdown" and caption.source.startswith("**Figure")
+
+
+def test_report_renders_without_code(tmp_path, monkeypatch):
+    """The report rule's renderer: no code in the HTML, the verdict before the first table."""
+    pytest.importorskip("papermill")
+    from softmax_ood.report import render_report
+
+    f, spec = make_study(logitnorm_better=True), make_spec()
+    tables, figures = tmp_path / "tables", tmp_path / "figures"
+    tables.mkdir()
+    for name, build in {**TABLES, "tau_ablation": tau_ablation}.items():
+        build(f["runs"], f["ood"], spec).to_parquet(tables / f"{name}.parquet", index=False)
+    for name, draw in FIGURES.items():
+        draw(f, spec, figures / f"{name}.png")
+    claims = evaluate_logitnorm_claims(f["runs"], f["ood"], f["curves"], spec)
+    claims.to_parquet(tmp_path / "claims.parquet", index=False)
+    _, html = render_report(
+        NOTEBOOK,
+        tmp_path / "r.ipynb",
+        tmp_path / "r.html",
+        {
+            "tables_dir": str(tables),
+            "figures_dir": str(figures),
+            "claims_path": str(tmp_path / "claims.parquet"),
+            "paper_values_path": str(STUDY / "paper_values.csv"),
+        },
+        cwd=tmp_path,
+    )
+    body = html.read_text().split("<body", 1)[1]
+    assert "show_table" not in body and "import " not in body and "tables_dir" not in body
+    assert body.count("<img ") == 3 and "No description has been provided" not in body
+    assert body.index("Verdict: HOLDS") < body.index("Ours: Table 1.") < body.index("<img ")
