@@ -79,7 +79,11 @@ def test_another_working_directory_is_one_sentence(work, tmp_path):
 # --configfile files are loaded by Snakemake 9 itself (snakemake.settings.types.ConfigSettings,
 # while it converts the command line, before the Snakefile or any profile code runs), so the
 # workflow cannot reword these; what Snakemake prints today is pinned here.
-@pytest.mark.xfail(reason="Snakemake loads --configfile before the Snakefile runs", strict=False)
+@pytest.mark.xfail(
+    reason="Snakemake 9 loads --configfile before the Snakefile runs (known limitation; an "
+    "XPASS means Snakemake fixed it: drop this marker)",
+    strict=True,
+)
 @pytest.mark.parametrize("content", [None, "", "a: [1,\nb: 2\n"], ids=["missing", "empty", "bad"])
 def test_configfile_option_problems_name_the_file(work, tmp_path, content):
     path = tmp_path / "extra.yaml"
