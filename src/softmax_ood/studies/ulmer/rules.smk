@@ -231,6 +231,8 @@ rule ulmer_claims:
 
 
 rule ulmer_report:
+    # the shared renderer executes the notebook and writes a deterministic .ipynb and an .html
+    # without code
     input:
         notebook=f"{UL_DIR}/report.ipynb",
         claims=f"{UL}/claims.parquet",
@@ -245,8 +247,7 @@ rule ulmer_report:
         note_figure=f"{UL}/softmax_note/figure.png",
         scaling=expand(f"{UL}/{{uds}}/scaling.parquet", uds=UL_STUDY.DATASETS),
         provenance=f"{UL}/claims.prov.json",
-        code=code(f"{UL_DIR}/report.ipynb"),
-        clean=code(f"{UL_DIR}/scripts/clean_notebook.py"),
+        code=code("workflow/scripts/render_report.py") + code(f"{UL_DIR}/report.ipynb"),
     output:
         notebook="reports/ulmer.ipynb",
         html=report(
@@ -259,10 +260,10 @@ rule ulmer_report:
     conda:
         UL_ENV
     params:
-        clean=f"{UL_DIR}/scripts/clean_notebook.py",
-    shell:
-        "(papermill {input.notebook} {output.notebook} --cwd . --kernel python3 "
-        f"-p results_dir {UL} -p grid_dataset {UL_GRID} "
-        "-p provenance_path {input.provenance} "
-        "&& python3 {params.clean} {output.notebook} "
-        "&& jupyter nbconvert --to html --output-dir reports {output.notebook}) > {log} 2>&1"
+        parameters=lambda w, input: {
+            "results_dir": UL,
+            "grid_dataset": UL_GRID,
+            "provenance_path": input.provenance,
+        },
+    script:
+        "../../../../workflow/scripts/render_report.py"
