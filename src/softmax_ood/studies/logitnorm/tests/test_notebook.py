@@ -34,9 +34,8 @@ def test_notebook_parameters_cell():
     assert nb.metadata["kernelspec"]["name"] == "python3"
 
 
-@pytest.mark.parametrize("logitnorm_better", [True, False])
-def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
-    papermill = pytest.importorskip("papermill")
+def _write_inputs(tmp_path, logitnorm_better: bool):
+    """The report's inputs from synthetic study frames: tables and figures folders, claims."""
     f, spec = make_study(logitnorm_better=logitnorm_better), make_spec()
     tables, figures = tmp_path / "tables", tmp_path / "figures"
     tables.mkdir()
@@ -46,6 +45,13 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
         draw(f, spec, figures / f"{name}.png")
     claims = evaluate_logitnorm_claims(f["runs"], f["ood"], f["curves"], spec)
     claims.to_parquet(tmp_path / "claims.parquet", index=False)
+    return tables, figures, claims
+
+
+@pytest.mark.parametrize("logitnorm_better", [True, False])
+def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
+    papermill = pytest.importorskip("papermill")
+    tables, figures, claims = _write_inputs(tmp_path, logitnorm_better)
     (tmp_path / "prov.json").write_text(json.dumps({"config_sha256": "abc", "seeds": [0, 1, 2]}))
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "src"))  # the kernel imports softmax_ood
     out = tmp_path / "out.ipynb"
@@ -111,15 +117,7 @@ def test_report_renders_without_code(tmp_path, monkeypatch):
     pytest.importorskip("papermill")
     from softmax_ood.report import render_report
 
-    f, spec = make_study(logitnorm_better=True), make_spec()
-    tables, figures = tmp_path / "tables", tmp_path / "figures"
-    tables.mkdir()
-    for name, build in {**TABLES, "tau_ablation": tau_ablation}.items():
-        build(f["runs"], f["ood"], spec).to_parquet(tables / f"{name}.parquet", index=False)
-    for name, draw in FIGURES.items():
-        draw(f, spec, figures / f"{name}.png")
-    claims = evaluate_logitnorm_claims(f["runs"], f["ood"], f["curves"], spec)
-    claims.to_parquet(tmp_path / "claims.parquet", index=False)
+    tables, figures, claims = _write_inputs(tmp_path, True)
     _, html = render_report(
         NOTEBOOK,
         tmp_path / "r.ipynb",
