@@ -365,3 +365,46 @@ class FileServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
+
+
+# --------------------------------------------------------------------------- CIFAR-10-C, MNIST
+def make_cifar10c_tar(
+    path: Path,
+    corruptions: tuple[str, ...] = ("gaussian_noise", "contrast"),
+    *,
+    per_severity: int = 4,
+    seed: int = 3,
+) -> dict:
+    """An uncompressed tar in CIFAR-10-C's layout: ``CIFAR-10-C/<corruption>.npy`` (5 severities
+    stacked, ``per_severity`` rows each, uint8 NHWC) and ``CIFAR-10-C/labels.npy``. Severity ``s``
+    images are filled with value ``10 * s + corruption index`` in pixel (0, 0, 0) so a reader's
+    row range can be checked."""
+    rng = np.random.default_rng(seed)
+    n = 5 * per_severity
+    labels = np.tile(rng.integers(0, 10, per_severity).astype(np.uint8), 5)
+    members = [("CIFAR-10-C", None)]
+    arrays = {}
+    for i, name in enumerate(corruptions):
+        x = rng.integers(0, 256, (n, 32, 32, 3), dtype=np.uint8)
+        for s in range(1, 6):
+            x[per_severity * (s - 1) : per_severity * s, 0, 0, 0] = 10 * s + i
+        arrays[name] = x
+        buf = io.BytesIO()
+        np.save(buf, x, allow_pickle=False)
+        members.append((f"CIFAR-10-C/{name}.npy", buf.getvalue()))
+    buf = io.BytesIO()
+    np.save(buf, labels, allow_pickle=False)
+    members.append(("CIFAR-10-C/labels.npy", buf.getvalue()))
+    write_tar(path, members, compress=False)
+    return {"path": path, "arrays": arrays, "labels": labels, "per_severity": per_severity}
+
+
+def make_mnist_idx_gz(path: Path, array: np.ndarray) -> Path:
+    """An IDX file (uint8, gzip with mtime 0) of ``array`` (3-D images or 1-D labels)."""
+    a = np.ascontiguousarray(array, dtype=np.uint8)
+    header = bytes([0, 0, 0x08, a.ndim]) + b"".join(int(d).to_bytes(4, "big") for d in a.shape)
+    out = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as gz:
+        gz.write(header + a.tobytes())
+    Path(path).write_bytes(out.getvalue())
+    return Path(path)

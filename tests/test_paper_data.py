@@ -366,3 +366,67 @@ def test_prepare_reports_missing_and_corrupted_raw_files(archives, server, tmp_p
         prepare_paper_data(
             raw, tmp_path / "out", sources, seed=0, val_fraction=0.2, ood_test=["svhn"]
         )
+
+
+# --------------------------------------------------------------------------- Kang: CIFAR-10-C, MNIST
+def test_cifar10c_download_extract_and_read_by_severity(tmp_path, server):
+    from fixtures_archives import make_cifar10c_tar
+
+    from softmax_ood.download import download
+    from softmax_ood.paper_data import read_cifar_c
+
+    (tmp_path / "src").mkdir()
+    made = make_cifar10c_tar(tmp_path / "src" / "CIFAR-10-C.tar")
+    server.files["/files/CIFAR-10-C.tar"] = made["path"].read_bytes()
+    raw = tmp_path / "raw"
+    archive = download(
+        server.url("/files/CIFAR-10-C.tar"), raw / "CIFAR-10-C.tar", md5=md5(made["path"])
+    )
+    root = safe_extract(archive, raw / "cifar10c")
+    k = made["per_severity"]
+    for s in (1, 3, 5):
+        x, y = read_cifar_c(root, "contrast", s, per_severity=k)
+        assert x.shape == (k, 32, 32, 3) and x.dtype == np.uint8
+        assert np.array_equal(x, made["arrays"]["contrast"][k * (s - 1) : k * s])
+        assert (x[:, 0, 0, 0] == 10 * s + 1).all()
+        assert np.array_equal(y, made["labels"][:k])
+    with pytest.raises(ValueError, match="severities are the integers 1-5"):
+        read_cifar_c(root, "contrast", 6, per_severity=k)
+    with pytest.raises(MissingDataError, match="fog.npy is missing"):
+        read_cifar_c(root, "fog", 1, per_severity=k)
+    with pytest.raises(ValueError, match="CIFAR-10-C files hold"):
+        read_cifar_c(root, "contrast", 1)  # the real per-severity count does not fit the fixture
+
+
+def test_cifar10c_wrong_checksum_keeps_nothing(tmp_path, server):
+    from fixtures_archives import make_cifar10c_tar
+
+    from softmax_ood.download import download
+
+    (tmp_path / "src").mkdir()
+    made = make_cifar10c_tar(tmp_path / "src" / "CIFAR-10-C.tar")
+    server.files["/CIFAR-10-C.tar"] = made["path"].read_bytes()
+    with pytest.raises(DownloadError):
+        download(server.url("/CIFAR-10-C.tar"), tmp_path / "raw" / "CIFAR-10-C.tar", md5="0" * 32)
+    assert not (tmp_path / "raw" / "CIFAR-10-C.tar").exists()
+
+
+def test_mnist_idx_roundtrip_over_loopback(tmp_path, server):
+    from fixtures_archives import make_mnist_idx_gz
+
+    from softmax_ood.download import download
+    from softmax_ood.paper_data import read_mnist_idx
+
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (7, 28, 28), dtype=np.uint8)
+    labels = rng.integers(0, 10, 7, dtype=np.uint8)
+    src = {"t10k-images-idx3-ubyte.gz": images, "t10k-labels-idx1-ubyte.gz": labels}
+    for name, arr in src.items():
+        made = make_mnist_idx_gz(tmp_path / name, arr)
+        server.files[f"/mnist/{name}"] = made.read_bytes()
+        got = download(server.url(f"/mnist/{name}"), tmp_path / "raw" / name, md5=md5(made))
+        assert np.array_equal(read_mnist_idx(got), arr)
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(b"\x00\x00\x09\x03" + b"\x00" * 12)
+    with pytest.raises(ValueError, match="bad magic number"):
+        read_mnist_idx(bad)

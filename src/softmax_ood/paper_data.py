@@ -43,8 +43,10 @@ __all__ = [
     "load_paper_config",
     "load_sources",
     "prepare_paper_data",
+    "read_cifar_c",
     "read_cifar_python",
     "read_image_folder",
+    "read_mnist_idx",
     "read_svhn_mat",
 ]
 
@@ -55,7 +57,12 @@ FORMATS = {
     "cifar-python": "CIFAR-10/100 'python version' tarball of pickled batches",
     "svhn-mat": "SVHN cropped-digits MATLAB file (X: 32x32x3xN uint8, y: Nx1, digit 0 = 10)",
     "image-folder-tar": "a tar/zip archive of image files (any directory structure)",
+    "cifar-c-tar": "CIFAR-10-C tar: CIFAR-10-C/<corruption>.npy (50000, 32, 32, 3) uint8, "
+    "10000 rows per severity 1-5, and labels.npy",
+    "mnist-idx": "MNIST IDX files (gzip): idx3 uint8 images, idx1 uint8 labels",
 }
+#: Images per severity in each CIFAR-10-C ``<corruption>.npy`` (the CIFAR-10 test set size).
+CIFAR_C_PER_SEVERITY = 10000
 IMAGE_EXTENSIONS = (
     ".jpg",
     ".jpeg",
@@ -637,3 +644,63 @@ def prepare_paper_data(
     }
     write_json(out_dir / "meta.json", meta)
     return meta
+
+
+# --------------------------------------------------------------------------- CIFAR-10-C, MNIST
+def read_cifar_c(
+    root: Path | str, corruption: str, severity: int, *, per_severity: int = CIFAR_C_PER_SEVERITY
+) -> tuple[np.ndarray, np.ndarray]:
+    """One corruption at one severity from an extracted CIFAR-10-C archive.
+
+    ``<root>/<corruption>.npy`` holds every severity stacked: rows ``per_severity * (s - 1)`` to
+    ``per_severity * s - 1`` are severity ``s`` (Hendrycks & Dietterich's layout); only those
+    rows are read (memory-mapped). ``root`` may be the extraction folder or its
+    ``CIFAR-10-C/`` subfolder.
+
+    :returns: ``(uint8 (N, 32, 32, 3), int64 labels (N,))``.
+    :raises MissingDataError: a file is missing (named).
+    :raises ValueError: severity outside 1-5 or a file of the wrong shape (one sentence).
+    """
+    from .data import MissingDataError
+
+    root = Path(root)
+    if (root / "CIFAR-10-C").is_dir():
+        root = root / "CIFAR-10-C"
+    if isinstance(severity, bool) or not isinstance(severity, int) or not 1 <= severity <= 5:
+        raise ValueError(f"CIFAR-10-C severity is {severity!r}; severities are the integers 1-5")
+    files = {"images": root / f"{corruption}.npy", "labels": root / "labels.npy"}
+    for path in files.values():
+        if not path.is_file():
+            raise MissingDataError(f"CIFAR-10-C file {path} is missing (extract CIFAR-10-C.tar)")
+    images = np.load(files["images"], mmap_mode="r", allow_pickle=False)
+    labels = np.load(files["labels"], mmap_mode="r", allow_pickle=False)
+    n = 5 * per_severity
+    if images.shape[0] != n or images.shape[1:] != (32, 32, 3) or labels.shape[0] != n:
+        raise ValueError(
+            f"{files['images']} has shape {images.shape} and labels {labels.shape}; CIFAR-10-C "
+            f"files hold ({n}, 32, 32, 3) uint8 images and {n} labels"
+        )
+    rows = slice(per_severity * (severity - 1), per_severity * severity)
+    return np.array(images[rows], dtype=np.uint8), np.array(labels[rows], dtype=np.int64)
+
+
+def read_mnist_idx(path: Path | str) -> np.ndarray:
+    """An MNIST IDX file (``.gz`` or raw): ``idx3`` -> uint8 ``(N, 28, 28)``, ``idx1`` -> uint8
+    ``(N,)``. The magic number and the declared sizes are checked (one-sentence ``ValueError``)."""
+    import gzip
+
+    path = Path(path)
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    if len(raw) < 8 or raw[:2] != b"\0\0" or raw[2] != 0x08 or raw[3] not in (1, 3):
+        raise ValueError(f"{path} is not an MNIST IDX file of unsigned bytes (bad magic number)")
+    ndim = raw[3]
+    dims = [int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim)]
+    offset = 4 + 4 * ndim
+    size = int(np.prod(dims))
+    if len(raw) - offset != size:
+        raise ValueError(
+            f"{path} declares {dims} ({size} bytes of data) but holds {len(raw) - offset}"
+        )
+    return np.frombuffer(raw, dtype=np.uint8, offset=offset).reshape(dims).copy()

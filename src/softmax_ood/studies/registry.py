@@ -22,6 +22,7 @@ from types import ModuleType
 __all__ = ["STUDIES", "load_study", "registered_studies"]
 
 STUDIES: dict[str, str] = {
+    "kang": "softmax_ood.studies.kang.study",
     "logitnorm": "softmax_ood.studies.logitnorm.study",
     "seddik": "softmax_ood.studies.seddik.study",
     "ulmer": "softmax_ood.studies.ulmer.study",

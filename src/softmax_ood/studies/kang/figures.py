@@ -172,9 +172,16 @@ def fig3(frame: pd.DataFrame, path: str | Path) -> None:
     panels = _order(zip(ood["loss"], ood["shift"], strict=True))
     if not panels:
         raise ValueError("fig3 needs at least one evaluation set with is_id False.")
+    losses = _order(ood["loss"])
+    shifts = _order(ood["shift"])
     with style():
-        fig, axes = new_figure((2.6 * len(panels), 2.4), len(panels), 1)
-        for ax, (loss, shift) in zip(axes, panels, strict=True):
+        # one row per loss, one column per shift type
+        fig, axes = new_figure((2.3 * len(shifts), 2.1 * len(losses)), len(shifts), len(losses))
+        for ax in axes:
+            ax.set_visible(False)
+        for loss, shift in panels:
+            ax = axes[losses.index(loss) * len(shifts) + shifts.index(shift)]
+            ax.set_visible(True)
             sub = ood[(ood["loss"] == loss) & (ood["shift"] == shift)]
             x = _agg(sub, ["eval_set"], "ood_score")
             y = _agg(sub, ["eval_set"], "distance")
@@ -321,9 +328,13 @@ def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path
     panels = _order(frame["panel"])
     policies = _order(frame["policy"])
     palette = dict(zip(policies, sns.color_palette("colorblind", len(policies)), strict=True))
+    ncols = min(len(panels), 4)
+    nrows = -(-len(panels) // ncols)
     with style():
-        fig, axes = new_figure((3.2 * len(panels), 2.6), len(panels), 1)
-        for ax, panel in zip(axes, panels, strict=True):
+        fig, axes = new_figure((3.2 * ncols, 2.6 * nrows), ncols, nrows)
+        for ax in axes[len(panels) :]:
+            ax.set_visible(False)
+        for ax, panel in zip(axes, panels, strict=False):
             sub = frame[frame["panel"] == panel]
             table = _agg(sub, ["level", "policy"], value).rename(
                 columns={"level": "x", "policy": "hue"}

@@ -1,0 +1,245 @@
+"""One trained model on the whole shift grid: loaded once, one batched forward pass over every
+evaluation set, then per set the distance to the OCS, the mean prediction, accuracy and the
+selective-classification policies (and, for a feed-forward chain, the Fig. 4 mechanism).
+
+Everything is computed from the model's raw outputs in float64; the forward pass dominates the
+cost (``workflow/bench/kang_bench.py`` measures the ratio to a bare forward pass).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ...experiment import load_checkpoint
+from ...train import seed_everything
+from .ocs import mean_prediction, optimal_constant_solution, per_sample_distance, predict
+from .selective import action_fractions, evaluate_policies, reward_policy
+
+__all__ = ["REWARD_KEYS", "component_labels", "evaluate_grid", "forward", "grid_outputs"]
+
+REWARD_KEYS = ("correct_reward", "wrong_reward", "abstain_reward")
+ABSTAIN = "A"
+
+
+def _split_entry(entry: dict) -> tuple[str, dict]:
+    e = dict(entry)
+    return e.pop("loss"), e
+
+
+def component_labels(family: str, labels: list[int]) -> list[str]:
+    """Names of the prediction components: the classes, then ``"A"`` (abstain) for the reward
+    model; ``mean`` and ``std`` for the Gaussian NLL."""
+    if family == "gaussian_nll":
+        return ["mean", "std"]
+    names = [str(c) for c in labels]
+    return names + [ABSTAIN] if family == "reward_mse" else names
+
+
+@torch.no_grad()
+def forward(model: torch.nn.Module, x: torch.Tensor, batch_size: int) -> np.ndarray:
+    """Raw outputs of ``model`` on ``x`` (already normalised), batched, float64 numpy."""
+    outs = [model(x[i : i + batch_size]) for i in range(0, len(x), batch_size)]
+    return torch.cat(outs).double().numpy() if outs else np.zeros((0, 0))
+
+
+def normalise(x: np.ndarray, meta: dict) -> torch.Tensor:
+    mean = torch.tensor(meta["mean"], dtype=torch.float32).view(1, -1, 1, 1)
+    std = torch.tensor(meta["std"], dtype=torch.float32).view(1, -1, 1, 1)
+    return (torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)) - mean) / std
+
+
+def grid_outputs(model_path, x: np.ndarray, batch_size: int):
+    """``(model, checkpoint spec, raw outputs on x)``: the model is loaded once."""
+    model, ckpt = load_checkpoint(model_path)
+    return model, ckpt, forward(model, normalise(x, ckpt["meta"]), batch_size)
+
+
+def _mechanism_frames(model, ckpt, x, index, x_train, mech, family, ocs, comps):
+    from .features import accumulated_constants, energy_rank, norm_ratios, subspace_share
+
+    meta = ckpt["meta"]
+    xt = normalise(x_train, meta)
+    sets = index[(index["shift"] == mech["shift"]) | index["is_id"]]
+    rank = energy_rank(model, -1, float(mech["subspace_energy"]))
+    rows = []
+    for r in sets.itertuples(index=False):
+        xe = normalise(x[r.start : r.stop], meta)
+        nr = norm_ratios(model, xt, xe)
+        for n in nr.itertuples(index=False):
+            rows.append(
+                {
+                    "kind": "norm_ratio",
+                    "eval_set": r.eval_set,
+                    "level": r.level,
+                    "layer": int(n.layer),
+                    "name": n.name,
+                    "mean": float(n.ratio_mean),
+                    "std": float(n.ratio_std),
+                }
+            )
+        share = subspace_share(model, xe, -1, rank)
+        share = share[np.isfinite(share)]
+        rows.append(
+            {
+                "kind": "subspace_share",
+                "eval_set": r.eval_set,
+                "level": r.level,
+                "layer": -1,
+                "name": f"rank {rank}",
+                "mean": float(share.mean()) if len(share) else np.nan,
+                "std": float(share.std(ddof=1)) if len(share) > 1 else 0.0,
+            }
+        )
+    const = predict(family, accumulated_constants(model, 0, xt[:1])[None, :])[0]
+    crow = [
+        {
+            "kind": "constants",
+            "eval_set": "",
+            "level": np.nan,
+            "layer": 0,
+            "name": c,
+            "mean": float(v),
+            "std": 0.0,
+        }
+        for c, v in zip(comps, const, strict=True)
+    ]
+    return pd.DataFrame(rows + crow)
+
+
+def evaluate_grid(
+    model_path: str | Path,
+    data_dir: str | Path,
+    x: np.ndarray,
+    y: np.ndarray,
+    index: pd.DataFrame,
+    *,
+    loss_entry: dict,
+    rewards: dict,
+    figure_class: int | None,
+    batch_size: int,
+    mechanism: dict | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Evaluate one checkpoint on the whole grid; returns frames ``sets``, ``components``,
+    ``policies`` and ``mechanism`` (empty unless ``mechanism`` is given).
+
+    :param loss_entry: the run's loss entry (``{"loss": family, **params}``).
+    :param rewards: ``correct_reward``, ``wrong_reward``, ``abstain_reward`` of the selective
+        task (the reward model's loss entry).
+    :param figure_class: Figs. 2 and 5 average the predictions over the test images of this
+        class (``None``: all of them).
+    :param mechanism: ``{"shift", "subspace_energy"}`` to add the Fig. 4 analysis.
+    """
+    seed_everything(0, 1)
+    data_dir = Path(data_dir)
+    family, params = _split_entry(loss_entry)
+    meta = json.loads((data_dir / "meta.json").read_text())
+    k = int(meta["num_classes"])
+    y_train = np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64)
+    labels = sorted(int(c) for c in np.unique(y_train))
+    if figure_class is not None and figure_class not in labels:
+        raise ValueError(
+            f"kang.figure_class is {figure_class}, which is not an ID label of "
+            f"{meta.get('id_dataset')}; ID labels: {', '.join(map(str, labels))}"
+        )
+    ocs_params = {key: params[key] for key in REWARD_KEYS} if family == "reward_mse" else {}
+    ocs = optimal_constant_solution(family, y_train, k, ocs_params)
+    model, ckpt, out = grid_outputs(model_path, x, batch_size)
+    comps = component_labels(family, list(range(k)))
+    rw = {key: float(rewards[key]) for key in REWARD_KEYS}
+
+    set_rows, comp_rows, pol_rows = [], [], []
+    for c, v in zip(comps, ocs, strict=True):
+        comp_rows.append(
+            {
+                "eval_set": "OCS",
+                "shift": "OCS",
+                "level": np.nan,
+                "kind": "ocs",
+                "component": c,
+                "value": float(v),
+            }
+        )
+    for r in index.itertuples(index=False):
+        o, yy = out[r.start : r.stop], y[r.start : r.stop]
+        keys = {"eval_set": r.eval_set, "shift": r.shift, "level": float(r.level)}
+        dist = per_sample_distance(family, o, ocs)
+        row = {
+            **keys,
+            "is_id": bool(r.is_id),
+            "labelled": bool(r.labelled),
+            "n": len(o),
+            "distance": float(dist.mean()),
+            "distance_sd": float(dist.std()),
+            "accuracy": np.nan,
+            "mae": np.nan,
+        }
+        if r.labelled:
+            if family == "ce":
+                row["accuracy"] = float(np.mean(o.argmax(1) == yy))
+            elif family == "reward_mse":
+                row["accuracy"] = float(np.mean(o[:, :k].argmax(1) == yy))
+            else:
+                mu = predict(family, o)[:, 0]
+                row["mae"] = float(np.mean(np.abs(mu - yy)))
+                row["accuracy"] = float(np.mean(np.clip(np.rint(mu), 0, k - 1) == yy))
+        set_rows.append(row)
+        sub = o
+        if r.labelled and figure_class is not None:
+            sub = o[yy == figure_class]
+        if len(sub):
+            for c, v in zip(comps, mean_prediction(family, sub), strict=True):
+                comp_rows.append(
+                    {**keys, "kind": "mean_prediction", "component": c, "value": float(v)}
+                )
+            if family == "reward_mse":
+                frac = action_fractions(reward_policy(sub), k)
+                for c, v in zip(comps, frac, strict=True):
+                    comp_rows.append(
+                        {**keys, "kind": "action_fraction", "component": c, "value": float(v)}
+                    )
+        if r.labelled and family in ("ce", "reward_mse"):
+            kw = {"ce_logits": o} if family == "ce" else {"reward_outputs": o}
+            for p in evaluate_policies(yy, **rw, **kw):
+                pol_rows.append({**keys, "temperature": np.nan, **p})
+    if family == "reward_mse":  # the OCS policy's actions (Fig. 5, right)
+        frac = action_fractions(reward_policy(ocs[None, :]), k)
+        for c, v in zip(comps, frac, strict=True):
+            comp_rows.append(
+                {
+                    "eval_set": "OCS",
+                    "shift": "OCS",
+                    "level": np.nan,
+                    "kind": "action_fraction",
+                    "component": c,
+                    "value": float(v),
+                }
+            )
+    mech = pd.DataFrame(columns=["kind", "eval_set", "level", "layer", "name", "mean", "std"])
+    if mechanism is not None:
+        x_train = np.load(data_dir / "id_train_x.npy", allow_pickle=False)
+        mech = _mechanism_frames(model, ckpt, x, index, x_train, mechanism, family, ocs, comps)
+    policies = pd.DataFrame(
+        pol_rows,
+        columns=[
+            "eval_set",
+            "shift",
+            "level",
+            "policy",
+            "abstain_ratio",
+            "mean_reward",
+            "accuracy_answered",
+            "n",
+            "temperature",
+        ],
+    )
+    return {
+        "sets": pd.DataFrame(set_rows),
+        "components": pd.DataFrame(comp_rows),
+        "policies": policies,
+        "mechanism": mech,
+    }

@@ -1,0 +1,244 @@
+# The Kang et al. study: shift grid -> discriminator per (featurizer, shift group) -> one grid
+# evaluation per trained model -> frames and tables -> figures, claims -> report.
+# Included by the Snakefile when "kang" is in config["studies"]; paths in script:/conda: are
+# relative to this file, inputs/outputs to the working directory.
+
+KG_STUDY = STUDIES["kang"]
+KG_RUNS = KG_STUDY.runs(config)
+KG_SPEC = KG_STUDY.spec(config)
+KG_DIR = "src/softmax_ood/studies/kang"
+KG = "results/kang/{dataset}"
+KGX = f"results/kang/{DATASET}"
+KG_FEATURIZER = config["kang"]["featurizer"]["name"]
+KG_EVAL = "results/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}"
+KG_EVAL_FILES = ["sets", "components", "policies", "mechanism"]
+KG_FRAMES = ["grid", "components", "policies", "mechanism", "ood_scores"]
+
+
+def kang_eval_files(runs):
+    return [
+        f"results/kang/{r.dataset}/eval/{r.recipe}/{r.arch}/{r.loss}/seed{r.seed}/{name}.parquet"
+        for r in runs
+        for name in KG_EVAL_FILES
+    ]
+
+
+def kang_mechanism(wildcards):
+    m = KG_SPEC["mechanism"]
+    recipe = m.get("recipe", KG_SPEC["recipe"])
+    if wildcards.recipe == recipe and wildcards.arch == m["arch"] and wildcards.loss in m["losses"]:
+        return {"shift": m["shift"], "subspace_energy": m["subspace_energy"]}
+    return None
+
+
+def kang_grid_inputs(wildcards):
+    inputs = {"data": f"data/{wildcards.dataset}"}
+    if KG_SPEC.get("corruption_source") == "cifar10c":
+        inputs["corruptions"] = KG_SPEC["corruption_dir"]
+    return inputs
+
+
+rule kang_grid:
+    # the ID test split under every corruption x severity and rotation, plus the far OOD sets
+    input:
+        unpack(kang_grid_inputs),
+        code=code(f"{KG_DIR}/scripts/grid.py"),
+    output:
+        x=f"{KG}/grid/x.npy",
+        y=f"{KG}/grid/y.npy",
+        index=f"{KG}/grid/index.parquet",
+        provenance=f"{KG}/grid/index.prov.json",
+    log:
+        "logs/kang/{dataset}/grid.log",
+    conda:
+        "../../../../envs/torch.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        spec=KG_SPEC,
+    script:
+        "scripts/grid.py"
+
+
+rule kang_discriminator:
+    # fitted once per (featurizer, shift group), independent of every trained model
+    input:
+        data="data/{dataset}",
+        x=f"{KG}/grid/x.npy",
+        index=f"{KG}/grid/index.parquet",
+        code=code(f"{KG_DIR}/scripts/discriminator.py"),
+    output:
+        scores=f"{KG}/discriminator/{{featurizer}}/{{group}}.parquet",
+        provenance=f"{KG}/discriminator/{{featurizer}}/{{group}}.prov.json",
+    log:
+        "logs/kang/{dataset}/discriminator/{featurizer}/{group}.log",
+    wildcard_constraints:
+        featurizer=re.escape(KG_FEATURIZER),
+        group="|".join(re.escape(g) for g in KG_SPEC["groups"]),
+    conda:
+        "../../../../envs/torch.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        featurizer=KG_SPEC["featurizer"],
+        discriminator=KG_SPEC["discriminator"],
+    script:
+        "scripts/discriminator.py"
+
+
+rule kang_evaluate:
+    # one job per trained model: loaded once, the whole shift grid in one batched pass
+    input:
+        model="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/model.pt",
+        data="data/{dataset}",
+        x=f"{KG}/grid/x.npy",
+        y=f"{KG}/grid/y.npy",
+        index=f"{KG}/grid/index.parquet",
+        code=code(f"{KG_DIR}/scripts/evaluate.py"),
+    output:
+        **{name: f"{KG_EVAL}/{name}.parquet" for name in KG_EVAL_FILES},
+        provenance=f"{KG_EVAL}/sets.prov.json",
+    log:
+        "logs/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.log",
+    conda:
+        "../../../../envs/torch.yaml"
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    params:
+        loss_entry=lambda w: LOSSES[w.loss],
+        rewards=lambda w: {
+            k: v for k, v in LOSSES[config["kang"]["reward_model"]].items() if k != "loss"
+        },
+        figure_class=KG_SPEC["figure_class"],
+        batch_size=KG_SPEC["batch_size"],
+        mechanism=kang_mechanism,
+    script:
+        "scripts/evaluate.py"
+
+
+rule kang_aggregate:
+    input:
+        evals=kang_eval_files(KG_RUNS),
+        scores=expand(
+            f"{KG}/discriminator/{KG_FEATURIZER}/{{group}}.parquet",
+            group=KG_SPEC["groups"],
+            allow_missing=True,
+        ),
+        code=code(f"{KG_DIR}/scripts/aggregate.py"),
+    output:
+        **{name: f"{KG}/{name}.parquet" for name in KG_FRAMES},
+        provenance=f"{KG}/grid.prov.json",
+    log:
+        "logs/kang/{dataset}/aggregate.log",
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        spec=KG_SPEC,
+    script:
+        "scripts/aggregate.py"
+
+
+rule kang_table:
+    input:
+        **{name: f"{KG}/{name}.parquet" for name in KG_FRAMES},
+        code=code(f"{KG_DIR}/scripts/table.py"),
+    output:
+        table=f"{KG}/tables/{{table}}.parquet",
+        provenance=f"{KG}/tables/{{table}}.prov.json",
+        markdown=report(
+            f"{KG}/tables/{{table}}.md",
+            caption="../../../../workflow/report/kang_table.rst",
+            category="Kang",
+            subcategory="Tables",
+            labels={"table": "{table}"},
+        ),
+    log:
+        "logs/kang/{dataset}/{table}.log",
+    wildcard_constraints:
+        table="|".join(KG_STUDY.TABLES),
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        spec=KG_SPEC,
+    script:
+        "scripts/table.py"
+
+
+rule kang_figure:
+    input:
+        **{name: f"{KG}/{name}.parquet" for name in KG_FRAMES},
+        code=code(f"{KG_DIR}/scripts/figure.py"),
+    output:
+        figure=report(
+            f"{KG}/figures/{{fig}}.png",
+            caption="../../../../workflow/report/kang_figure.rst",
+            category="Kang",
+            subcategory="Figures",
+            labels={"figure": "{fig}"},
+        ),
+        provenance=f"{KG}/figures/{{fig}}.prov.json",
+    log:
+        "logs/kang/{dataset}/{fig}.log",
+    wildcard_constraints:
+        fig="|".join(KG_STUDY.FIGURES),
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        spec=KG_SPEC,
+    script:
+        "scripts/figure.py"
+
+
+rule kang_claims:
+    input:
+        **{name: f"{KG}/{name}.parquet" for name in KG_FRAMES},
+        code=code(f"{KG_DIR}/scripts/claims.py"),
+    output:
+        claims=f"{KG}/claims.parquet",
+        provenance=f"{KG}/claims.prov.json",
+        markdown=report(
+            f"{KG}/claims.md",
+            caption="../../../../workflow/report/kang_claims.rst",
+            category="Kang",
+        ),
+    log:
+        "logs/kang/{dataset}/claims.log",
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        spec=KG_SPEC,
+    script:
+        "scripts/claims.py"
+
+
+rule kang_report:
+    # the config decides which dataset the report shows; the shared renderer executes the
+    # notebook and writes a deterministic .ipynb and an .html without code
+    input:
+        notebook=f"{KG_DIR}/report.ipynb",
+        tables=expand(f"{KGX}/tables/{{table}}.parquet", table=KG_STUDY.TABLES),
+        figures=expand(f"{KGX}/figures/{{fig}}.png", fig=KG_STUDY.FIGURES),
+        claims=f"{KGX}/claims.parquet",
+        provenance=f"{KGX}/grid.prov.json",
+        code=code("workflow/scripts/render_report.py") + code(f"{KG_DIR}/report.ipynb"),
+    output:
+        notebook="reports/kang.ipynb",
+        html=report(
+            "reports/kang.html",
+            caption="../../../../workflow/report/kang_notebook.rst",
+            category="Kang",
+        ),
+    log:
+        "logs/kang/report.log",
+    conda:
+        "../../../../envs/report.yaml"
+    params:
+        parameters=lambda w, input: {
+            "tables_dir": os.path.dirname(input.tables[0]),
+            "figures_dir": os.path.dirname(input.figures[0]),
+            "claims_path": input.claims,
+            "provenance_path": input.provenance,
+        },
+    script:
+        "../../../../workflow/scripts/render_report.py"

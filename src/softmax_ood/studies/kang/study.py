@@ -1,0 +1,128 @@
+"""Registration of the Kang et al. study (see :mod:`softmax_ood.studies.registry`).
+
+Imports nothing heavy (the Snakefile loads it at parse time): corruption and featurizer names are
+read from the source of :mod:`softmax_ood.corruptions` / :mod:`softmax_ood.discriminator`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...codedeps import registry_entries
+from ...config import check_names, config_error, study_section
+from ...runs import Run
+
+NAME = "kang"
+TITLE = "Kang et al. 2024, Deep Neural Networks Tend To Extrapolate Predictably"
+HERE = Path(__file__).resolve().parent
+SCHEMA = HERE / "schema.yaml"
+RULES = HERE / "rules.smk"
+SRC = HERE.parents[1]
+TABLES = ["ocs", "distance", "selective", "trend_by_shift"]
+FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7"]
+#: the loss family each role must name (``losses:`` entries of the core config)
+ROLES = {"classifier": "ce", "reward_model": "reward_mse", "regressor": "gaussian_nll"}
+SEVERITIES = (1, 2, 3, 4, 5)
+ID_GROUP = "id"  # discriminator group of the clean held-out ID split
+FAR_GROUP = "far_ood"  # ... of the far OOD sets
+ROTATION = "rotation"
+
+
+def corruption_names() -> dict[str, str]:
+    return registry_entries(SRC / "corruptions.py", "CORRUPTIONS")
+
+
+def featurizer_names() -> dict[str, str]:
+    return registry_entries(SRC / "discriminator.py", "FEATURIZERS")
+
+
+def check(config: dict) -> None:
+    s = config[NAME]
+    check_names(f"{NAME}.recipe", s["recipe"], config["recipes"])
+    check_names(f"{NAME}.arch", s["arch"], config["architectures"])
+    losses = config["losses"]
+    for role, family in ROLES.items():
+        check_names(f"{NAME}.{role}", s[role], losses)
+        if losses[s[role]]["loss"] != family:
+            raise config_error(
+                f"{NAME}.{role} is {s[role]!r}, whose loss is {losses[s[role]]['loss']!r}; "
+                f"the {role} must be a {family!r} loss"
+            )
+    check_names(f"{NAME}.corruptions", s["corruptions"], corruption_names())
+    for sev in s["severities"]:
+        if isinstance(sev, bool) or not isinstance(sev, int) or sev not in SEVERITIES:
+            raise config_error(
+                f"{NAME}.severities has {sev!r}; corruption severities are the integers 1-5"
+            )
+    for angle in s["rotations"]:
+        if not 0 < angle <= 180:
+            raise config_error(
+                f"{NAME}.rotations has {angle!r}; rotation angles are in (0, 180] degrees "
+                "(0 is the clean held-out ID split, always included)"
+            )
+    check_names(f"{NAME}.far_ood", s["far_ood"], config["data"]["ood_test"])
+    if s.get("corruption_source") == "cifar10c" and not s.get("corruption_dir"):
+        raise config_error(
+            f"{NAME}.corruption_source is 'cifar10c' but {NAME}.corruption_dir names no folder"
+        )
+    check_names(f"{NAME}.featurizer.name", s["featurizer"]["name"], featurizer_names())
+    shifts = list(s["corruptions"]) + ([ROTATION] if s["rotations"] else [])
+    if not shifts:
+        raise config_error(f"{NAME} needs at least one corruption or rotation to shift along")
+    check_names(f"{NAME}.figure_shift", s["figure_shift"], shifts)
+    m = s["mechanism"]
+    check_names(f"{NAME}.mechanism.arch", m["arch"], config["architectures"])
+    if "recipe" in m:
+        check_names(f"{NAME}.mechanism.recipe", m["recipe"], config["recipes"])
+    check_names(f"{NAME}.mechanism.losses", m["losses"], [s[r] for r in ROLES])
+    check_names(f"{NAME}.mechanism.shift", m["shift"], shifts)
+    family = config["architectures"][m["arch"]]["family"]
+    if family not in ("mlp", "cnn"):
+        raise config_error(
+            f"{NAME}.mechanism.arch is {m['arch']!r} (family {family!r}); the Fig. 4 analysis "
+            "needs a feed-forward chain: an architecture of family mlp or cnn"
+        )
+
+
+def loss_variants(config: dict) -> dict:
+    return {}
+
+
+def runs(config: dict) -> list[Run]:
+    s = study_section(config, NAME)
+    ds = config["data"]["dataset"]
+    m = s["mechanism"]
+    triples = {(s["recipe"], s["arch"], s[role]) for role in ROLES}
+    triples |= {(m.get("recipe", s["recipe"]), m["arch"], loss) for loss in m["losses"]}
+    return sorted(
+        Run(ds, recipe, a, loss, int(seed)) for recipe, a, loss in triples for seed in s["seeds"]
+    )
+
+
+def shift_groups(config: dict) -> list[str]:
+    """Discriminator groups: one job per group (every level of one shift type), each set fitted
+    once per featurizer."""
+    s = config[NAME]
+    groups = list(s["corruptions"]) + ([ROTATION] if s["rotations"] else [])
+    return groups + [ID_GROUP] + ([FAR_GROUP] if s["far_ood"] else [])
+
+
+def spec(config: dict) -> dict:
+    """The study section as its scripts read it: seeds filled in, the loss entries of its roles
+    (reward values included) and the discriminator groups."""
+    s = study_section(config, NAME)
+    s["loss_entries"] = {s[r]: dict(config["losses"][s[r]]) for r in ROLES}
+    s["roles"] = {r: s[r] for r in ROLES}
+    s["groups"] = shift_groups(config)
+    s["dataset"] = config["data"]["dataset"]
+    return s
+
+
+def targets(config: dict) -> list[str]:
+    base = f"results/{NAME}/{config['data']['dataset']}"
+    return (
+        [f"{base}/tables/{t}.{ext}" for t in TABLES for ext in ("parquet", "md")]
+        + [f"{base}/figures/{f}.png" for f in FIGURES]
+        + [f"{base}/claims.parquet", f"{base}/claims.md"]
+        + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
+    )

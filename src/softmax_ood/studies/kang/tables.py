@@ -1,0 +1,176 @@
+"""Kang study: per-run grid evaluations + discriminator scores -> long frames and tables.
+
+Long frames (one row per run x evaluation set, or per run x set x policy, ...) keep the seeds;
+the tables summarise them as mean ± std over seeds with the shared
+:mod:`softmax_ood.analysis.seeds` helpers and render with :mod:`softmax_ood.analysis.render`.
+
+Levels: every graded shift type (each corruption, rotation) starts at level 0, the clean
+held-out ID split, which :func:`by_shift` copies into each shift type's series. The far OOD
+sets form the ``far_ood`` series (clean split first, then each set; no numeric level).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...analysis.seeds import cells
+from ...analysis.seeds import frame as seed_frame
+from ...runs import parse_run_dir
+
+__all__ = [
+    "TABLES",
+    "by_shift",
+    "graded_shifts",
+    "load_frames",
+    "main_runs",
+    "mechanism_runs",
+    "summary",
+]
+
+FAR = "far_ood"
+ROLE_OF_FAMILY = {"ce": "classifier", "reward_mse": "reward_model", "gaussian_nll": "regressor"}
+
+
+def _with_run(frame: pd.DataFrame, path: str, spec: dict) -> pd.DataFrame:
+    run = parse_run_dir(path)
+    family = spec["loss_entries"][run.loss]["loss"]
+    front = {
+        "recipe": run.recipe,
+        "arch": run.arch,
+        "loss": run.loss,
+        "family": family,
+        "seed": run.seed,
+    }
+    out = frame.copy()
+    for i, (k, v) in enumerate(front.items()):
+        out.insert(i, k, v)
+    return out
+
+
+def load_frames(eval_files: dict[str, list[str]], scores: list[str], spec: dict) -> dict:
+    """Concatenate the per-run files (``eval_files[kind]`` = paths of ``<kind>.parquet``, one per
+    run) and the discriminator groups into long frames; ``grid`` joins each run's sets with the
+    OOD score of the set."""
+    frames = {}
+    for kind, paths in eval_files.items():
+        parts = [_with_run(pd.read_parquet(p), p, spec) for p in paths]
+        parts = [p for p in parts if len(p)]
+        frames[kind] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    ood = pd.concat([pd.read_parquet(p) for p in scores], ignore_index=True)
+    frames["ood_scores"] = ood.drop(columns=["per_repeat"])
+    keep = ["eval_set", "ood_score", "ood_score_std"]
+    frames["grid"] = frames.pop("sets").merge(ood[keep], on="eval_set", how="left")
+    return frames
+
+
+def graded_shifts(spec: dict) -> list[str]:
+    return list(spec["corruptions"]) + (["rotation"] if spec["rotations"] else [])
+
+
+def by_shift(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """Rows of each shift series: the clean split (``shift == "none"``) is copied into every
+    graded shift type at level 0 and into the ``far_ood`` series."""
+    clean = frame[frame["shift"] == "none"]
+    parts = []
+    for shift in graded_shifts(spec) + ([FAR] if spec["far_ood"] else []):
+        parts.append(clean.assign(shift=shift, level=0.0))
+        parts.append(frame[frame["shift"] == shift])
+    return pd.concat(parts, ignore_index=True)
+
+
+def summary(frame: pd.DataFrame, keys: list[str], columns: list[str]) -> pd.DataFrame:
+    """Mean ± std over seeds of ``columns`` per ``keys`` (first-appearance order)."""
+    rows = []
+    for key, g in frame.groupby(keys, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        per_seed = {c: g.set_index("seed")[c] for c in columns}
+        rows.append({**dict(zip(keys, key, strict=True)), **cells(per_seed)})
+    return seed_frame(rows)
+
+
+def main_runs(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """Rows of the study's main models (its recipe and architecture)."""
+    return frame[(frame["arch"] == spec["arch"]) & (frame["recipe"] == spec["recipe"])]
+
+
+def mechanism_runs(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """Rows of the Fig. 4 models (the mechanism's recipe, architecture and losses)."""
+    m = spec["mechanism"]
+    keep = (
+        (frame["arch"] == m["arch"])
+        & (frame["recipe"] == m.get("recipe", spec["recipe"]))
+        & frame["loss"].isin(m["losses"])
+    )
+    return frame[keep]
+
+
+def table_ocs(frames: dict, spec: dict) -> pd.DataFrame:
+    """The OCS of each loss in its prediction space (from the training labels)."""
+    comp = main_runs(frames["components"], spec)
+    ocs = comp[comp["kind"] == "ocs"]
+    first = ocs[ocs["seed"] == ocs["seed"].min()]
+    return first[["loss", "family", "component", "value"]].reset_index(drop=True)
+
+
+def table_distance(frames: dict, spec: dict) -> pd.DataFrame:
+    """Per loss, shift type and level: OOD score (the discriminator's, independent of the
+    model), distance to the OCS and ID accuracy, mean ± std over seeds."""
+    grid = by_shift(main_runs(frames["grid"], spec), spec)
+    t = summary(grid, ["loss", "shift", "eval_set", "level"], ["distance", "accuracy"])
+    scores = frames["ood_scores"].set_index("eval_set")
+    t.insert(4, "ood_score", t["eval_set"].map(scores["ood_score"]).to_numpy())
+    t.insert(5, "ood_score_sd", t["eval_set"].map(scores["ood_score_std"]).to_numpy())
+    return t
+
+
+def table_selective(frames: dict, spec: dict) -> pd.DataFrame:
+    """Per shift type, level and policy: abstain ratio and mean reward, mean ± std over seeds.
+    ``oracle_eval_temperature`` is an oracle (temperature fitted on the evaluation split)."""
+    pol = by_shift(main_runs(frames["policies"], spec), spec)
+    pol = pol[pol["shift"] != FAR]
+    t = summary(pol, ["shift", "level", "policy"], ["abstain_ratio", "mean_reward"])
+    t.insert(3, "oracle", t["policy"].eq("oracle_eval_temperature"))
+    return t
+
+
+def table_trend(frames: dict, spec: dict) -> pd.DataFrame:
+    """Per loss and shift type: Spearman rho of (OOD score, distance to OCS) over the levels
+    (means over seeds), the paper's trend is negative; plus the pooled row per loss."""
+    from scipy import stats
+
+    dist = table_distance(frames, spec)
+    rows = []
+    for (loss, shift), g in dist.groupby(["loss", "shift"], sort=False):
+        rho = (
+            stats.spearmanr(g["ood_score"], g["distance_mean"]).statistic if len(g) > 2 else np.nan
+        )
+        rows.append({"loss": loss, "shift": shift, "rho": float(rho), "n_points": len(g)})
+    pooled = dist.drop_duplicates(["loss", "eval_set"])
+    for loss, g in pooled.groupby("loss", sort=False):
+        rho = stats.spearmanr(g["ood_score"], g["distance_mean"]).statistic
+        rows.append({"loss": loss, "shift": "all (pooled)", "rho": float(rho), "n_points": len(g)})
+    return pd.DataFrame(rows)
+
+
+TABLES = {
+    "ocs": table_ocs,
+    "distance": table_distance,
+    "selective": table_selective,
+    "trend_by_shift": table_trend,
+}
+
+
+def write_frames(frames: dict, out: dict, write) -> None:
+    for name, frame in frames.items():
+        write(frame.reset_index(drop=True), out[name])
+
+
+def eval_paths(paths: list[str]) -> dict[str, list[str]]:
+    """Group per-run file paths by their file stem (``sets``, ``components``, ...)."""
+    out: dict[str, list[str]] = {}
+    for p in paths:
+        out.setdefault(Path(p).stem, []).append(p)
+    return out

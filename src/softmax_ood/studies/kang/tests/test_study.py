@@ -1,0 +1,93 @@
+"""The Kang study's registration: runs, targets, and the one-sentence config checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from softmax_ood.config import ConfigError
+from softmax_ood.runs import Run
+from softmax_ood.studies.kang import study
+
+from .conftest import validated
+
+
+def test_runs_share_the_classifier_and_cover_every_seed(cfg):
+    runs = study.runs(cfg)
+    s = cfg["kang"]
+    assert len(runs) == len(set(runs))
+    assert {r.seed for r in runs} == set(cfg["seeds"]) and len(cfg["seeds"]) >= 5
+    for loss in ("ce", "reward-mse", "gaussian-nll"):
+        assert Run("digits", s["recipe"], s["arch"], loss, 0) in runs
+    m = s["mechanism"]
+    assert Run("digits", m["recipe"], m["arch"], "ce", 0) in runs  # the Fig. 4 chain
+    if "logitnorm" in cfg:  # every CE model is one the LogitNorm study trains anyway
+        from softmax_ood.studies.logitnorm import study as ln
+
+        ln_runs = set(ln.runs(cfg))
+        assert {r for r in runs if r.loss == s["classifier"]} <= ln_runs
+    assert study.loss_variants(cfg) == {}
+
+
+def test_targets_are_namespaced(cfg):
+    t = study.targets(cfg)
+    assert "results/kang/digits/claims.md" in t and "reports/kang.html" in t
+    assert all(p.startswith(("results/kang/", "reports/kang.")) for p in t)
+    assert {f"results/kang/digits/figures/fig{i}.png" for i in range(2, 8)} <= set(t)
+
+
+def test_groups_one_discriminator_job_per_shift_type(cfg):
+    groups = study.shift_groups(cfg)
+    assert groups[: len(cfg["kang"]["corruptions"])] == cfg["kang"]["corruptions"]
+    assert {"rotation", "id", "far_ood"} <= set(groups)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda s: s.update(corruptions=["gaussian_noise", "gausian_blur"]),
+            "config error: kang.corruptions is 'gausian_blur'; allowed values: brightness,",
+        ),
+        (
+            lambda s: s.update(severities=[1, 6]),
+            "config error: kang.severities has 6; corruption severities are the integers 1-5",
+        ),
+        (
+            lambda s: s.update(severities=[0]),
+            "config error: kang.severities has 0; corruption severities are the integers 1-5",
+        ),
+        (
+            lambda s: s.update(rotations=[190]),
+            "config error: kang.rotations has 190; rotation angles are in (0, 180]",
+        ),
+        (
+            lambda s: s["featurizer"].update(name="resnet50"),
+            "config error: kang.featurizer.name is 'resnet50'; allowed values: pixels,",
+        ),
+        (
+            lambda s: s.update(reward_model="ce"),
+            "config error: kang.reward_model is 'ce', whose loss is 'ce'; the reward_model must",
+        ),
+        (
+            lambda s: s.update(far_ood=["lsun"]),
+            "config error: kang.far_ood is 'lsun'; allowed values:",
+        ),
+        (
+            lambda s: s["mechanism"].update(arch="wrn-10-1"),
+            "config error: kang.mechanism.arch is 'wrn-10-1' (family 'wrn'); the Fig. 4",
+        ),
+    ],
+)
+def test_bad_values_stop_with_one_sentence(raw, edit, message):
+    edit(raw["kang"])
+    with pytest.raises(ConfigError) as err:
+        validated(raw)
+    text = str(err.value)
+    assert text.startswith(message), text
+    assert "\n" not in text
+
+
+def test_schema_rejects_unknown_keys(raw):
+    raw["kang"]["severity"] = [1]
+    with pytest.raises(ConfigError, match="kang"):
+        validated(raw)
