@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from softmax_ood.errors import ArtifactError
 from softmax_ood.evaluation import evaluate_run, scores_for
 from softmax_ood.experiment import (
     CKPT_FORMAT,
@@ -18,7 +19,6 @@ from softmax_ood.experiment import (
     settings_digest,
     train_run,
 )
-from softmax_ood.errors import ArtifactError
 from softmax_ood.provenance import write_bytes_atomic
 
 META = {"num_classes": 10, "channels": 1, "image_size": 8}

@@ -30,4 +30,6 @@ class ArtifactError(ValueError):
 
 def rebuild_hint(path, rule: str) -> str:
     """The recovery clause of an :class:`ArtifactError` (one command)."""
-    return f"it is made by the rule '{rule}'; rebuild it with: snakemake --cores all --forcerun {path}"
+    return (
+        f"it is made by the rule '{rule}'; rebuild it with: snakemake --cores all --forcerun {path}"
+    )
