@@ -66,10 +66,24 @@ def run_files(runs, kind, name):
     return [f"{run_dir(kind, r)}/{name}" for r in runs]
 
 
+def _raw_files():
+    """Paper source: downloaded file name -> source name, for the ID set and every OOD set."""
+    if config["data"]["source"] != "paper":
+        return {}
+    from softmax_ood.paper_data import load_paper_config
+
+    sources = load_paper_config(config["data"]["sources"])["sources"]
+    names = [config["data"]["dataset"], *config["data"]["ood_test"]]
+    return {sources[n]["filename"]: n for n in names if n in sources}
+
+
+RAW_FILES = _raw_files()
+
+
 def data_inputs(wildcards):
     inputs = {"code": code("workflow/scripts/prepare_data.py")}
     if config["data"]["source"] == "paper":
-        inputs["raw"] = "data/raw"
+        inputs["raw"] = [f"data/raw/{f}" for f in RAW_FILES]
         inputs["sources"] = config["data"]["sources"]
     return inputs
 

@@ -1,21 +1,24 @@
 # Prepared data: the offline embedded default, or the paper-scale downloads with checksums.
 
 
-rule download_paper_data:
-    # real downloads, each verified against its md5/sha256 before anything is kept
+rule download_source:
+    # one job and one output per source (a failed download keeps every other verified file);
+    # each file is verified against its md5/sha256 before it is kept
     input:
         sources=config["data"]["sources"],
         code=code("workflow/scripts/download.py"),
     output:
-        directory("data/raw"),
+        "data/raw/{filename}",
     log:
-        "logs/data/download.log",
+        "logs/data/download/{filename}.log",
     conda:
         "../envs/torch.yaml"
     resources:
         runtime=240,
+    wildcard_constraints:
+        filename="|".join(re.escape(f) for f in RAW_FILES) or "^$",
     params:
-        names=[config["data"]["dataset"], *config["data"]["ood_test"]],
+        name=lambda w: RAW_FILES[w.filename],
     script:
         "../workflow/scripts/download.py"
 

@@ -83,7 +83,7 @@ def test_paper_config_downloads_prepares_trains_and_evaluates(served, tmp_path):
     assert server.hits["/cifar-10-python.tar.gz"] == 1
 
 
-def test_wrong_checksum_stops_with_one_sentence_and_keeps_nothing(served, tmp_path):
+def test_wrong_checksum_stops_with_one_sentence_and_keeps_the_other_sources(served, tmp_path):
     sources, _ = served
     bad = json.loads(json.dumps(sources))
     for entry in bad["sources"]:
@@ -95,5 +95,8 @@ def test_wrong_checksum_stops_with_one_sentence_and_keeps_nothing(served, tmp_pa
     assert proc.returncode != 0
     assert "ERROR softmax_ood: checksum mismatch for test_32x32.mat downloaded from" in out, out
     assert "expected md5 " + "0" * 32 + ", got " in out
-    assert not (work / "data/raw").exists()
+    # one job per source: the bad file is not kept, the verified ones are
+    assert not (work / "data/raw/test_32x32.mat").exists()
+    assert not list((work / "data/raw").glob("*.part")) and not list((work / "data/raw").glob(".*"))
+    assert (work / "data/raw/cifar-10-python.tar.gz").is_file()
     assert not (work / "data/cifar10").exists()

@@ -32,7 +32,13 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from .data import MissingDataError, save_array, write_json
+from .data import (
+    MissingDataError,
+    record_file_hashes,
+    save_array,
+    staged_directory,
+    write_json,
+)
 from .download import DownloadError, download, file_digests, safe_extract
 
 __all__ = [
@@ -522,6 +528,16 @@ def _source_meta(entry: Mapping) -> dict:
 
 
 def prepare_paper_data(
+    raw_dir: Path | str, out_dir: Path | str, sources: Mapping, **kwargs
+) -> dict:
+    """Prepare the paper-scale data in ``out_dir``, staged in a temporary folder renamed into
+    place at the end: a corrupt archive met halfway leaves ``out_dir`` as it was (never new ID
+    arrays beside an older ``meta.json``). Parameters: :func:`_prepare_paper_data`."""
+    with staged_directory(out_dir) as tmp:
+        return _prepare_paper_data(raw_dir, tmp, sources, **kwargs)
+
+
+def _prepare_paper_data(
     raw_dir: Path | str,
     out_dir: Path | str,
     sources: Mapping,
@@ -642,6 +658,7 @@ def prepare_paper_data(
         "CenterCrop(32)). ID val: stratified split of the official training set; ID test: the "
         "official test set. Normalisation (x - mean) / std at load time.",
     }
+    record_file_hashes(out_dir, meta)
     write_json(out_dir / "meta.json", meta)
     return meta
 

@@ -1,6 +1,7 @@
-"""Snakemake script: download the paper-scale sources (checksum-verified) into data/raw/."""
+"""Snakemake script: download one paper-scale source (checksum-verified) into data/raw/."""
 
 import sys
+from pathlib import Path
 
 sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
 
@@ -10,7 +11,8 @@ from softmax_ood.paper_data import fetch_sources, load_paper_config
 
 def main():
     cfg = load_paper_config(snakemake.input.sources)
-    fetch_sources(cfg, snakemake.output[0], names=snakemake.params.names)
+    out = Path(snakemake.output[0])
+    fetch_sources(cfg, out.parent, names=[snakemake.params.name])
 
 
 run_script(main, snakemake.log[0])

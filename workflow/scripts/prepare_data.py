@@ -1,5 +1,6 @@
 """Snakemake script: build data/<dataset>/ (embedded offline default or paper downloads)."""
 
+import os
 import sys
 
 sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
@@ -27,7 +28,7 @@ def main():
         from softmax_ood.paper_data import load_paper_config, prepare_paper_data
 
         prepare_paper_data(
-            snakemake.input.raw,
+            os.path.dirname(snakemake.input.raw[0]),
             snakemake.output[0],
             load_paper_config(d["sources"]),
             seed=d["seed"],
