@@ -66,24 +66,30 @@ def run_files(runs, kind, name):
     return [f"{run_dir(kind, r)}/{name}" for r in runs]
 
 
-def _raw_files():
-    """Paper source: downloaded file name -> source name, for the ID set and every OOD set."""
+def _raw_files(with_studies=True):
+    """Paper source: downloaded file name -> source name, for the ID set and every OOD set
+    (what prepare_data reads) and, with ``with_studies``, the sources the enabled studies ask
+    for (their optional ``raw_sources`` hook)."""
     if config["data"]["source"] != "paper":
         return {}
     from softmax_ood.paper_data import load_paper_config
 
     sources = load_paper_config(config["data"]["sources"])["sources"]
     names = [config["data"]["dataset"], *config["data"]["ood_test"]]
+    if with_studies:
+        hooks = [getattr(s, "raw_sources", lambda c: []) for s in STUDIES.values()]
+        names += [n for hook in hooks for n in hook(config)]
     return {sources[n]["filename"]: n for n in names if n in sources}
 
 
 RAW_FILES = _raw_files()
+DATA_RAW_FILES = _raw_files(with_studies=False)
 
 
 def data_inputs(wildcards):
     inputs = {"code": code("workflow/scripts/prepare_data.py")}
     if config["data"]["source"] == "paper":
-        inputs["raw"] = [f"data/raw/{f}" for f in RAW_FILES]
+        inputs["raw"] = [f"data/raw/{f}" for f in DATA_RAW_FILES]
         inputs["sources"] = config["data"]["sources"]
     return inputs
 

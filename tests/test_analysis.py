@@ -102,3 +102,19 @@ def test_render_markdown_and_claims_markdown():
     assert "| a\\|b | 1.23 ± 0.50 | 3 |" in md and "X (%)" in md
     claims = evaluate_claims("P", [ClaimSpec("a", "t|u", "s")], {"a": Measurement(1.0)}, alpha=0.05)
     assert "t\\|u" in render_claims_markdown(claims)
+
+
+def test_an_undefined_statistic_cannot_be_tested_and_neither_can_what_rests_on_it():
+    specs = [
+        ClaimSpec(
+            "p", "accuracy falls with the level", "rho", threshold=0.0, direction="<", premise=True
+        ),
+        ClaimSpec("c", "reward beats classification", "diff", requires=("p",)),
+        ClaimSpec("d", "a trend", "rho", threshold=0.0, direction="<"),
+    ]
+    ms = {"p": Measurement(math.nan), "c": Measurement(2.0), "d": Measurement(math.nan)}
+    df = evaluate_claims("P", specs, ms, alpha=0.05).set_index("claim_id")
+    assert df.loc["p", "verdict"] == "cannot test: the statistic is undefined (see detail)"
+    assert df.loc["d", "verdict"] == "cannot test: the statistic is undefined (see detail)"
+    assert df.loc["c", "verdict"] == "cannot test: premise p could not be evaluated"
+    assert not df["holds"].any()

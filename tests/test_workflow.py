@@ -105,8 +105,9 @@ def test_editing_the_logitnorm_loss_reruns_only_its_trainings(two_runs):
     assert trained, out[-3000:]
     losses_rerun = {re.search(r"loss=([\w.-]+)", w).group(1) for w in trained}
     assert losses_rerun == {"logitnorm", "logitnorm-tau0.5"}, losses_rerun
-    # 2 archs x logitnorm + tau0.5 on cnn: 3 cell jobs (each trains both seeds)
-    assert len(trained) == 3
+    # sgd: 2 archs x logitnorm + tau0.5 on cnn; adam (robustness): logitnorm on cnn. 4 cell
+    # jobs, each training both seeds
+    assert len(trained) == 4
 
 
 def _dry_run_jobs(work: Path, edit_path: str, edit) -> dict[str, int]:
@@ -208,7 +209,7 @@ def test_unknown_loss_is_one_sentence(tmp_path):
 def test_nan_loss_stops_the_job_and_leaves_no_output(tmp_path):
     work = fresh_copy(tmp_path / "repo")
     nan = work / "nan.yaml"
-    nan.write_text("recipes:\n  sgd: {lr: 1.0e+30, momentum: 0.0}\n")
+    nan.write_text("recipes:\n  sgd: {lr: 1.0e+30, momentum: 0.0, nesterov: false}\n")
     target = "results/train/digits/sgd/mlp/ce/seed0/model.pt"
     proc = snakemake(work, target, "--cores", "1", "--configfile", "config/smoke.yaml", str(nan))
     out = proc.stdout + proc.stderr
@@ -262,3 +263,21 @@ def test_two_runs_from_scratch_give_byte_identical_reports(two_runs):
     assert len(wall_times) == 1, sorted(a)
     different = [k for k in a if k not in wall_times and a[k] != b[k]]
     assert not different, f"report files differ between the two runs: {different}"
+
+
+def test_the_readme_order_works_tests_after_a_run(two_runs):
+    """The README's first command (a run) then its second (the tests): tests never depend on
+    what the user has built. In a checkout that has run the workflow (results/, data/, logs/,
+    .snakemake/ present), the dry-run and config tests still pass."""
+    a = two_runs[0]
+    assert (a / "results").is_dir() and (a / ".snakemake").is_dir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow"]
+        + ["tests/test_config.py", "tests/test_config_files.py", "tests/test_codedeps.py"],
+        cwd=a,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout

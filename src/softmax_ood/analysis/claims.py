@@ -6,6 +6,8 @@ one :class:`Measurement` per claim id. :func:`evaluate_claims` applies one decis
 
 * ``holds`` iff ``value <direction> threshold`` and, for ``test="paired"``, ``p < alpha``;
 * ``all_of``: holds iff every listed claim holds (and its own comparison, if any);
+* a claim whose statistic is undefined (NaN, e.g. a correlation of a constant series) gets
+  ``cannot test: the statistic is undefined``, never ``does not hold``;
 * a claim whose premise (``requires``) does not hold gets the verdict ``cannot test`` and
   ``holds = False``, with the failed premise named: a failed premise is not evidence against the
   paper. Premise rows come first in the table.
@@ -193,9 +195,14 @@ def evaluate_claims(
         for pid in s.requires:
             if pid not in by_id:
                 raise ValueError(f"claim {cid} requires the unknown premise {pid!r}")
-            if not decide(pid, (*stack, cid))[0]:
-                verdict[cid] = (False, f"cannot test: premise {pid} does not hold")
+            held, text = decide(pid, (*stack, cid))
+            if not held:
+                why = "could not be evaluated" if text.startswith("cannot test") else "does not hold"
+                verdict[cid] = (False, f"cannot test: premise {pid} {why}")
                 return verdict[cid]
+        if math.isnan(measurements[cid].value):  # e.g. a Spearman rho of a constant series
+            verdict[cid] = (False, "cannot test: the statistic is undefined (see detail)")
+            return verdict[cid]
         ok = _judge(s, measurements[cid], alpha)
         for part in s.all_of:
             ok = ok and decide(part, (*stack, cid))[0]

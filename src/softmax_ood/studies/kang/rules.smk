@@ -11,37 +11,30 @@ KG = "results/kang/{dataset}"
 KGX = f"results/kang/{DATASET}"
 KG_FEATURIZER = config["kang"]["featurizer"]["name"]
 KG_EVAL = "results/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}"
-KG_EVAL_FILES = ["sets", "components", "policies", "mechanism"]
 KG_FRAMES = ["grid", "components", "policies", "mechanism", "ood_scores"]
 
 
-def kang_eval_files(runs):
-    return [
-        f"results/kang/{r.dataset}/eval/{r.recipe}/{r.arch}/{r.loss}/seed{r.seed}/{name}.parquet"
-        for r in runs
-        for name in KG_EVAL_FILES
-    ]
+if KG_SPEC.get("corruption_source") == "cifar10c":
 
-
-def kang_mechanism(wildcards):
-    m = KG_SPEC["mechanism"]
-    recipe = m.get("recipe", KG_SPEC["recipe"])
-    if wildcards.recipe == recipe and wildcards.arch == m["arch"] and wildcards.loss in m["losses"]:
-        return {"shift": m["shift"], "subspace_energy": m["subspace_energy"]}
-    return None
-
-
-def kang_grid_inputs(wildcards):
-    inputs = {"data": f"data/{wildcards.dataset}"}
-    if KG_SPEC.get("corruption_source") == "cifar10c":
-        inputs["corruptions"] = KG_SPEC["corruption_dir"]
-    return inputs
+    rule kang_extract_cifar_c:
+        # paper scale: the downloaded, checksum-verified CIFAR-10-C.tar, extracted safely
+        input:
+            archive=[f"data/raw/{f}" for f, n in RAW_FILES.items() if n == "cifar10c"],
+            code=code(f"{KG_DIR}/scripts/extract.py"),
+        output:
+            directory(KG_SPEC["corruption_dir"]),
+        log:
+            "logs/kang/extract_cifar_c.log",
+        conda:
+            "../../../../envs/torch.yaml"
+        script:
+            "scripts/extract.py"
 
 
 rule kang_grid:
     # the ID test split under every corruption x severity and rotation, plus the far OOD sets
     input:
-        unpack(kang_grid_inputs),
+        unpack(lambda w: KG_STUDY.grid_inputs(KG_SPEC, w.dataset)),
         code=code(f"{KG_DIR}/scripts/grid.py"),
     output:
         x=f"{KG}/grid/x.npy",
@@ -96,7 +89,7 @@ rule kang_evaluate:
         index=f"{KG}/grid/index.parquet",
         code=code(f"{KG_DIR}/scripts/evaluate.py"),
     output:
-        **{name: f"{KG_EVAL}/{name}.parquet" for name in KG_EVAL_FILES},
+        **{name: f"{KG_EVAL}/{name}.parquet" for name in KG_STUDY.EVAL_FILES},
         provenance=f"{KG_EVAL}/sets.prov.json",
     log:
         "logs/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.log",
@@ -112,14 +105,14 @@ rule kang_evaluate:
         },
         figure_class=KG_SPEC["figure_class"],
         batch_size=KG_SPEC["batch_size"],
-        mechanism=kang_mechanism,
+        mechanism=lambda w: KG_STUDY.mechanism_params(KG_SPEC, w.recipe, w.arch, w.loss),
     script:
         "scripts/evaluate.py"
 
 
 rule kang_aggregate:
     input:
-        evals=kang_eval_files(KG_RUNS),
+        evals=KG_STUDY.eval_files(KG_RUNS),
         scores=expand(
             f"{KG}/discriminator/{KG_FEATURIZER}/{{group}}.parquet",
             group=KG_SPEC["groups"],

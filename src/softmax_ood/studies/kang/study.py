@@ -126,3 +126,38 @@ def targets(config: dict) -> list[str]:
         + [f"{base}/claims.parquet", f"{base}/claims.md"]
         + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
     )
+
+
+#: Per trained model: the files its grid evaluation writes.
+EVAL_FILES = ["sets", "components", "policies", "mechanism"]
+
+
+def eval_files(runs) -> list[str]:
+    """Every grid-evaluation file of ``runs`` (the aggregate rule's inputs)."""
+    return [
+        f"results/kang/{r.dataset}/eval/{r.recipe}/{r.arch}/{r.loss}/seed{r.seed}/{name}.parquet"
+        for r in runs
+        for name in EVAL_FILES
+    ]
+
+
+def mechanism_params(spec: dict, recipe: str, arch: str, loss: str) -> dict | None:
+    """The Fig. 4 mechanism settings for a model of the mechanism chain, else ``None``."""
+    m = spec["mechanism"]
+    if recipe == m.get("recipe", spec["recipe"]) and arch == m["arch"] and loss in m["losses"]:
+        return {"shift": m["shift"], "subspace_energy": m["subspace_energy"]}
+    return None
+
+
+def grid_inputs(spec: dict, dataset: str) -> dict:
+    """The grid rule's data inputs: the prepared data, and the CIFAR-10-C folder at paper scale."""
+    inputs = {"data": f"data/{dataset}"}
+    if spec.get("corruption_source") == "cifar10c":
+        inputs["corruptions"] = spec["corruption_dir"]
+    return inputs
+
+
+def raw_sources(config: dict) -> list[str]:
+    """Paper-scale sources this study needs downloaded besides the core data (CIFAR-10-C)."""
+    s = config.get(NAME) or {}
+    return ["cifar10c"] if s.get("corruption_source") == "cifar10c" else []
