@@ -197,7 +197,9 @@ def evaluate_claims(
                 raise ValueError(f"claim {cid} requires the unknown premise {pid!r}")
             held, text = decide(pid, (*stack, cid))
             if not held:
-                why = "could not be evaluated" if text.startswith("cannot test") else "does not hold"
+                why = (
+                    "could not be evaluated" if text.startswith("cannot test") else "does not hold"
+                )
                 verdict[cid] = (False, f"cannot test: premise {pid} {why}")
                 return verdict[cid]
         if math.isnan(measurements[cid].value):  # e.g. a Spearman rho of a constant series
