@@ -30,6 +30,9 @@ def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
         text=True,
         env=env,
         start_new_session=True,  # its own process group, like a terminal job
+        # a terminal delivers SIGINT; a test run started in the background inherits "ignore
+        # SIGINT" from its shell, which Python would keep: restore the default first
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # wait until a training job is running (its log exists), then interrupt it
     deadline = time.monotonic() + 300

@@ -167,8 +167,12 @@ def write_parquet(df, path: Path | str, provenance: dict | None = None) -> None:
     pq.write_table(table, buf, compression="zstd", write_statistics=False)
     write_bytes_atomic(path, buf.getvalue())
     if provenance is not None:
-        side = Path(path).with_suffix(".prov.json")
-        write_bytes_atomic(side, (json.dumps(provenance, sort_keys=True, indent=2) + "\n").encode())
+        write_provenance(Path(path).with_suffix(".prov.json"), provenance)
+
+
+def write_provenance(path: Path | str, provenance: dict) -> None:
+    """A provenance sidecar (``*.prov.json``): sorted keys, indent 2, written atomically."""
+    write_bytes_atomic(path, (json.dumps(provenance, sort_keys=True, indent=2) + "\n").encode())
 
 
 def read_parquet_provenance(path: Path | str) -> dict:

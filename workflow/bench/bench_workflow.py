@@ -20,19 +20,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-IGNORE = shutil.ignore_patterns(
-    "results",
-    "reports",
-    "data",
-    "logs",
-    ".snakemake",
-    "dvc-storage",
-    "__pycache__",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".hypothesis",
-    "tmp",
-)
+sys.path.insert(0, str(ROOT / "tests"))
+from e2e import fresh_copy  # noqa: E402  (the same copy the end-to-end tests make)
 
 
 def run(cwd: Path, args: list[str]) -> float:
@@ -57,7 +46,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench-workflow-"))
     try:
         work = tmp / "repo"
-        shutil.copytree(ROOT, work, ignore=IGNORE, symlinks=True)
+        fresh_copy(work)
         scratch = run(work, ["--cores", args.cores, *extra])
         noop = run(work, ["--cores", args.cores, *extra])
         print(f"from scratch: {scratch:.1f} s vs budget 600 s -> ratio {scratch / 600:.2f}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["STUDIES", "load_study", "registered_studies"]
+__all__ = ["STUDIES", "load_study", "registered_studies", "standard_targets"]
 
 STUDIES: dict[str, str] = {
     "kang": "softmax_ood.studies.kang.study",
@@ -41,3 +41,15 @@ def load_study(name: str) -> ModuleType:
 def registered_studies() -> dict[str, ModuleType]:
     """Every registered study, name -> registration module (what the Snakefile hands the core)."""
     return {name: load_study(name) for name in sorted(STUDIES)}
+
+
+def standard_targets(name: str, config: dict, tables, figures) -> list[str]:
+    """The usual final outputs of study ``name``: each table as parquet and markdown, each
+    figure, the claims table and the report (for a study's ``targets(config)``)."""
+    base = f"results/{name}/{config['data']['dataset']}"
+    return (
+        [f"{base}/tables/{t}.{ext}" for t in tables for ext in ("parquet", "md")]
+        + [f"{base}/figures/{f}.png" for f in figures]
+        + [f"{base}/claims.parquet", f"{base}/claims.md"]
+        + [f"reports/{name}.ipynb", f"reports/{name}.html"]
+    )

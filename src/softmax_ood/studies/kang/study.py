@@ -11,6 +11,7 @@ from pathlib import Path
 from ...codedeps import registry_entries
 from ...config import check_names, config_error, study_section
 from ...runs import Run
+from ..registry import standard_targets
 
 NAME = "kang"
 TITLE = "Kang et al. 2024, Deep Neural Networks Tend To Extrapolate Predictably"
@@ -119,13 +120,7 @@ def spec(config: dict) -> dict:
 
 
 def targets(config: dict) -> list[str]:
-    base = f"results/{NAME}/{config['data']['dataset']}"
-    return (
-        [f"{base}/tables/{t}.{ext}" for t in TABLES for ext in ("parquet", "md")]
-        + [f"{base}/figures/{f}.png" for f in FIGURES]
-        + [f"{base}/claims.parquet", f"{base}/claims.md"]
-        + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
-    )
+    return standard_targets(NAME, config, TABLES, FIGURES)
 
 
 #: Per trained model: the files its grid evaluation writes.

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ...config import check_names, config_error, study_section
 from ...runs import Run
+from ..registry import standard_targets
 
 NAME = "logitnorm"
 TITLE = "Wei et al. 2022, Mitigating Neural Network Overconfidence with Logit Normalization"
@@ -87,10 +88,4 @@ def spec(config: dict) -> dict:
 
 
 def targets(config: dict) -> list[str]:
-    base = f"results/{NAME}/{config['data']['dataset']}"
-    return (
-        [f"{base}/tables/{t}.{ext}" for t in TABLES for ext in ("parquet", "md")]
-        + [f"{base}/figures/{f}.png" for f in FIGURES]
-        + [f"{base}/claims.parquet", f"{base}/claims.md"]
-        + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
-    )
+    return standard_targets(NAME, config, TABLES, FIGURES)

@@ -6,12 +6,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
 
-import json
 
 import pandas as pd
 
 from softmax_ood.cli import run_script
-from softmax_ood.provenance import provenance_record, write_bytes_atomic
+from softmax_ood.provenance import provenance_record, write_provenance
 from softmax_ood.studies.seddik.figures import FIGURES
 
 
@@ -29,8 +28,7 @@ def main():
                 "function": f"softmax_ood.studies.seddik.figures.{FIGURES[name].__name__}",
             },
         )
-        text = json.dumps(prov, sort_keys=True, indent=2) + "\n"
-        write_bytes_atomic(Path(figure).with_suffix(".prov.json"), text.encode())
+        write_provenance(Path(figure).with_suffix(".prov.json"), prov)
 
 
 run_script(main, snakemake.log[0])

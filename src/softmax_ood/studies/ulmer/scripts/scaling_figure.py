@@ -5,12 +5,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
 
-import json
 
 import pandas as pd
 
 from softmax_ood.cli import run_script
-from softmax_ood.provenance import provenance_record, write_bytes_atomic
+from softmax_ood.provenance import provenance_record, write_provenance
 from softmax_ood.studies.ulmer.figures import scaling_figure
 
 
@@ -26,9 +25,7 @@ def main():
             "function": "softmax_ood.studies.ulmer.figures.scaling_figure",
         },
     )
-    write_bytes_atomic(
-        snakemake.output.provenance, (json.dumps(prov, sort_keys=True, indent=2) + "\n").encode()
-    )
+    write_provenance(snakemake.output.provenance, prov)
 
 
 run_script(main, snakemake.log[0])
