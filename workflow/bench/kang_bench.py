@@ -39,17 +39,10 @@ ARCHS = {
     "wrn-10-1": {"family": "wrn", "depth": 10, "widen_factor": 1, "drop_rate": 0.0},
     "cnn": {"family": "cnn", "channels": [32, 64], "drop_rate": 0.0},
 }
-LOSSES = {
-    "ce": {"loss": "ce"},
-    "reward-mse": {
-        "loss": "reward_mse",
-        "correct_reward": 1.0,
-        "wrong_reward": -4.0,
-        "abstain_reward": 0.0,
-    },
-    "gaussian-nll": {"loss": "gaussian_nll"},
-}
-REWARDS = {"correct_reward": 1.0, "wrong_reward": -4.0, "abstain_reward": 0.0}
+# the loss entries of the shipped default config (Kang et al.: rewards +1 / -4 / 0)
+_DEFAULT = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+LOSSES = {k: _DEFAULT["losses"][k] for k in ("ce", "reward-mse", "gaussian-nll")}
+REWARDS = {k: v for k, v in LOSSES["reward-mse"].items() if k != "loss"}
 TARGET = 1.2
 
 

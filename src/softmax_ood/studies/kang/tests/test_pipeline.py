@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from softmax_ood.data import make_embedded_dataset
 from softmax_ood.experiment import save_checkpoint, train_run
@@ -24,16 +25,9 @@ from softmax_ood.studies.kang.tables import TABLES, eval_paths, load_frames
 
 ROOT = Path(__file__).resolve().parents[5]
 STUDY = Path(__file__).resolve().parents[1]
-LOSSES = {
-    "ce": {"loss": "ce"},
-    "reward-mse": {
-        "loss": "reward_mse",
-        "correct_reward": 1.0,
-        "wrong_reward": -4.0,
-        "abstain_reward": 0.0,
-    },
-    "gaussian-nll": {"loss": "gaussian_nll"},
-}
+# the loss entries of the shipped default config (Kang et al.: rewards +1 / -4 / 0)
+_DEFAULT = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+LOSSES = {k: _DEFAULT["losses"][k] for k in ("ce", "reward-mse", "gaussian-nll")}
 RECIPE = {
     "epochs": 3,
     "batch_size": 64,
