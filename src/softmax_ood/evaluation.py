@@ -46,11 +46,13 @@ def evaluate_run(
     device: str = "cpu",
     expected: dict | None = None,
     expected_digest: str | None = None,
+    data: PreparedData | None = None,
 ) -> tuple[dict, dict]:
     """Evaluate a checkpoint on ID test and every OOD set (test and validation).
 
     ``expected``/``expected_digest`` are checked against the checkpoint's recorded run identity
-    and settings (:func:`softmax_ood.experiment.load_checkpoint`).
+    and settings (:func:`softmax_ood.experiment.load_checkpoint`). ``data``: the dataset at
+    ``data_dir`` already loaded (a job evaluating several seeds loads it once).
 
     :returns: ``(summary, samples)`` where ``summary`` holds run-level metrics (accuracy, ECE
         with/without temperature scaling fitted on the *validation* split, logit norms) and one
@@ -61,10 +63,14 @@ def evaluate_run(
     model, spec = load_checkpoint(ckpt_path, expected=expected, expected_digest=expected_digest)
     model = model.to(dev)
     seed_everything(spec["seed"], int(spec["train_cfg"].get("threads", 1)))
-    data: PreparedData = load_prepared(data_dir)
-    data.x = {k: v.to(dev) for k, v in data.x.items()}
-    data.ood = {k: v.to(dev) for k, v in data.ood.items()}
-    data.ood_val = {k: v.to(dev) for k, v in data.ood_val.items()}
+    loaded = load_prepared(data_dir) if data is None else data
+    data = PreparedData(
+        meta=loaded.meta,
+        x={k: v.to(dev) for k, v in loaded.x.items()},
+        y=loaded.y,
+        ood={k: v.to(dev) for k, v in loaded.ood.items()},
+        ood_val={k: v.to(dev) for k, v in loaded.ood_val.items()},
+    )
     family = spec["loss_cfg"]["loss"]
     std = data.std
 

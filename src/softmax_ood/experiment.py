@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .data import load_prepared
+from .data import PreparedData, load_prepared
 from .errors import ArtifactError, rebuild_hint
 from .losses import LOSSES, build_loss
 from .models import create_model
@@ -168,12 +168,16 @@ def train_run(
     train_cfg: dict,
     seed: int,
     device: str = "cpu",
+    data: PreparedData | None = None,
 ) -> tuple[nn.Module, list[dict], dict]:
-    """Train one run; returns ``(model on the CPU, curve rows, checkpoint spec)``."""
+    """Train one run; returns ``(model on the CPU, curve rows, checkpoint spec)``.
+
+    ``data``: the dataset at ``data_dir`` already loaded (a job training several seeds loads it
+    once)."""
     cfg = TrainConfig.from_dict(train_cfg)
     dev = resolve_device(device)
     seed_everything(seed, cfg.threads)
-    data = load_prepared(data_dir)
+    data = load_prepared(data_dir) if data is None else data
     monitor = {**data.ood, **data.ood_val}
     monitor_set = cfg.monitor_set or sorted(monitor)[0]
     if monitor_set not in monitor:

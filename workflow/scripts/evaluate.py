@@ -7,7 +7,7 @@ sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's librar
 import pandas as pd
 
 from softmax_ood.cli import run_script
-from softmax_ood.data import write_json
+from softmax_ood.data import load_prepared, write_json
 from softmax_ood.evaluation import evaluate_run
 from softmax_ood.experiment import settings_digest
 from softmax_ood.provenance import path_sha256, write_parquet
@@ -18,6 +18,7 @@ def main():
     ev = snakemake.params.evaluation
     digest = settings_digest(*snakemake.params.settings)
     data_sha = path_sha256(snakemake.input.data)
+    data = load_prepared(snakemake.input.data)  # once for every seed of the cell
     outputs = zip(
         snakemake.input.model, snakemake.output.summary, snakemake.output.samples, strict=True
     )
@@ -32,6 +33,7 @@ def main():
             device=snakemake.params.device,
             expected=parse_run_dir(model_path)._asdict(),
             expected_digest=digest,
+            data=data,
         )
         summary["inputs"] = {"model_sha256": path_sha256(model_path), "data_sha256": data_sha}
         frame = pd.concat(

@@ -5,12 +5,14 @@ import sys
 sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
 
 from softmax_ood.cli import run_script
+from softmax_ood.data import load_prepared
 from softmax_ood.experiment import save_checkpoint, train_run
 from softmax_ood.train import write_curve
 
 
 def main():
     w = snakemake.wildcards
+    data = load_prepared(snakemake.input.data)  # once for every seed of the cell
     outputs = zip(
         snakemake.params.seeds, snakemake.output.model, snakemake.output.curve, strict=True
     )
@@ -25,6 +27,7 @@ def main():
             train_cfg=snakemake.params.train_cfg,
             seed=int(seed),
             device=snakemake.params.device,
+            data=data,
         )
         write_curve(curve_path, curve)
         save_checkpoint(model_path, model, spec)

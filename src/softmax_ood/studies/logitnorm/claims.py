@@ -190,22 +190,17 @@ def measure(runs: pd.DataFrame, ood: pd.DataFrame, curves: pd.DataFrame, spec: d
     )
     m["P2"] = paired(norm, norm_ood, names=("ID", spec["norm_ood_set"]))
 
-    def fpr_pair(a_loss, b_loss, score_a="msp", score_b=None, a=arch, names=None):
+    def fpr_pair(a_loss, b_loss, score_a="msp", score_b=None, a=arch, names=None, sets=ood):
         return paired(
-            _avg_fpr(ood, a, a_loss, score_a),
-            _avg_fpr(ood, a, b_loss, score_b or score_a),
+            _avg_fpr(sets, a, a_loss, score_a),
+            _avg_fpr(sets, a, b_loss, score_b or score_a),
             names=names or (a_loss, b_loss),
             percent=True,
         )
 
     m["C1"] = fpr_pair(ce, ln)
     if "near" in parts:
-        m["C1-near"] = paired(
-            _avg_fpr(parts["near"], arch, ce, "msp"),
-            _avg_fpr(parts["near"], arch, ln, "msp"),
-            names=(ce, ln),
-            percent=True,
-        )
+        m["C1-near"] = fpr_pair(ce, ln, sets=parts["near"])
     tol = float(spec["accuracy_tolerance"])
     acc_ce = seed_values(runs, arch, ce, "accuracy", scale=100.0)
     acc_ln = seed_values(runs, arch, ln, "accuracy", scale=100.0)
