@@ -34,7 +34,6 @@ from softmax_ood.experiment import build_run, save_checkpoint  # noqa: E402
 from softmax_ood.studies.kang.evaluate import evaluate_grid, forward, normalise  # noqa: E402
 from softmax_ood.studies.kang.grid import build_grid, raw_split  # noqa: E402
 
-SECTION = ROOT / "src/softmax_ood/studies/kang/tests/kang_section.yaml"
 ARCHS = {
     "wrn-10-1": {"family": "wrn", "depth": 10, "widen_factor": 1, "drop_rate": 0.0},
     "cnn": {"family": "cnn", "channels": [32, 64], "drop_rate": 0.0},
@@ -60,7 +59,7 @@ def main() -> int:
     ap.add_argument("--batch-size", type=int, default=4096)
     args = ap.parse_args()
     torch.set_num_threads(1)
-    spec = yaml.safe_load(SECTION.read_text())["kang"]
+    spec = _DEFAULT["kang"]  # the shipped default config's section
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "digits"
         meta = make_embedded_dataset(
