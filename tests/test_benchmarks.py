@@ -36,3 +36,11 @@ def test_train_benchmark_ratio_within_budget():
     ratio = float(re.search(r"-> ratio ([\d.]+) \(target <= ([\d.]+)\)", out).group(1))
     budget = float(re.search(r"target <= ([\d.]+)", out).group(1))
     assert ratio <= budget * 1.2, out
+
+
+def test_kang_benchmark_runs_and_prints_its_ratio_and_throughput():
+    """The grid-evaluation benchmark runs on the shipped config and prints its ratio line and
+    the corruption throughput (the ratio itself is a measurement, printed, not asserted)."""
+    out = _run("workflow/bench/kang_bench.py", "--arch", "cnn", "--repeat", "1")
+    assert re.search(r"grid evaluation \(cnn, ce\): .* -> ratio [\d.]+ \(target <= 1\.2\)", out)
+    assert re.search(r"corruption jpeg_compression: [\d,]+ images/s \(8x8\)", out), out
