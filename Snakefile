@@ -54,6 +54,10 @@ for _study in STUDIES.values():
     include: os.path.relpath(_study.RULES, workflow.basedir)
 
 
+# the results section across the enabled studies (reports/results.html, results_section.tex)
+include: "rules/results.smk"
+
+
 onerror:
     print(
         "To resume: rerun the same command (incomplete files are redone); after a kill, "
@@ -66,3 +70,4 @@ rule all:
     default_target: True
     input:
         final_outputs(),
+        results_targets(),
