@@ -88,7 +88,8 @@ rule results_report:
         section="results/results_section.tex",
         tables=RESULTS_TABLES,
         figures=RESULTS_FIGURES,
-        code=code("workflow/scripts/render_report.py") + code("workflow/notebooks/results.ipynb"),
+        code=code("workflow/scripts/render_report.py")
+        + code("workflow/notebooks/results.ipynb"),
     output:
         notebook="reports/results.ipynb",
         html=report(

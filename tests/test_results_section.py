@@ -126,3 +126,29 @@ def test_page_says_a_failed_premise_first_and_lists_every_claim(tmp_path):
 @pytest.mark.parametrize("bad", ["nothing", "latex"])
 def test_latex_path_refuses_nothing_else(bad):
     assert latex_path(f"results/x/y/tables/{bad}.parquet").endswith(f"latex/{bad}.tex")
+
+
+def test_the_papers_printed_values_stand_beside_our_table(tmp_path):
+    pd.DataFrame({"row": ["Texture"], "fpr95_mean": [30.0], "fpr95_std": [2.0]}).to_parquet(
+        tmp_path / "table1.parquet"
+    )
+    pd.DataFrame(
+        {
+            "table": ["table1", "table2"],
+            "row": ["Texture", "x"],
+            "metric": ["fpr95"] * 2,
+            "value": [28.64, 1.0],
+        }
+    ).to_csv(tmp_path / "paper.csv", index=False)
+    s = StudyOutputs(
+        "a",
+        "Paper A",
+        tables=[str(tmp_path / "table1.parquet")],
+        paper_values=str(tmp_path / "paper.csv"),
+    )
+    html = page_html([s], collect_claims({"a": _claims("A")}), {})
+    beside = html[html.index("<b>Ours</b>") :]
+    assert (
+        "The paper&#x27;s printed values" in beside and "28.64" in beside and "30.00 ± 2" in beside
+    )
+    assert ">x<" not in beside  # only this table's printed rows

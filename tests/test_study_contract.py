@@ -39,7 +39,10 @@ def test_the_study_satisfies_the_protocol(name):
     assert study.NAME == name and Path(study.RULES).is_file() and Path(study.SCHEMA).is_file()
     hooks = {"check", "loss_variants", "runs", "targets", "claim_specs", *OPTIONAL_HOOKS}
     for hook in hooks & set(vars(study)):
-        assert callable(getattr(study, hook)), f"{name}.{hook} is not callable"
+        if hook.isupper():  # a data hook: a file of the study
+            assert Path(getattr(study, hook)).is_file(), f"{name}.{hook} names no file"
+        else:
+            assert callable(getattr(study, hook)), f"{name}.{hook} is not callable"
     assert not (Path(study.RULES).parent / "INTEGRATION.md").exists()
 
 

@@ -72,6 +72,7 @@ class StudyOutputs:
     figures: list[str] = field(default_factory=list)
     claims: str | None = None
     report: str | None = None
+    paper_values: str | None = None
 
 
 def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutputs]:
@@ -87,9 +88,22 @@ def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutp
                 figures=[t for t in targets if t.startswith("results/") and t.endswith(".png")],
                 claims=next((t for t in targets if t.endswith("claims.parquet")), None),
                 report=next((t for t in targets if t.endswith(".html")), None),
+                paper_values=_paper_values_path(study),
             )
         )
     return out
+
+
+def _paper_values_path(study) -> str | None:
+    """The study's optional ``PAPER_VALUES`` CSV, relative to the workflow folder."""
+    path = getattr(study, "PAPER_VALUES", None)
+    if path is None:
+        return None
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
 
 
 def latex_path(path: str) -> str:
@@ -524,9 +538,20 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
         parts.append(
             "<h3>Premises</h3>" + _table_html(prem.reset_index(drop=True), cols=_CLAIM_VIEW)
         )
+    paper = pd.read_csv(s.paper_values) if s.paper_values else None
     for t in s.tables:
         parts.append(f"<h3>Table {_esc(Path(t).stem)}</h3>")
-        parts.append(_table_html(pd.read_parquet(t)))
+        printed = paper[paper["table"] == Path(t).stem] if paper is not None else None
+        if printed is not None and len(printed):
+            parts.append(
+                '<div style="display:flex;gap:2em;align-items:flex-start"><div><b>Ours</b>'
+                + _table_html(pd.read_parquet(t))
+                + "</div><div><b>The paper's printed values</b>"
+                + _table_html(printed.drop(columns="table").reset_index(drop=True))
+                + "</div></div>"
+            )
+        else:
+            parts.append(_table_html(pd.read_parquet(t)))
         parts.append(provenance_html(t, audit.get(t)))
     for f in s.figures:
         caption = _caption_of(f)

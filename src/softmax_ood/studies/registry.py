@@ -69,6 +69,8 @@ class Study(Protocol):
 OPTIONAL_HOOKS: dict[str, str] = {
     "raw_sources": "raw_sources(config) -> [source name]: paper-scale download sources it reads "
     "beyond the core data (e.g. CIFAR-10-C), downloaded by the core per-source rule.",
+    "PAPER_VALUES": "path of a CSV (table, id_dataset, row, loss, metric, value) of the paper's "
+    "printed values; the results page shows each table's printed values beside ours.",
 }
 
 #: name -> registration module, in the order the results section shows the papers.
