@@ -149,6 +149,6 @@ def test_the_papers_printed_values_stand_beside_our_table(tmp_path):
     html = page_html([s], collect_claims({"a": _claims("A")}), {})
     beside = html[html.index("<b>Ours</b>") :]
     assert (
-        "The paper&#x27;s printed values" in beside and "28.64" in beside and "30.00 ± 2" in beside
+        "The paper's printed values" in beside and "28.64" in beside and "30.00 ± 2" in beside
     )
     assert ">x<" not in beside  # only this table's printed rows
