@@ -73,3 +73,37 @@ def test_every_claim_has_a_control_where_it_holds_and_one_where_it_does_not(name
     ids = [s.id for s in load_study(name).claim_specs(config)]
     lacking = [i for i in ids if seen.get(i) != {True, False}]
     assert not lacking, f"{name}: claims without both control frames: {lacking}"
+
+
+def _smoke_config(run: Path) -> dict:
+    from snakemake.utils import update_config
+
+    cfg = yaml.safe_load((run / "config/default.yaml").read_text())
+    update_config(cfg, yaml.safe_load((run / "config/smoke.yaml").read_text()))
+    return validate_config(cfg, run / "workflow/schemas/config.schema.yaml", registered_studies())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_every_output_of_the_smoke_run_carries_what_a_reader_needs(name, smoke_runs):
+    """On the smoke outputs: every figure passed the legibility check when it was drawn (report
+    width, no text off the canvas, no overlapping tick labels or titles, data on some axes);
+    every table has rows; the report names every claim id of the claims table."""
+    import pandas as pd
+
+    from softmax_ood.analysis.figcheck import read_check
+
+    run = smoke_runs[0]
+    targets = load_study(name).targets(_smoke_config(run))
+    figures = [t for t in targets if t.endswith(".png")]
+    assert figures, f"{name} draws no figure"
+    for f in figures:
+        check = read_check(run / f)
+        assert check is not None, f"{f} was not saved through analysis.style.save_figure"
+        assert check["problems"] == [], f"{f}: " + "; ".join(check["problems"])
+    for t in (t for t in targets if "/tables/" in t and t.endswith(".parquet")):
+        assert len(pd.read_parquet(run / t)) > 0, f"{t} has no rows"
+    claims = pd.read_parquet(run / next(t for t in targets if t.endswith("claims.parquet")))
+    report = (run / next(t for t in targets if t.endswith(".html"))).read_text()
+    missing = [c for c in claims["claim_id"] if c not in report]
+    assert not missing, f"reports/{name}.html does not name the claims {missing}"

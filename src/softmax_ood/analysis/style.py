@@ -138,10 +138,21 @@ def palette(names, name: str = "colorblind") -> dict:
 
 
 def save_figure(fig: Figure, path: str | Path) -> None:
-    """Write ``fig`` as PNG (or SVG by suffix) with no time or version metadata."""
+    """Write ``fig`` as PNG (or SVG by suffix) with no time or version metadata. A PNG carries
+    the legibility check of :mod:`.figcheck` in its metadata (read back with ``read_check``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".svg":
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
     else:
-        fig.savefig(path, dpi=DPI, format="png", metadata={"Software": None})
+        import json
+
+        from .figcheck import KEY, figure_problems
+
+        check = {"problems": figure_problems(fig, DPI, REPORT_WIDTH_IN)}
+        fig.savefig(
+            path,
+            dpi=DPI,
+            format="png",
+            metadata={"Software": None, KEY: json.dumps(check, sort_keys=True)},
+        )
