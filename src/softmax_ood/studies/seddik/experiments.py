@@ -369,6 +369,9 @@ def fig5_frame(
       ``value``; theory rows carry ``theory_std`` (predicted std of that weight);
     * ``"logits"``: one row per test point and logit ``output``: practice logits
       :math:`W^\\top x` and, for the same ``true_class``, one draw of the predicted Gaussian;
+    * ``"logit_moments"``: per ``true_class`` and logit ``output``, the mean (``value``) and
+      standard deviation (``std``) of the test logits: theory (Theorem 4.8's Gaussian law) and
+      practice (measured over the class's test points, ``n_points``);
     * ``"accuracy"``: ``source, split, cls, value`` (theory "all" uses the split's proportions)
       and, on practice rows, ``n_points`` (the points behind the accuracy, for its binomial
       interval).
@@ -438,6 +441,30 @@ def fig5_frame(
                 }
                 for i, (c, v) in enumerate(zip(yte, L[:, a], strict=True))
             ]
+    for c in range(k):  # the law of the logits: predicted vs measured mean and std per class
+        sel = L_prac[yte == c]
+        for a in range(k):
+            rows.append(
+                {
+                    "panel": "logit_moments",
+                    "source": "theory",
+                    "true_class": c,
+                    "output": a,
+                    "value": float(th.logit_mean[c, a]),
+                    "std": float(np.sqrt(max(th.logit_cov[c, a, a], 0.0))),
+                }
+            )
+            rows.append(
+                {
+                    "panel": "logit_moments",
+                    "source": "practice",
+                    "true_class": c,
+                    "output": a,
+                    "value": float(sel[:, a].mean()),
+                    "std": float(sel[:, a].std()),
+                    "n_points": int(len(sel)),
+                }
+            )
     prop_te = np.bincount(yte, minlength=k) / len(yte)
     for split, A, b, per, w in (
         ("train", Xtr, ytr, th.train_accuracy_per_class, gammas),
@@ -462,6 +489,7 @@ def fig5_frame(
         "index",
         "value",
         "theory_std",
+        "std",
         "n_points",
     ]
     frame["n_points"] = frame["n_points"].astype("Int64")

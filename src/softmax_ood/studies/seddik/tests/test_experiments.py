@@ -70,7 +70,7 @@ def test_fig4_frame(frames):
 
 def test_fig5_frame(frames):
     f = frames["fig5"]
-    assert set(f["panel"]) == {"weights", "logits", "accuracy"}
+    assert set(f["panel"]) == {"weights", "logits", "logit_moments", "accuracy"}
     w = f[f["panel"] == "weights"]
     assert len(w) == 2 * 3 * 24 and w.loc[w["source"] == "theory", "theory_std"].notna().all()
     lg = f[f["panel"] == "logits"]
