@@ -19,8 +19,8 @@ HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 SRC = HERE.parents[1]
-TABLES = ["ocs", "distance", "selective", "trend_by_shift"]
-FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7"]
+TABLES = ["fit", "discriminator", "ocs", "distance", "selective", "trend_by_shift"]
+FIGURES = ["fig2", "fig3", "fig3_full", "fig4", "fig5", "fig6", "fig7"]
 #: the loss family each role must name (``losses:`` entries of the core config)
 ROLES = {"classifier": "ce", "reward_model": "reward_mse", "regressor": "gaussian_nll"}
 SEVERITIES = (1, 2, 3, 4, 5)

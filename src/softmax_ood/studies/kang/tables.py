@@ -166,7 +166,28 @@ def table_trend(frames: dict, spec: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def table_fit(frames: dict, spec: dict) -> pd.DataFrame:
+    """Per model: the kept checkpoint's training loss, its OCS's loss and their ratio, mean ±
+    std over seeds (the "fitted" premise's numbers)."""
+    fit = main_runs(frames["fit"], spec).assign(ratio=lambda d: d["train_loss"] / d["ocs_loss"])
+    t = summary(fit, ["loss"], ["train_loss", "ocs_loss", "ratio", "best_epoch"])
+    return t
+
+
+def table_discriminator(frames: dict, spec: dict) -> pd.DataFrame:
+    """The discriminator's L2 strength candidates on held-out data (the validation split under
+    every shift) and which one was chosen."""
+    sel = frames.get("selection")
+    if sel is None or sel.empty:
+        return pd.DataFrame(
+            columns=["alpha", "null_deviation", "saturated_share", "mean_shifted_score", "chosen"]
+        )
+    return sel.reset_index(drop=True)
+
+
 TABLES = {
+    "fit": table_fit,
+    "discriminator": table_discriminator,
     "ocs": table_ocs,
     "distance": table_distance,
     "selective": table_selective,
