@@ -285,7 +285,7 @@ def fig4(
         ax.set_xticks(names["layer"], names["name"], rotation=45)
         ax.set_ylabel("E ||W phi||^2 relative to train")
         ax.set_title("feature norm ratio")
-        ax.legend(title="shift", loc="best")
+        ax.legend(title="shift", loc="best", fontsize=5, ncol=2, title_fontsize=6)
         ax = axes[1]
         sub = subspace.set_index("level").reindex(_order(subspace["level"]))
         pos = np.arange(len(sub))
@@ -302,7 +302,7 @@ def fig4(
         ax.set_xticks(pos, [str(lv) for lv in sub.index])
         ax.set_ylabel("share of ||phi||^2 in top subspace")
         ax.set_title("top singular subspace")
-        for ax, loss in zip(axes[2:], losses, strict=True):
+        for ax, loss in zip(axes[2 : 2 + len(losses)], losses, strict=True):
             sub = constants[constants["loss"] == loss].assign(
                 x=lambda d: d["component"].astype(str),
                 hue=lambda d: d["source"],
