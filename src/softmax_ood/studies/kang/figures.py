@@ -244,7 +244,7 @@ def fig3(frame: pd.DataFrame, path: str | Path, max_cols: int = 6) -> None:
             ax.tick_params(labelsize=5)
             ax.set_xlabel("OOD score", fontsize=6)
             ax.set_ylabel(_label(DISTANCE_LABELS, loss), fontsize=5)
-            ax.set_title(f"{_label(LOSS_LABELS, loss)}, {shift}", fontsize=6)
+            ax.set_title(f"{_label(LOSS_LABELS, loss)}\n{shift}", fontsize=6)
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=6)
         save_figure(fig, path)
@@ -283,8 +283,8 @@ def fig4(
             )
         names = norms.drop_duplicates("layer").sort_values("layer")
         ax.set_xticks(names["layer"], names["name"], rotation=45)
-        ax.set_ylabel("E ||W phi||^2 relative to train")
-        ax.set_title("feature norm ratio")
+        ax.set_ylabel("E ||W phi||^2 relative to train", fontsize=7)
+        ax.set_title("feature norm ratio (cross-entropy)", fontsize=8)
         ax.legend(title="shift", loc="best", fontsize=5, ncol=2, title_fontsize=6)
         ax = axes[1]
         sub = subspace.set_index("level").reindex(_order(subspace["level"]))
@@ -299,9 +299,9 @@ def fig4(
             lw=0.8,
             capsize=2,
         )
-        ax.set_xticks(pos, [str(lv) for lv in sub.index])
-        ax.set_ylabel("share of ||phi||^2 in top subspace")
-        ax.set_title("top singular subspace")
+        ax.set_xticks(pos, [str(lv) for lv in sub.index], rotation=90, fontsize=6)
+        ax.set_ylabel("share of ||phi||^2 in top subspace", fontsize=7)
+        ax.set_title("top singular subspace (cross-entropy)", fontsize=8)
         for ax, loss in zip(axes[2 : 2 + len(losses)], losses, strict=True):
             sub = constants[constants["loss"] == loss].assign(
                 x=lambda d: d["component"].astype(str),
@@ -322,7 +322,8 @@ def fig4(
             ax.set_title(
                 f"{_label(LOSS_LABELS, loss)}: constants from {layer} on vs OCS"
                 if layer
-                else f"{_label(LOSS_LABELS, loss)}: constants vs OCS"
+                else f"{_label(LOSS_LABELS, loss)}: constants vs OCS",
+                fontsize=8,
             )
             ax.legend(loc="best")
         save_figure(fig, path)
