@@ -339,10 +339,10 @@ def fig5(frame: pd.DataFrame, path: str | Path) -> None:
         levels.append(OCS_LEVEL)
     actions = [str(a) for a in _order(frame["action"])]
     with style():
-        fig, axes = new_figure((1.8 * len(levels), 3.2), len(levels), 2)
+        fig, axes = new_figure((min(REPORT_WIDTH_IN, 1.1 * len(levels)), 3.0), len(levels), 2)
         for c, level in enumerate(levels):
             cell = frame[frame["level"] == level].assign(action=lambda d: d["action"].astype(str))
-            color = _ORANGE if level == OCS_LEVEL else _BLUE
+            color = _ORANGE if level == OCS_LEVEL else color_of("reward_mse")
             for r, (col, label) in enumerate(
                 (("predicted_reward", "predicted reward"), ("action_fraction", "fraction chosen"))
             ):
@@ -350,10 +350,11 @@ def fig5(frame: pd.DataFrame, path: str | Path) -> None:
                 sns.barplot(
                     data=cell, x="action", y=col, order=actions, color=color, ax=ax, errorbar=None
                 )
-                ax.set_xlabel("action" if r == 1 else "")
-                ax.set_ylabel(label if c == 0 else "")
+                ax.tick_params(labelsize=5)
+                ax.set_xlabel("action" if r == 1 else "", fontsize=6)
+                ax.set_ylabel(label if c == 0 else "", fontsize=6)
                 if r == 0:
-                    ax.set_title(str(level))
+                    ax.set_title(str(level), fontsize=7)
                 else:
                     ax.set_ylim(0, 1)
         save_figure(fig, path)
