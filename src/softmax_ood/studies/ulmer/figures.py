@@ -321,7 +321,8 @@ def directions_figure(
             ax.set_xlim(-0.6, len(order) - 0.4)
             ax.set_ylabel("mean max prob.")
             ax.set_title(f"{ds}: at the largest α (grey: degenerate direction)")
-        axes[0].legend(loc="lower left", fontsize=6, ncol=len(models), frameon=True)
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", fontsize=6, ncol=len(models))
         fig.suptitle(
             f"Certainty far from the data per direction: mean over {n_seeds} seeds, "
             "error bars ± 1 std over seeds"
