@@ -221,8 +221,16 @@ def scaling_figure(
                 ax.set_xlabel("scale α" if r == len(metrics) - 1 else "")
         grid[0, 0].legend(loc="best", frameon=True)
         fig.suptitle(
-            f"{dataset}: uncertainty metrics and their gradient norms under scaling{note}\n"
-            f"lines: mean over {n_seeds} seeds; bands: ± 1 std over seeds (gradients: in log10)"
+            "\n".join(
+                x
+                for x in (
+                    f"{dataset}: uncertainty metrics and their gradient norms under scaling",
+                    note.strip(),
+                    f"lines: mean over {n_seeds} seeds; bands: ± 1 std over seeds "
+                    "(gradients: in log10)",
+                )
+                if x
+            )
         )
         save_figure(fig, path)
 

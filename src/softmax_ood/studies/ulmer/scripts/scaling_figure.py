@@ -18,7 +18,7 @@ def main():
     directions = pd.read_parquet(snakemake.input.directions)
     paper = directions[directions["paper_direction"]].drop_duplicates("direction")
     note = "".join(
-        f" (along {d['direction']}: degenerate, parallel to a class boundary)"
+        f"along {d['direction']}: a degenerate direction, parallel to a class boundary"
         for _, d in paper.iterrows()
         if d["degenerate"]
     )
