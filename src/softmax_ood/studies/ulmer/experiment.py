@@ -10,6 +10,8 @@ config section (``spec``), nothing here has a default that changes a result.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import torch
@@ -21,11 +23,31 @@ from softmax_ood.studies.ulmer.data import (
     most_monotonic_feature,
     synthetic_split,
 )
-from softmax_ood.studies.ulmer.models import ModelConfig, single_thread, train_model
-from softmax_ood.studies.ulmer.scaling import grid_heatmap, log_alphas, scaling_experiment
+from softmax_ood.studies.ulmer.models import (
+    CONTROL,
+    DeepEnsemble,
+    ModelConfig,
+    single_thread,
+    train_model,
+)
+from softmax_ood.studies.ulmer.scaling import (
+    certainty_at_scale,
+    direction_set,
+    grid_heatmap,
+    log_alphas,
+    scaling_experiment,
+)
 from softmax_ood.train import TrainConfig
 
-__all__ = ["DATASETS", "MODEL_LABELS", "load_dataset", "scaled_feature", "run_seed"]
+__all__ = [
+    "DATASETS",
+    "MODEL_LABELS",
+    "control_label",
+    "load_dataset",
+    "scaled_feature",
+    "train_models",
+    "run_seed",
+]
 
 DATASETS = ("synthetic", "breast_cancer")
 MODEL_LABELS = {
@@ -35,6 +57,41 @@ MODEL_LABELS = {
     "ensemble": "deep ensemble",
 }
 """Display name of each model kind (the ``model`` column of every frame)."""
+
+
+def control_label(activation: str) -> str:
+    """Display name of the control model."""
+    return f"control ({activation} last hidden layer)"
+
+
+def train_models(
+    split: TabularSplit, spec: dict, seed: int
+) -> tuple[dict, dict[str, tuple[int, int]]]:
+    """Every configured kind and the control, trained with ``seed``.
+
+    :return: ``(models, k_samples)``: ``{label: model}`` where the ensemble has ``K`` members,
+        and the ``(K, 2K)`` models used by the K-stability check
+        (``{label: (model with 2K samples / members, (K, 2K))}`` for the stochastic kinds).
+    """
+    cfg = ModelConfig(**spec["model"], control_activation=spec["control"]["activation"])
+    optim = TrainConfig.from_dict(spec["train"])
+    models, doubled = {}, {}
+    for kind in spec["kinds"]:
+        label = MODEL_LABELS[kind]
+        if kind == "ensemble":
+            k = cfg.n_members
+            big = train_model(
+                kind, split.x_train, split.y_train, replace(cfg, n_members=2 * k), optim, seed
+            )
+            models[label] = DeepEnsemble(list(big.members)[:k])
+            doubled[label] = (big, (k, 2 * k))
+        else:
+            models[label] = train_model(kind, split.x_train, split.y_train, cfg, optim, seed)
+            if kind in ("mc_dropout", "bbb"):
+                doubled[label] = (models[label], (cfg.k_samples, 2 * cfg.k_samples))
+    label = control_label(cfg.control_activation)
+    models[label] = train_model(CONTROL, split.x_train, split.y_train, cfg, optim, seed)
+    return models, doubled
 
 
 def load_dataset(name: str, ds: dict) -> TabularSplit:
@@ -70,37 +127,45 @@ def scaled_feature(split: TabularSplit, feature) -> tuple[int, str]:
 
 
 def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.DataFrame]:
-    """Train every configured kind with ``seed`` on dataset ``name`` and evaluate it.
+    """Train every configured kind and the control with ``seed`` on dataset ``name`` and
+    evaluate them.
 
     :param name: ``"synthetic"`` or ``"breast_cancer"``.
-    :param spec: the study's config section (``datasets``, ``kinds``, ``model``, ``train``,
-        ``scaling``, ``grid``).
+    :param spec: the study's config section (``datasets``, ``kinds``, ``model``, ``control``,
+        ``train``, ``scaling``, ``directions``, ``grid``).
     :param seed: training seed (model initialisation, minibatches, prediction-time samples).
     :param grid: also evaluate the metrics on the Fig. 1 grid (2-D data only).
-    :return: ``{"fit": ..., "scaling": ..., "grid": ...}`` (``grid`` only when asked):
-        ``fit`` one row per kind (held-out accuracy, chance = majority-class share, the scaled
-        feature and its monotonicity score); ``scaling`` the reduced
-        :func:`~softmax_ood.studies.ulmer.scaling.scaling_experiment` frame; ``grid`` the
-        :func:`~softmax_ood.studies.ulmer.scaling.grid_heatmap` frames of every kind.
+    :return: ``{"fit", "scaling", "directions"[, "grid", "train_points"]}``: ``fit`` one row per
+        model (held-out accuracy, chance = majority-class share, final training loss of the
+        predictive and that of the optimal constant solution, the scaled feature and its
+        monotonicity score); ``scaling`` the reduced
+        :func:`~softmax_ood.studies.ulmer.scaling.scaling_experiment` frame along the paper's
+        feature; ``directions`` the
+        :func:`~softmax_ood.studies.ulmer.scaling.certainty_at_scale` frame at the largest alpha
+        along every axis and random direction, at ``K`` and ``2K``; ``grid`` the
+        :func:`~softmax_ood.studies.ulmer.scaling.grid_heatmap` frames.
     """
     ds = spec["datasets"][name]
     split = load_dataset(name, ds)
-    model_cfg = ModelConfig(**spec["model"])
-    optim = TrainConfig.from_dict(spec["train"])
     sc = spec["scaling"]
     index, feature_name = scaled_feature(split, ds["feature"])
     mono = float(monotonicity_scores(split.x_train, split.y_train)[index])
-    models = {
-        MODEL_LABELS[kind]: train_model(kind, split.x_train, split.y_train, model_cfg, optim, seed)
-        for kind in spec["kinds"]
-    }
+    models, doubled = train_models(split, spec, seed)
     counts = np.bincount(split.y_test)
+    prior = np.bincount(split.y_train, minlength=split.n_classes) / split.y_train.size
+    ocs_loss = float(-(prior[prior > 0] * np.log(prior[prior > 0])).sum())
     fit_rows = []
     x_test = torch.as_tensor(split.x_test)
+    x_train = torch.as_tensor(split.x_train)
+    y_train = torch.as_tensor(split.y_train)
     with single_thread(), torch.no_grad():
         for label, model in models.items():
-            lp = model.predict_log_probs(x_test, None, torch.Generator().manual_seed(seed))
+            gen = torch.Generator().manual_seed(seed)
+            lp = model.predict_log_probs(x_test, None, gen)
             pred = lp.exp().mean(dim=0).argmax(dim=-1).numpy()
+            lp_train = model.predict_log_probs(x_train, None, gen).to(torch.float64)
+            mean_lp = torch.logsumexp(lp_train, dim=0) - np.log(lp_train.shape[0])
+            train_loss = float(-mean_lp.gather(1, y_train.view(-1, 1)).mean())
             fit_rows.append(
                 {
                     "dataset": name,
@@ -109,6 +174,8 @@ def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.Da
                     "seed": int(seed),
                     "accuracy": float((pred == split.y_test).mean()),
                     "chance": float(counts.max() / counts.sum()),
+                    "train_loss": train_loss,
+                    "ocs_loss": ocs_loss,
                     "n_test": int(split.y_test.size),
                     "n_classes": int(split.n_classes),
                     "feature": feature_name,
@@ -117,17 +184,40 @@ def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.Da
                 }
             )
     points = split.x_test[: int(sc["n_points"])]
+    origin = -split.mean / split.std  # scale the raw feature value (raw 0 is the origin)
     scaling = scaling_experiment(
         models,
         points,
         log_alphas(sc["min_exponent"], sc["max_exponent"], sc["n_alphas"]),
         feature=index,
-        origin=-split.mean / split.std,  # scale the raw feature value (raw 0 is the origin)
+        origin=origin,
         seed=int(seed),
         confident=float(sc["confident"]),
     )
     scaling.insert(0, "dataset", name)
-    out = {"fit": pd.DataFrame(fit_rows), "scaling": scaling}
+    dr = spec["directions"]
+    directions = direction_set(
+        split.x_train,
+        split.y_train,
+        split.feature_names,
+        n_random=int(dr["n_random"]),
+        seed=int(dr["seed"]),
+        degenerate_cos=float(dr["degenerate_cos"]),
+    )
+    far = certainty_at_scale(
+        {label: doubled.get(label, (m, None))[0] for label, m in models.items()},
+        points,
+        directions,
+        10.0 ** float(sc["max_exponent"]),
+        origin=origin,
+        seed=int(seed),
+        k_samples={label: ks for label, (_, ks) in doubled.items()},
+        confident=float(sc["confident"]),
+    )
+    far.insert(0, "dataset", name)
+    far.insert(3, "seed", int(seed))
+    far["paper_direction"] = far["direction"] == feature_name
+    out = {"fit": pd.DataFrame(fit_rows), "scaling": scaling, "directions": far}
     if grid:
         g = spec["grid"]
         lim = (-float(g["extent"]), float(g["extent"]))

@@ -15,10 +15,19 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from softmax_ood.analysis.style import new_figure, palette, save_figure, style
+from softmax_ood.analysis.style import (
+    REPORT_WIDTH_IN,
+    color_of,
+    marker_of,
+    new_figure,
+    palette,
+    save_figure,
+    style,
+)
 
 __all__ = [
     "METRIC_LABELS",
+    "directions_figure",
     "fig1_heatmaps",
     "scaling_figure",
     "softmax_note_figure",
@@ -30,9 +39,17 @@ METRIC_LABELS = {
     "predictive_entropy": "predictive entropy",
     "mutual_information": "mutual information",
 }
-"""Axis labels of the metric names of :data:`~softmax_ood.studies.ulmer.metrics.METRICS`."""
+"""Axis labels of the metric names of :data:`~softmax_ood.studies.ulmer.uncertainty.METRICS`."""
 
-_KIND_ORDER = ("single", "mc_dropout", "bbb", "ensemble")
+_KIND_ORDER = ("single", "control", "mc_dropout", "bbb", "ensemble")
+
+
+def _colours(frame: pd.DataFrame, models: Sequence[str]) -> dict:
+    """The shared palette's colour of each model's kind (:func:`color_of`)."""
+    if "kind" not in frame:
+        return palette(models)
+    kind = frame.drop_duplicates("model").set_index("model")["kind"]
+    return {m: color_of(kind[m]) for m in models}
 
 
 def _label(metric: str) -> str:
@@ -60,8 +77,9 @@ def fig1_heatmaps(
 ) -> None:
     """Fig. 1: one heatmap of ``metric`` per model, white = certain, dark = uncertain.
 
-    Single networks (``kind == "single"``) fill the first row, the other models (MC dropout,
-    Bayes-by-backprop, ensembles) the second; all panels share one colour scale.
+    Deterministic networks (the single network and the control) fill the first row, the
+    averaged models (MC dropout, Bayes-by-backprop, ensembles) the second; all panels share one
+    colour scale. Panels shrink so the figure stays within the report width.
 
     :param frame: concatenated :func:`~softmax_ood.studies.ulmer.scaling.grid_heatmap` frames
         (columns ``model, x1, x2, metric, value``, optionally ``kind``).
@@ -76,9 +94,10 @@ def fig1_heatmaps(
         raise ValueError(f"no rows for metric {metric!r}")
     models = _models_in_order(sub)
     kinds = sub.drop_duplicates("model").set_index("model")["kind"] if "kind" in sub else None
-    first = [m for m in models if kinds is not None and kinds[m] == "single"]
+    first = [m for m in models if kinds is not None and kinds[m] in ("single", "control")]
     rows = [r for r in (first, [m for m in models if m not in first]) if r]
     ncols = max(len(r) for r in rows)
+    panel_size = min(panel_size, (REPORT_WIDTH_IN - 0.8) / ncols)
     vmin, vmax = float(sub["value"].min()), float(sub["value"].max())
     if vmax <= vmin:
         vmax = vmin + 1e-12
@@ -146,6 +165,7 @@ def scaling_figure(
     metrics: Sequence[str] | None = None,
     floor: float = 1e-30,
     panel_size: tuple[float, float] = (3.5, 2.0),
+    note: str = "",
 ) -> None:
     """Each metric (left) and its input-gradient norm (right) against the scale ``alpha``.
 
@@ -161,6 +181,7 @@ def scaling_figure(
     :param metrics: metric rows to draw (default: those in ``frame``, in the paper's order).
     :param floor: smallest gradient norm drawn.
     :param panel_size: ``(width, height)`` of one panel in inches.
+    :param note: appended to the title (e.g. that the scaled feature is degenerate).
     """
     present = list(dict.fromkeys(frame["metric"]))
     order = [m for m in METRIC_LABELS if m in present] + [
@@ -168,10 +189,12 @@ def scaling_figure(
     ]
     metrics = list(metrics) if metrics is not None else order
     models = _models_in_order(frame)
-    colours = palette(models)
+    colours = _colours(frame, models)
+    n_seeds = frame["seed"].nunique()
+    width = min(2 * panel_size[0], REPORT_WIDTH_IN)
     with style():
         fig, axes = new_figure(
-            (2 * panel_size[0], panel_size[1] * len(metrics) + 0.4), ncols=2, nrows=len(metrics)
+            (width, panel_size[1] * len(metrics) + 0.6), ncols=2, nrows=len(metrics)
         )
         grid = axes.reshape(len(metrics), 2)
         for r, metric in enumerate(metrics):
@@ -197,7 +220,18 @@ def scaling_figure(
                     ax.set_ylabel(_label(metric))
                 ax.set_xlabel("scale α" if r == len(metrics) - 1 else "")
         grid[0, 0].legend(loc="best", frameon=True)
-        fig.suptitle(f"{dataset}: uncertainty metrics and their gradient norms under scaling")
+        fig.suptitle(
+            "\n".join(
+                x
+                for x in (
+                    f"{dataset}: uncertainty metrics and their gradient norms under scaling",
+                    note.strip(),
+                    f"lines: mean over {n_seeds} seeds; bands: ± 1 std over seeds "
+                    "(gradients: in log10)",
+                )
+                if x
+            )
+        )
         save_figure(fig, path)
 
 
@@ -244,4 +278,61 @@ def softmax_note_figure(
             ax.set_ylabel(label)
         axes[1].get_legend().remove()
         fig.suptitle("softmax(α z): one-hot (or shared among ties) as α → ∞, uniform as α → 0")
+        save_figure(fig, path)
+
+
+def directions_figure(
+    frame: pd.DataFrame, path: str | Path, *, level: float, height: float = 2.4
+) -> None:
+    """Mean max probability at the largest alpha along every direction (x axis: the axes, then
+    the random directions), one marker per model kind in the shared palette, mean over seeds
+    with ± 1 std error bars, at the sample count ``K``; one panel per dataset. Degenerate
+    directions (parallel to a class boundary) are shaded grey; the dashed line is ``level``.
+
+    :param frame: concatenated
+        :func:`~softmax_ood.studies.ulmer.scaling.certainty_at_scale` frames (with ``dataset``
+        and ``seed``).
+    """
+    sub = frame[frame["k_role"] == "K"]
+    datasets = list(dict.fromkeys(sub["dataset"]))
+    models = _models_in_order(sub)
+    colours = _colours(sub, models)
+    kinds = sub.drop_duplicates("model").set_index("model")["kind"]
+    n_seeds = sub["seed"].nunique()
+    with style():
+        fig, axes = new_figure((REPORT_WIDTH_IN, height * len(datasets) + 0.5), nrows=len(datasets))
+        for ax, ds in zip(axes, datasets, strict=True):
+            cur = sub[sub["dataset"] == ds]
+            dirs = cur.drop_duplicates("direction")[["direction", "direction_type", "degenerate"]]
+            order = list(dirs["direction"])
+            pos = {d: i for i, d in enumerate(order)}
+            for _, d in dirs[dirs["degenerate"].astype(bool)].iterrows():
+                ax.axvspan(pos[d["direction"]] - 0.5, pos[d["direction"]] + 0.5, color="0.85", lw=0)
+            width = 0.8 / max(len(models), 1)
+            for j, model in enumerate(models):
+                g = cur[cur["model"] == model].groupby("direction")["mean_max_prob"]
+                mean, std = g.mean().reindex(order), g.std(ddof=1).reindex(order)
+                x = np.arange(len(order)) + (j - (len(models) - 1) / 2) * width
+                ax.errorbar(
+                    x,
+                    mean.to_numpy(),
+                    yerr=std.to_numpy(),
+                    fmt=marker_of(kinds[model]) or "o",
+                    ms=3,
+                    lw=0.8,
+                    color=colours[model],
+                    label=model,
+                )
+            ax.axhline(level, color="0.3", ls="--", lw=0.8)
+            ax.set_xticks(np.arange(len(order)))
+            ax.set_xticklabels(order, rotation=90, fontsize=5 if len(order) > 12 else 7)
+            ax.set_xlim(-0.6, len(order) - 0.4)
+            ax.set_ylabel("mean max prob.")
+            ax.set_title(f"{ds}: at the largest α (grey: degenerate direction)")
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", fontsize=6, ncol=len(models))
+        fig.suptitle(
+            f"Certainty far from the data per direction: mean over {n_seeds} seeds, "
+            "error bars ± 1 std over seeds"
+        )
         save_figure(fig, path)

@@ -14,7 +14,7 @@ The predictions are differentiable in ``x`` (wrap calls in ``torch.no_grad()`` w
 are needed). Randomness at prediction time (dropout masks, weight samples) is drawn from
 ``generator`` when one is given, so a seeded ``torch.Generator`` makes the stochastic models
 deterministic functions of ``x`` (needed for input gradients, see
-:func:`softmax_ood.studies.ulmer.metrics.gradient_norm`); without one the global RNG is used.
+:func:`softmax_ood.studies.ulmer.uncertainty.gradient_norm`); without one the global RNG is used.
 
 :see Paper: Ulmer & Cinà, "Know your limits", §3.3 (neural discriminator, Definitions 2-3; MC
     estimate of the predictive distribution with K samples from a variational posterior or an
@@ -47,12 +47,21 @@ __all__ = [
     "BayesLinear",
     "BayesByBackpropNet",
     "DeepEnsemble",
+    "ControlNet",
+    "CONTROL_ACTIVATIONS",
     "build_model",
     "train_model",
     "single_thread",
 ]
 
 KINDS = ("single", "mc_dropout", "bbb", "ensemble")
+#: the control model's kind: outside the theorem's assumptions (see :class:`ControlNet`)
+CONTROL = "control"
+#: bounded smooth activations of the control's last hidden layer
+CONTROL_ACTIVATIONS = {
+    "gaussian": lambda t: torch.exp(-(t**2)),
+    "tanh": torch.tanh,
+}
 
 
 @contextmanager
@@ -80,6 +89,8 @@ class ModelConfig:
     :param prior_sigma: standard deviation of the zero-mean Gaussian prior of ``bbb``.
     :param rho_init: initial :math:`\\rho` of ``bbb`` (std = softplus(rho), 0.0067 for -5).
     :param kl_weight: multiplier of the KL term of the ELBO (1 = the plain ELBO).
+    :param control_activation: last hidden activation of the control model
+        (:data:`CONTROL_ACTIVATIONS`).
     """
 
     hidden: tuple[int, ...]
@@ -89,6 +100,7 @@ class ModelConfig:
     prior_sigma: float
     rho_init: float
     kl_weight: float
+    control_activation: str
 
     def __post_init__(self):
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
@@ -116,12 +128,27 @@ class ReLUMLP(nn.Module):
     :param hidden: hidden widths.
     :param dropout: dropout probability after every hidden ReLU, used only when ``forward`` is
         called with ``stochastic=True``.
+    :param last_activation: activation of the last hidden layer: ``"relu"`` (every model of the
+        paper) or a bounded smooth one of :data:`CONTROL_ACTIVATIONS` (the control model).
     """
 
-    def __init__(self, in_dim: int, n_classes: int, hidden: Sequence[int], dropout: float = 0.0):
+    def __init__(
+        self,
+        in_dim: int,
+        n_classes: int,
+        hidden: Sequence[int],
+        dropout: float = 0.0,
+        last_activation: str = "relu",
+    ):
         super().__init__()
         if not 0.0 <= dropout < 1.0:
             raise ValueError("dropout must be in [0, 1)")
+        if last_activation != "relu" and last_activation not in CONTROL_ACTIVATIONS:
+            raise ValueError(
+                f"unknown last activation {last_activation!r}; expected relu or one of "
+                f"{', '.join(CONTROL_ACTIVATIONS)}"
+            )
+        self.last_activation = last_activation
         widths = [in_dim, *hidden]
         self.hidden = nn.ModuleList(
             nn.Linear(a, b) for a, b in zip(widths, widths[1:], strict=False)
@@ -133,8 +160,12 @@ class ReLUMLP(nn.Module):
         self, x: Tensor, stochastic: bool = False, generator: torch.Generator | None = None
     ) -> Tensor:
         """Logits ``(N, C)``; dropout masks (if ``stochastic``) come from ``generator``."""
-        for layer in self.hidden:
-            x = F.relu(layer(x))
+        last = len(self.hidden) - 1
+        for i, layer in enumerate(self.hidden):
+            if i == last and self.last_activation != "relu":
+                x = CONTROL_ACTIVATIONS[self.last_activation](layer(x))
+            else:
+                x = F.relu(layer(x))
             if stochastic:
                 x = _dropout(x, self.dropout, generator)
         return self.out(x)
@@ -207,7 +238,8 @@ class MCDropoutNet(UncertaintyModel):
 
     def sample_logits(self, x, k_samples=None, generator=None):
         k = int(k_samples or self.k_samples)
-        return torch.stack([self.net(x, stochastic=True, generator=generator) for _ in range(k)])
+        # one pass over K stacked copies: masks of shape (K, N, H) drawn at once
+        return self.net(x.unsqueeze(0).expand(k, *x.shape), stochastic=True, generator=generator)
 
     def training_logits(self, x):
         return self.net(x, stochastic=True)
@@ -241,11 +273,16 @@ class BayesLinear(nn.Module):
         self.prior_sigma = float(prior_sigma)
 
     def forward(self, x: Tensor, generator: torch.Generator | None = None) -> Tensor:
-        """``x W^T + b`` with one fresh weight sample (shared by the batch)."""
-        w_eps = torch.randn(self.weight_mu.shape, generator=generator, dtype=x.dtype)
-        b_eps = torch.randn(self.bias_mu.shape, generator=generator, dtype=x.dtype)
+        """``x W^T + b`` with fresh weight samples: one shared by the batch for ``x`` of shape
+        ``(N, in)``; one per leading slice for ``x`` of shape ``(K, N, in)`` (``K`` samples drawn
+        at once)."""
+        lead = x.shape[:1] if x.dim() == 3 else ()
+        w_eps = torch.randn((*lead, *self.weight_mu.shape), generator=generator, dtype=x.dtype)
+        b_eps = torch.randn((*lead, *self.bias_mu.shape), generator=generator, dtype=x.dtype)
         w = self.weight_mu + F.softplus(self.weight_rho) * w_eps
         b = self.bias_mu + F.softplus(self.bias_rho) * b_eps
+        if lead:
+            return torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
         return F.linear(x, w, b)
 
     def kl(self) -> Tensor:
@@ -302,7 +339,7 @@ class BayesByBackpropNet(UncertaintyModel):
 
     def sample_logits(self, x, k_samples=None, generator=None):
         k = int(k_samples or self.k_samples)
-        return torch.stack([self._forward(x, generator) for _ in range(k)])
+        return self._forward(x.unsqueeze(0).expand(k, *x.shape), generator)
 
     def training_logits(self, x):
         return self._forward(x, None)
@@ -336,6 +373,32 @@ class DeepEnsemble(UncertaintyModel):
         raise RuntimeError("ensemble members are trained one by one (see train_model)")
 
 
+class ControlNet(UncertaintyModel):
+    r"""The control: a single network whose last hidden layer has a bounded smooth activation, so
+    its logits stay bounded along every ray and Theorem 1's proof (Lemmas 2-3: logit differences
+    growing without bound) does not apply to it. ``S = 1``.
+
+    With the Gaussian activation :math:`e^{-t^2}` every last-layer unit whose pre-activation grows
+    along the ray goes to 0, so the logits tend to the output bias and the prediction to
+    :math:`\mathrm{softmax}(b)`, fixed before any data are seen to be far from certain for
+    balanced classes. With ``tanh`` the units go to :math:`\pm 1` (a corner of the hidden cube),
+    whose prediction can be as confident as a training point's: bounded logits alone do not
+    prevent certainty.
+    """
+
+    kind = CONTROL
+
+    def __init__(self, in_dim: int, n_classes: int, hidden: Sequence[int], activation: str):
+        super().__init__()
+        self.net = ReLUMLP(in_dim, n_classes, hidden, last_activation=activation)
+
+    def sample_logits(self, x, k_samples=None, generator=None):
+        return self.net(x).unsqueeze(0)
+
+    def training_logits(self, x):
+        return self.net(x)
+
+
 def build_model(kind: str, in_dim: int, n_classes: int, cfg: ModelConfig) -> UncertaintyModel:
     """An untrained model of ``kind`` (one of :data:`KINDS`), initialised from the global RNG.
 
@@ -354,7 +417,9 @@ def build_model(kind: str, in_dim: int, n_classes: int, cfg: ModelConfig) -> Unc
         return DeepEnsemble(
             [SingleNet(in_dim, n_classes, cfg.hidden) for _ in range(cfg.n_members)]
         )
-    raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
+    if kind == CONTROL:
+        return ControlNet(in_dim, n_classes, cfg.hidden, cfg.control_activation)
+    raise ValueError(f"unknown model kind {kind!r}; expected one of {(*KINDS, CONTROL)}")
 
 
 def _member_seed(seed: int, member: int) -> int:
@@ -393,6 +458,79 @@ def _fit(
     model.eval()
 
 
+class _Stacked(nn.Module):
+    """``M`` ReLU MLPs of one shape as stacked weights ``(M, out, in)``: one batched pass."""
+
+    def __init__(self, members: Sequence[SingleNet]):
+        super().__init__()
+        layers = [*members[0].net.hidden, members[0].net.out]
+        self.weights = nn.ParameterList(
+            nn.Parameter(torch.stack([self._layers(m)[i].weight.detach() for m in members]))
+            for i in range(len(layers))
+        )
+        self.biases = nn.ParameterList(
+            nn.Parameter(torch.stack([self._layers(m)[i].bias.detach() for m in members]))
+            for i in range(len(layers))
+        )
+
+    @staticmethod
+    def _layers(member: SingleNet) -> list[nn.Linear]:
+        return [*member.net.hidden, member.net.out]
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``x`` of shape ``(M, B, D)`` -> logits ``(M, B, C)``."""
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            x = torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
+            if i < last:
+                x = F.relu(x)
+        return x
+
+    def write_back(self, members: Sequence[SingleNet]) -> None:
+        with torch.no_grad():
+            for m, member in enumerate(members):
+                for i, layer in enumerate(self._layers(member)):
+                    layer.weight.copy_(self.weights[i][m])
+                    layer.bias.copy_(self.biases[i][m])
+
+
+def _fit_members(
+    members: Sequence[SingleNet], x: Tensor, y: Tensor, optim: TrainConfig, seeds: Sequence[int]
+) -> None:
+    """Train ensemble members side by side: stacked weights, each member's own minibatch order
+    (``torch.randperm`` from a generator seeded with its seed), the loss summed over members (so
+    each member's gradient is its own mean cross-entropy's). The optimisers of the core are
+    elementwise, so every member follows the update it would follow alone."""
+    stacked = _Stacked(members)
+    n = x.shape[0]
+    batch = min(int(optim.batch_size), n)
+    steps = -(-n // batch)
+    opt, schedule = build_optimizer(stacked, optim, steps)
+    gens = [torch.Generator().manual_seed(int(s)) for s in seeds]
+    for _ in range(optim.epochs):
+        orders = torch.stack([torch.randperm(n, generator=g) for g in gens])
+        for start in range(0, n, batch):
+            idx = orders[:, start : start + batch]
+            logits = stacked(x[idx])
+            loss = (
+                F.cross_entropy(
+                    logits.reshape(-1, logits.shape[-1]), y[idx].reshape(-1), reduction="sum"
+                )
+                / idx.shape[1]
+            )
+            if not torch.isfinite(loss):
+                raise FloatingPointError(
+                    f"training ensemble stopped: the loss became {loss.item()}"
+                )
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            schedule.step()
+    stacked.write_back(members)
+    for member in members:
+        member.eval()
+
+
 def train_model(
     kind: str,
     x: np.ndarray | Tensor,
@@ -405,10 +543,11 @@ def train_model(
 
     The global torch RNG is forked (the caller's RNG state is untouched) and seeded with
     ``torch.manual_seed(seed)``; initialisation, minibatch order, dropout masks and weight
-    samples during training all come from it. Ensemble member ``m`` is trained alone, from its
-    own seed derived from ``(seed, m)``. Runs on CPU in ``float32`` with one thread.
+    samples during training all come from it. Ensemble member ``m`` is initialised from its own
+    seed derived from ``(seed, m)`` and sees its own minibatch order (a generator with that seed);
+    the members are trained side by side (:func:`_fit_members`), each exactly as if alone. Runs on CPU in ``float32`` with one thread.
 
-    :param kind: ``"single"``, ``"mc_dropout"``, ``"bbb"`` or ``"ensemble"``.
+    :param kind: ``"single"``, ``"mc_dropout"``, ``"bbb"``, ``"ensemble"`` or ``"control"``.
     :param x: features ``(N, D)``.
     :param y: integer labels ``(N,)`` in ``0 .. C-1`` (``C`` = ``max(y) + 1``).
     :param cfg: the architecture / posterior settings.
@@ -416,8 +555,8 @@ def train_model(
     :param seed: run seed.
     :return: the trained model in eval mode.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
+    if kind not in (*KINDS, CONTROL):
+        raise ValueError(f"unknown model kind {kind!r}; expected one of {(*KINDS, CONTROL)}")
     xt = torch.as_tensor(np.asarray(x), dtype=torch.float32)
     yt = torch.as_tensor(np.asarray(y), dtype=torch.long)
     in_dim, n_classes = xt.shape[1], int(yt.max()) + 1
@@ -426,9 +565,10 @@ def train_model(
             members = []
             for m in range(cfg.n_members):
                 torch.manual_seed(_member_seed(seed, m))
-                member = SingleNet(in_dim, n_classes, cfg.hidden)
-                _fit(member, xt, yt, cfg, optim)
-                members.append(member)
+                members.append(SingleNet(in_dim, n_classes, cfg.hidden))
+            _fit_members(
+                members, xt, yt, optim, [_member_seed(seed, m) for m in range(len(members))]
+            )
             model: UncertaintyModel = DeepEnsemble(members)
         else:
             torch.manual_seed(seed)

@@ -1,33 +1,45 @@
 # The Ulmer & Cinà study (Know your limits): per (dataset, seed) train + evaluate -> per dataset
 # aggregate (tables) -> figures, claims -> report; plus the softmax note. No core training run.
-# Included by the Snakefile when "ulmer" is in config["studies"]; paths in script:/conda: are
-# relative to this file, inputs/outputs to the working directory. The dataset wildcard is
-# {uds} (the core's {dataset} is the core ID dataset).
+# Everything is written under results/ulmer/<data.dataset>/ (UL below), like every study; the
+# study's own data sets are the {uds} wildcard (the core's {dataset} is the core ID dataset).
+# Included by the Snakefile when "ulmer" is in config["studies"]; script:/conda: paths are
+# relative to this file, inputs/outputs to the working directory.
 
 UL_STUDY = STUDIES["ulmer"]
 UL_SPEC = UL_STUDY.spec(config)
 UL_DIR = "src/softmax_ood/studies/ulmer"
-UL = "results/ulmer"
+UL = UL_STUDY.base(config)
 UL_GRID = UL_STUDY.GRID_DATASET
 UL_ENV = "../../../../envs/report.yaml"
+UL_REPORT = "../../../../workflow/report"
 
 
 wildcard_constraints:
     uds="|".join(UL_STUDY.DATASETS),
 
 
+def _ul_frames(names):
+    return lambda w: {n: UL_STUDY.seed_files(config, w.uds, f"{n}.parquet") for n in names}
+
+
 rule ulmer_run:
-    # breast cancer: train every kind with one seed, held-out accuracy, scaling experiment
+    # breast cancer: train every kind and the control with one seed, fit, scaling, directions
     input:
         code=code(f"{UL_DIR}/scripts/run.py"),
     output:
-        fit=f"{UL}/{{uds}}/seed{{seed}}/fit.parquet",
-        scaling=f"{UL}/{{uds}}/seed{{seed}}/scaling.parquet",
+        fit=f"{UL}/runs/{{uds}}/seed{{seed}}/fit.parquet",
+        scaling=f"{UL}/runs/{{uds}}/seed{{seed}}/scaling.parquet",
+        directions=f"{UL}/runs/{{uds}}/seed{{seed}}/directions.parquet",
         provenance=multiext(
-            f"{UL}/{{uds}}/seed{{seed}}/", "fit.prov.json", "scaling.prov.json"
+            f"{UL}/runs/{{uds}}/seed{{seed}}/",
+            "fit.prov.json",
+            "scaling.prov.json",
+            "directions.prov.json",
         ),
     log:
-        "logs/ulmer/{uds}/seed{seed}.log",
+        f"logs/ulmer/{{uds}}/seed{{seed}}.log",
+    benchmark:
+        f"logs/benchmarks/ulmer/run_{{uds}}_seed{{seed}}.tsv"
     wildcard_constraints:
         uds="|".join(d for d in UL_STUDY.DATASETS if d != UL_GRID),
     conda:
@@ -46,19 +58,23 @@ rule ulmer_run_grid:
     input:
         code=code(f"{UL_DIR}/scripts/run.py"),
     output:
-        fit=f"{UL}/{{uds}}/seed{{seed}}/fit.parquet",
-        scaling=f"{UL}/{{uds}}/seed{{seed}}/scaling.parquet",
-        grid=f"{UL}/{{uds}}/seed{{seed}}/grid.parquet",
-        train_points=f"{UL}/{{uds}}/seed{{seed}}/train_points.parquet",
+        fit=f"{UL}/runs/{{uds}}/seed{{seed}}/fit.parquet",
+        scaling=f"{UL}/runs/{{uds}}/seed{{seed}}/scaling.parquet",
+        directions=f"{UL}/runs/{{uds}}/seed{{seed}}/directions.parquet",
+        grid=f"{UL}/runs/{{uds}}/seed{{seed}}/grid.parquet",
+        train_points=f"{UL}/runs/{{uds}}/seed{{seed}}/train_points.parquet",
         provenance=multiext(
-            f"{UL}/{{uds}}/seed{{seed}}/",
+            f"{UL}/runs/{{uds}}/seed{{seed}}/",
             "fit.prov.json",
             "scaling.prov.json",
+            "directions.prov.json",
             "grid.prov.json",
             "train_points.prov.json",
         ),
     log:
-        "logs/ulmer/{uds}/seed{seed}.log",
+        f"logs/ulmer/{{uds}}/seed{{seed}}.log",
+    benchmark:
+        f"logs/benchmarks/ulmer/run_{{uds}}_seed{{seed}}.tsv"
     wildcard_constraints:
         uds=UL_GRID,
     conda:
@@ -74,61 +90,60 @@ rule ulmer_run_grid:
 
 rule ulmer_aggregate:
     input:
-        fit=lambda w: UL_STUDY.seed_files(config, w.uds, "fit.parquet"),
-        scaling=lambda w: UL_STUDY.seed_files(config, w.uds, "scaling.parquet"),
+        unpack(_ul_frames(("fit", "scaling", "directions"))),
         code=code(f"{UL_DIR}/scripts/aggregate.py"),
     output:
-        fit=f"{UL}/{{uds}}/fit.parquet",
-        scaling=f"{UL}/{{uds}}/scaling.parquet",
-        fit_table=f"{UL}/{{uds}}/tables/fit.parquet",
-        scaling_table=f"{UL}/{{uds}}/tables/scaling.parquet",
-        fit_md=report(
-            f"{UL}/{{uds}}/tables/fit.md",
-            caption="../../../../workflow/report/ulmer_table.rst",
-            category="Ulmer & Cinà",
-            subcategory="Tables",
-            labels={"dataset": "{uds}", "table": "fit"},
-        ),
-        scaling_md=report(
-            f"{UL}/{{uds}}/tables/scaling.md",
-            caption="../../../../workflow/report/ulmer_table.rst",
-            category="Ulmer & Cinà",
-            subcategory="Tables",
-            labels={"dataset": "{uds}", "table": "scaling"},
-        ),
-        provenance=[
-            f"{UL}/{{uds}}/fit.prov.json",
-            f"{UL}/{{uds}}/scaling.prov.json",
-            f"{UL}/{{uds}}/tables/fit.prov.json",
-            f"{UL}/{{uds}}/tables/scaling.prov.json",
+        fit=f"{UL}/frames/{{uds}}/fit.parquet",
+        scaling=f"{UL}/frames/{{uds}}/scaling.parquet",
+        directions=f"{UL}/frames/{{uds}}/directions.parquet",
+        tables=[f"{UL}/tables/{t}_{{uds}}.parquet" for t in UL_STUDY.TABLE_KINDS],
+        markdown=[
+            report(
+                f"{UL}/tables/{t}_{{uds}}.md",
+                caption=f"{UL_REPORT}/ulmer_table.rst",
+                category="Ulmer & Cinà",
+                subcategory="Tables",
+                labels={"dataset": "{uds}", "table": t},
+            )
+            for t in UL_STUDY.TABLE_KINDS
         ],
+        provenance=[
+            f"{UL}/frames/{{uds}}/{n}.prov.json" for n in ("fit", "scaling", "directions")
+        ]
+        + [f"{UL}/tables/{t}_{{uds}}.prov.json" for t in UL_STUDY.TABLE_KINDS],
     log:
-        "logs/ulmer/{uds}/aggregate.log",
+        f"logs/ulmer/{{uds}}/aggregate.log",
+    benchmark:
+        f"logs/benchmarks/ulmer/aggregate_{{uds}}.tsv"
     conda:
         UL_ENV
+    params:
+        spec=lambda w: UL_STUDY.claims_spec(config),
     script:
         "scripts/aggregate.py"
 
 
 rule ulmer_fig1:
     input:
-        grid=f"{UL}/{UL_GRID}/seed{UL_SPEC['grid']['seed']}/grid.parquet",
-        points=f"{UL}/{UL_GRID}/seed{UL_SPEC['grid']['seed']}/train_points.parquet",
+        grid=f"{UL}/runs/{UL_GRID}/seed{UL_SPEC['grid']['seed']}/grid.parquet",
+        points=f"{UL}/runs/{UL_GRID}/seed{UL_SPEC['grid']['seed']}/train_points.parquet",
         code=code(f"{UL_DIR}/scripts/fig1.py"),
     output:
         figures=[
             report(
-                f"{UL}/{UL_GRID}/figures/{name}.png",
-                caption="../../../../workflow/report/ulmer_figure.rst",
+                f"{UL}/figures/{name}.png",
+                caption=f"{UL_REPORT}/ulmer_figure.rst",
                 category="Ulmer & Cinà",
                 subcategory="Figures",
                 labels={"figure": name},
             )
             for name in UL_STUDY.fig1_names(config)
         ],
-        provenance=f"{UL}/{UL_GRID}/figures/fig1.prov.json",
+        provenance=f"{UL}/figures/fig1.prov.json",
     log:
         "logs/ulmer/fig1.log",
+    benchmark:
+        "logs/benchmarks/ulmer/fig1.tsv"
     conda:
         UL_ENV
     params:
@@ -139,46 +154,75 @@ rule ulmer_fig1:
 
 rule ulmer_scaling_figure:
     input:
-        scaling=f"{UL}/{{uds}}/scaling.parquet",
+        scaling=f"{UL}/frames/{{uds}}/scaling.parquet",
+        directions=f"{UL}/frames/{{uds}}/directions.parquet",
         code=code(f"{UL_DIR}/scripts/scaling_figure.py"),
     output:
         figure=report(
-            f"{UL}/{{uds}}/figures/scaling.png",
-            caption="../../../../workflow/report/ulmer_figure.rst",
+            f"{UL}/figures/scaling_{{uds}}.png",
+            caption=f"{UL_REPORT}/ulmer_figure.rst",
             category="Ulmer & Cinà",
             subcategory="Figures",
             labels={"figure": "scaling", "dataset": "{uds}"},
         ),
-        provenance=f"{UL}/{{uds}}/figures/scaling.prov.json",
+        provenance=f"{UL}/figures/scaling_{{uds}}.prov.json",
     log:
-        "logs/ulmer/{uds}/scaling_figure.log",
+        f"logs/ulmer/{{uds}}/scaling_figure.log",
+    benchmark:
+        f"logs/benchmarks/ulmer/scaling_figure_{{uds}}.tsv"
     conda:
         UL_ENV
     script:
         "scripts/scaling_figure.py"
 
 
+rule ulmer_directions_figure:
+    input:
+        directions=expand(f"{UL}/frames/{{uds}}/directions.parquet", uds=UL_STUDY.DATASETS),
+        code=code(f"{UL_DIR}/scripts/directions_figure.py"),
+    output:
+        figure=report(
+            f"{UL}/figures/directions.png",
+            caption=f"{UL_REPORT}/ulmer_figure.rst",
+            category="Ulmer & Cinà",
+            subcategory="Figures",
+            labels={"figure": "directions"},
+        ),
+        provenance=f"{UL}/figures/directions.prov.json",
+    log:
+        "logs/ulmer/directions_figure.log",
+    benchmark:
+        "logs/benchmarks/ulmer/directions_figure.tsv"
+    conda:
+        UL_ENV
+    params:
+        level=UL_SPEC["claims"]["certain_max_prob"],
+    script:
+        "scripts/directions_figure.py"
+
+
 rule ulmer_note:
     input:
         code=code(f"{UL_DIR}/scripts/note.py"),
     output:
-        sharpness=f"{UL}/softmax_note/sharpness.parquet",
-        jacobian=f"{UL}/softmax_note/jacobian.parquet",
-        checks=f"{UL}/softmax_note/checks.parquet",
+        sharpness=f"{UL}/frames/softmax_note/sharpness.parquet",
+        jacobian=f"{UL}/frames/softmax_note/jacobian.parquet",
+        checks=f"{UL}/tables/softmax_note.parquet",
         markdown=report(
-            f"{UL}/softmax_note/checks.md",
-            caption="../../../../workflow/report/ulmer_table.rst",
+            f"{UL}/tables/softmax_note.md",
+            caption=f"{UL_REPORT}/ulmer_table.rst",
             category="Ulmer & Cinà",
             subcategory="Softmax note",
         ),
-        provenance=multiext(
-            f"{UL}/softmax_note/",
-            "sharpness.prov.json",
-            "jacobian.prov.json",
-            "checks.prov.json",
-        ),
+        provenance=[
+            f"{UL}/frames/softmax_note/sharpness.prov.json",
+            f"{UL}/frames/softmax_note/jacobian.prov.json",
+            f"{UL}/tables/softmax_note.prov.json",
+        ],
     log:
         "logs/ulmer/note.log",
+    benchmark:
+        "logs/benchmarks/ulmer/note.tsv"
     conda:
         UL_ENV
     params:
@@ -189,18 +233,20 @@ rule ulmer_note:
 
 rule ulmer_note_figure:
     input:
-        sharpness=f"{UL}/softmax_note/sharpness.parquet",
+        sharpness=f"{UL}/frames/softmax_note/sharpness.parquet",
         code=code(f"{UL_DIR}/scripts/note_figure.py"),
     output:
         figure=report(
-            f"{UL}/softmax_note/figure.png",
-            caption="../../../../workflow/report/ulmer_figure.rst",
+            f"{UL}/figures/softmax_note.png",
+            caption=f"{UL_REPORT}/ulmer_figure.rst",
             category="Ulmer & Cinà",
             subcategory="Softmax note",
         ),
-        provenance=f"{UL}/softmax_note/figure.prov.json",
+        provenance=f"{UL}/figures/softmax_note.prov.json",
     log:
         "logs/ulmer/note_figure.log",
+    benchmark:
+        "logs/benchmarks/ulmer/note_figure.tsv"
     conda:
         UL_ENV
     script:
@@ -209,23 +255,26 @@ rule ulmer_note_figure:
 
 rule ulmer_claims:
     input:
-        fit=expand(f"{UL}/{{uds}}/fit.parquet", uds=UL_STUDY.DATASETS),
-        scaling=expand(f"{UL}/{{uds}}/scaling.parquet", uds=UL_STUDY.DATASETS),
+        fit=expand(f"{UL}/frames/{{uds}}/fit.parquet", uds=UL_STUDY.DATASETS),
+        scaling=expand(f"{UL}/frames/{{uds}}/scaling.parquet", uds=UL_STUDY.DATASETS),
+        directions=expand(f"{UL}/frames/{{uds}}/directions.parquet", uds=UL_STUDY.DATASETS),
         code=code(f"{UL_DIR}/scripts/claims.py"),
     output:
         claims=f"{UL}/claims.parquet",
         provenance=f"{UL}/claims.prov.json",
         markdown=report(
             f"{UL}/claims.md",
-            caption="../../../../workflow/report/ulmer_claims.rst",
+            caption=f"{UL_REPORT}/ulmer_claims.rst",
             category="Ulmer & Cinà",
         ),
     log:
         "logs/ulmer/claims.log",
+    benchmark:
+        "logs/benchmarks/ulmer/claims.tsv"
     conda:
         UL_ENV
     params:
-        spec={**UL_SPEC["claims"], "confident": UL_SPEC["scaling"]["confident"]},
+        spec=UL_STUDY.claims_spec(config),
     script:
         "scripts/claims.py"
 
@@ -236,27 +285,22 @@ rule ulmer_report:
     input:
         notebook=f"{UL_DIR}/report.ipynb",
         claims=f"{UL}/claims.parquet",
-        tables=expand(
-            f"{UL}/{{uds}}/tables/{{t}}.parquet",
-            uds=UL_STUDY.DATASETS,
-            t=("fit", "scaling"),
-        ),
-        figures=expand(f"{UL}/{{uds}}/figures/scaling.png", uds=UL_STUDY.DATASETS)
-        + expand(f"{UL}/{UL_GRID}/figures/{{f}}.png", f=UL_STUDY.fig1_names(config)),
-        note=f"{UL}/softmax_note/checks.parquet",
-        note_figure=f"{UL}/softmax_note/figure.png",
-        scaling=expand(f"{UL}/{{uds}}/scaling.parquet", uds=UL_STUDY.DATASETS),
+        tables=[f"{UL}/tables/{t}.parquet" for t in UL_STUDY.TABLES],
+        figures=[f"{UL}/figures/{f}.png" for f in UL_STUDY.FIGURES],
+        scaling=expand(f"{UL}/frames/{{uds}}/scaling.parquet", uds=UL_STUDY.DATASETS),
         provenance=f"{UL}/claims.prov.json",
         code=code("workflow/scripts/render_report.py") + code(f"{UL_DIR}/report.ipynb"),
     output:
         notebook="reports/ulmer.ipynb",
         html=report(
             "reports/ulmer.html",
-            caption="../../../../workflow/report/ulmer_notebook.rst",
+            caption=f"{UL_REPORT}/ulmer_notebook.rst",
             category="Ulmer & Cinà",
         ),
     log:
         "logs/ulmer/report.log",
+    benchmark:
+        "logs/benchmarks/ulmer/report.tsv"
     conda:
         UL_ENV
     params:

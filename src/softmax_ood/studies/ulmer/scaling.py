@@ -17,17 +17,27 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import torch
 from torch import Tensor
 
-from softmax_ood.studies.ulmer.metrics import METRICS, all_metrics, metrics_and_gradients
 from softmax_ood.studies.ulmer.models import UncertaintyModel, single_thread
 from softmax_ood.studies.ulmer.softmax_note import naive_softmax
+from softmax_ood.studies.ulmer.uncertainty import (
+    METRICS,
+    all_metrics,
+    mean_log_probs,
+    metrics_and_gradients,
+)
 
 __all__ = [
+    "Direction",
+    "direction_set",
+    "lda_slopes",
+    "certainty_at_scale",
     "log_alphas",
     "scale_inputs",
     "scaling_experiment",
@@ -82,6 +92,139 @@ def scale_inputs(
     return x + (alpha - 1.0) * (x @ u).unsqueeze(1) * u
 
 
+@dataclass(frozen=True)
+class Direction:
+    r"""A unit direction the held-out points are scaled along.
+
+    :param name: an axis' feature name, or ``r<j>`` for the ``j``-th random direction.
+    :param type: ``"axis"`` or ``"random"``.
+    :param vector: the unit vector (length ``D``).
+    :param min_cos: the smallest ``|cos|`` between the direction and the LDA log-odds slope
+        :math:`\Sigma_w^{-1}(\mu_c - \mu_{c'})` of any class pair (see :func:`lda_slopes`).
+    :param degenerate: ``min_cos`` below the configured tolerance: the direction is (nearly)
+        parallel to a linear class boundary, so along it the log-odds of that pair do not change
+        and the true class probabilities are not strictly monotonic (Assumption 1 fails).
+    """
+
+    name: str
+    type: str
+    vector: np.ndarray
+    min_cos: float
+    degenerate: bool
+
+
+def lda_slopes(
+    x: np.ndarray, y: np.ndarray, ridge: float = 1e-3
+) -> dict[tuple[int, int], np.ndarray]:
+    r"""The LDA log-odds slope :math:`w_{cc'} = (\Sigma_w + \lambda I)^{-1}(\mu_c - \mu_{c'})` of
+    every class pair ``c < c'`` (pooled within-class covariance of ``x``, a small ridge
+    ``lambda`` for collinear features). For Gaussian classes with a shared covariance the
+    log-odds of ``c`` against ``c'`` change along ``u`` at the rate ``w . u``."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y)
+    classes = np.unique(y)
+    means = {c: x[y == c].mean(axis=0) for c in classes}
+    centred = np.concatenate([x[y == c] - means[c] for c in classes])
+    cov = centred.T @ centred / max(len(x) - len(classes), 1)
+    cov = cov + ridge * np.eye(x.shape[1])
+    return {
+        (int(a), int(b)): np.linalg.solve(cov, means[a] - means[b])
+        for i, a in enumerate(classes)
+        for b in classes[i + 1 :]
+    }
+
+
+def direction_set(
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    feature_names: Sequence[str],
+    *,
+    n_random: int,
+    seed: int,
+    degenerate_cos: float,
+) -> list[Direction]:
+    """Every input axis, then ``n_random`` random unit directions (standard normal draws from
+    ``numpy.random.default_rng(seed)``, normalised), each labelled degenerate when its smallest
+    ``|cos|`` with a class pair's LDA slope (:func:`lda_slopes` on the training rows) is below
+    ``degenerate_cos``."""
+    d = np.asarray(x_train).shape[1]
+    slopes = [w / np.linalg.norm(w) for w in lda_slopes(x_train, y_train).values()]
+    rng = np.random.default_rng(int(seed))
+    vectors = [(str(feature_names[i]), "axis", np.eye(d)[i]) for i in range(d)]
+    for j in range(int(n_random)):
+        u = rng.standard_normal(d)
+        vectors.append((f"r{j}", "random", u / np.linalg.norm(u)))
+    out = []
+    for name, kind, u in vectors:
+        cos = min(abs(float(u @ w)) for w in slopes) if slopes else 1.0
+        out.append(Direction(name, kind, u, cos, cos < degenerate_cos))
+    return out
+
+
+def _vote_share(lp: Tensor) -> Tensor:
+    """Per point, the share of the ``S`` samples whose arg-max is the mean prediction's."""
+    mode = mean_log_probs(lp).argmax(dim=-1)
+    return (lp.argmax(dim=-1) == mode.unsqueeze(0)).to(torch.float64).mean(dim=0)
+
+
+def certainty_at_scale(
+    models: Mapping[str, UncertaintyModel],
+    x: np.ndarray | Tensor,
+    directions: Sequence[Direction],
+    alpha: float,
+    *,
+    origin: np.ndarray | None,
+    seed: int,
+    k_samples: Mapping[str, tuple[int, int]],
+    confident: float,
+    dtype: torch.dtype = torch.float64,
+) -> pd.DataFrame:
+    """The certainty statistics of every model at scale ``alpha`` along every direction, at the
+    sample count ``K`` and at ``2K``.
+
+    For a stochastic model ``k_samples[name] = (K, 2K)``: ``2K`` samples are drawn once (seeded by
+    ``seed``; an ensemble's are its ``2K`` members) and the statistics are computed from the
+    first ``K`` (``k_role = "K"``) and from all ``2K`` (``k_role = "2K"``). A deterministic model
+    (``S = 1``) has the ``K`` rows only.
+
+    :return: one row per model x direction x k_role: ``model, kind, direction, direction_type,
+        degenerate, min_cos, k_role, k, alpha, mean_max_prob`` (mean over points of the max
+        probability of the mean prediction), ``vote_share`` (mean over points of the share of
+        samples voting for the mean prediction's class), ``share_certain`` (share of points with
+        max probability above ``confident``), ``n_points``.
+    """
+    rows: list[dict] = []
+    with single_thread(), torch.no_grad():
+        for model_name, model in models.items():
+            net = _prepare(model, dtype)
+            x_t = torch.as_tensor(np.asarray(x), dtype=_model_dtype(net))
+            k, k2 = k_samples.get(model_name, (1, 1))
+            for direction in directions:
+                x_a = scale_inputs(x_t, float(alpha), direction.vector, origin)
+                lp = net.predict_log_probs(x_a, k2, torch.Generator().manual_seed(seed))
+                roles = [("K", lp[:k])] + ([("2K", lp)] if lp.shape[0] > k else [])
+                for role, part in roles:
+                    top = mean_log_probs(part).amax(dim=-1).exp()
+                    rows.append(
+                        {
+                            "model": model_name,
+                            "kind": model.kind,
+                            "direction": direction.name,
+                            "direction_type": direction.type,
+                            "degenerate": bool(direction.degenerate),
+                            "min_cos": float(direction.min_cos),
+                            "k_role": role,
+                            "k": int(part.shape[0]),
+                            "alpha": float(alpha),
+                            "mean_max_prob": float(top.mean()),
+                            "vote_share": float(_vote_share(part).mean()),
+                            "share_certain": float((top > confident).to(torch.float64).mean()),
+                            "n_points": int(top.numel()),
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
 def _prepare(model: UncertaintyModel, dtype: torch.dtype | None) -> UncertaintyModel:
     if dtype is None:
         return model
@@ -111,7 +254,7 @@ def scaling_experiment(
     For each model and each ``alpha`` the points are scaled with :func:`scale_inputs`, one
     forward pass with a prediction-time generator seeded by ``seed`` is made (the same masks /
     weight samples at every ``alpha``: common random numbers along the curve), and
-    :func:`~softmax_ood.studies.ulmer.metrics.metrics_and_gradients` gives the values and the
+    :func:`~softmax_ood.studies.ulmer.uncertainty.metrics_and_gradients` gives the values and the
     gradient norms :math:`\\lVert\\nabla_x m(x)\\rVert_2` at :math:`x = \\alpha\\odot x'`.
 
     :param models: ``{name: trained model}``.
@@ -122,7 +265,7 @@ def scaling_experiment(
     :param seed: recorded in the ``seed`` column (use the training seed) and used for the
         prediction-time generator.
     :param k_samples: forward samples of the stochastic models (``None`` = model default).
-    :param metrics: names from :data:`~softmax_ood.studies.ulmer.metrics.METRICS` (default all).
+    :param metrics: names from :data:`~softmax_ood.studies.ulmer.uncertainty.METRICS` (default all).
     :param confident: threshold of ``share_confident``.
     :param dtype: evaluate a copy of each model in this dtype (``None`` = as is).
     :param reduce: average over points (default) or return one row per point.
@@ -217,7 +360,7 @@ def grid_heatmap(
     :param ylim: ``(min, max)`` of the second feature.
     :param n: points per axis.
     :param name: value of the ``model`` column (default ``model.kind``).
-    :param metrics: names from :data:`~softmax_ood.studies.ulmer.metrics.METRICS` (default all).
+    :param metrics: names from :data:`~softmax_ood.studies.ulmer.uncertainty.METRICS` (default all).
     :param k_samples: forward samples (``None`` = model default).
     :param seed: prediction-time generator seed.
     :param dtype: evaluate a copy of the model in this dtype (``None`` = as is).

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import check_names, config_error, study_section
+from ..registry import standard_targets
 
 NAME = "ulmer"
 TITLE = (
@@ -24,7 +25,18 @@ DATASETS = ("synthetic", "breast_cancer")
 GRID_DATASET = "synthetic"  # the 2-D data of Fig. 1
 KINDS = ("single", "mc_dropout", "bbb", "ensemble")
 METRICS = ("max_prob", "class_variance", "predictive_entropy", "mutual_information")
-ROOT = f"results/{NAME}"
+#: tables (``results/ulmer/<data.dataset>/tables/<name>``): per dataset, the fit, the scaling curve
+#: along the paper's feature, certainty per direction and the K-vs-2K check; the softmax note
+TABLE_KINDS = ("fit", "scaling", "directions", "kstability")
+TABLES = [f"{t}_{ds}" for ds in DATASETS for t in TABLE_KINDS] + ["softmax_note"]
+FIG1 = [f"fig1_{m}" for m in METRICS]
+FIGURES = [f"scaling_{ds}" for ds in DATASETS] + ["directions", *FIG1, "softmax_note"]
+
+
+def base(config: dict) -> str:
+    """Where the study writes: ``results/ulmer/<data.dataset>`` like every study (the study
+    trains on its own data sets, which are subfolders and table-name suffixes below it)."""
+    return f"results/{NAME}/{config['data']['dataset']}"
 
 
 def check(config: dict) -> None:
@@ -74,7 +86,7 @@ def run_spec(config: dict, dataset: str) -> dict:
     """What one (dataset, seed) job reads: its dataset's entry only, and the grid size only on
     the 2-D data (editing the breast-cancer entry does not rerun the synthetic jobs)."""
     s = spec(config)
-    out = {k: s[k] for k in ("kinds", "model", "train", "scaling")}
+    out = {k: s[k] for k in ("kinds", "model", "control", "train", "scaling", "directions")}
     out["datasets"] = {dataset: s["datasets"][dataset]}
     if dataset == GRID_DATASET:
         out["grid"] = {k: s["grid"][k] for k in ("extent", "n")}
@@ -86,24 +98,31 @@ def seeds(config: dict) -> list[int]:
 
 
 def seed_files(config: dict, dataset: str, name: str) -> list[str]:
-    return [f"{ROOT}/{dataset}/seed{k}/{name}" for k in seeds(config)]
+    return [f"{base(config)}/runs/{dataset}/seed{k}/{name}" for k in seeds(config)]
 
 
 def fig1_names(config: dict) -> list[str]:
-    return [f"fig1_{m}" for m in METRICS]
+    return list(FIG1)
 
 
 def targets(config: dict) -> list[str]:
-    return (
-        [
-            f"{ROOT}/{ds}/tables/{t}.{ext}"
-            for ds in DATASETS
-            for t in ("fit", "scaling")
-            for ext in ("parquet", "md")
-        ]
-        + [f"{ROOT}/{ds}/figures/scaling.png" for ds in DATASETS]
-        + [f"{ROOT}/{GRID_DATASET}/figures/{f}.png" for f in fig1_names(config)]
-        + [f"{ROOT}/softmax_note/checks.md", f"{ROOT}/softmax_note/figure.png"]
-        + [f"{ROOT}/claims.parquet", f"{ROOT}/claims.md"]
-        + [f"reports/{NAME}.ipynb", f"reports/{NAME}.html"]
-    )
+    return standard_targets(NAME, config, TABLES, FIGURES)
+
+
+def claims_spec(config: dict) -> dict:
+    """What the claims rule reads: the thresholds, the certainty level of the scaling, the kinds
+    and the control's activation."""
+    s = spec(config)
+    return {
+        **s["claims"],
+        "confident": s["scaling"]["confident"],
+        "kinds": list(s["kinds"]),
+        "control": s["control"]["activation"],
+    }
+
+
+def claim_specs(config: dict) -> list:
+    """The claims table's specs for this config (see :mod:`.claims`)."""
+    from .claims import ulmer_claim_specs
+
+    return ulmer_claim_specs(list(DATASETS), claims_spec(config))

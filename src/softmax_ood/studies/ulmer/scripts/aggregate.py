@@ -1,5 +1,6 @@
 """Snakemake script: the per-seed frames of one dataset -> all-seed frames and the mean ± std
-tables (parquet with provenance + markdown)."""
+tables (parquet with provenance + markdown): fit, scaling curve, certainty per direction and the
+K-vs-2K check."""
 
 import sys
 from pathlib import Path
@@ -10,27 +11,58 @@ import pandas as pd
 
 from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
-from softmax_ood.studies.ulmer.tables import fit_table, render_fit, render_scaling, scaling_table
+from softmax_ood.studies.ulmer.study import TABLE_KINDS
+from softmax_ood.studies.ulmer.tables import (
+    directions_table,
+    fit_table,
+    kstability_table,
+    render_directions,
+    render_fit,
+    render_kstability,
+    render_scaling,
+    scaling_table,
+)
 
 
 def main():
     inp, out, dataset = snakemake.input, snakemake.output, snakemake.wildcards.uds
-    fit = pd.concat([pd.read_parquet(p) for p in inp.fit], ignore_index=True)
-    scaling = pd.concat([pd.read_parquet(p) for p in inp.scaling], ignore_index=True)
-    inputs = {p: p for p in [*inp.fit, *inp.scaling]}
+    frames = {
+        n: pd.concat([pd.read_parquet(p) for p in inp[n]], ignore_index=True)
+        for n in ("fit", "scaling", "directions")
+    }
+    inputs = {p: p for n in ("fit", "scaling", "directions") for p in inp[n]}
     prov = provenance_record(
-        inputs=inputs, config={}, seeds=sorted(set(fit["seed"])), extra={"rule": snakemake.rule}
+        inputs=inputs,
+        config=snakemake.params.spec,
+        seeds=sorted(int(s) for s in set(frames["fit"]["seed"])),
+        extra={"rule": snakemake.rule},
     )
-    write_parquet(fit, out.fit, prov)
-    write_parquet(scaling, out.scaling, prov)
-    ft, st = fit_table(fit), scaling_table(scaling)
-    write_parquet(ft, out.fit_table, prov)
-    write_parquet(st, out.scaling_table, prov)
-    write_bytes_atomic(
-        out.fit_md, render_fit(ft, f"{dataset}: held-out accuracy (mean ± std over seeds)").encode()
-    )
-    title = f"{dataset}: metrics and input-gradient norms vs alpha (mean ± std over seeds)"
-    write_bytes_atomic(out.scaling_md, render_scaling(st, title).encode())
+    for n, f in frames.items():
+        write_parquet(f, getattr(out, n), prov)
+    k_floor = float(snakemake.params.spec["k_floor"])
+    tables = {
+        "fit": (fit_table(frames["fit"]), render_fit, "held-out accuracy and fit"),
+        "scaling": (
+            scaling_table(frames["scaling"]),
+            render_scaling,
+            "metrics and input-gradient norms vs alpha along the paper's feature",
+        ),
+        "directions": (
+            directions_table(frames["directions"]),
+            render_directions,
+            "certainty at the largest alpha per direction",
+        ),
+        "kstability": (
+            kstability_table(frames["directions"], k_floor),
+            render_kstability,
+            "the certainty statistic at K and 2K samples",
+        ),
+    }
+    for i, kind in enumerate(TABLE_KINDS):
+        table, render, what = tables[kind]
+        write_parquet(table, out.tables[i], prov)
+        title = f"{dataset}: {what} (mean ± std over seeds)"
+        write_bytes_atomic(out.markdown[i], render(table, title).encode())
 
 
 run_script(main, snakemake.log[0])

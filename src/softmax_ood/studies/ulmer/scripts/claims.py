@@ -17,9 +17,10 @@ def main():
     inp, spec = snakemake.input, snakemake.params.spec
     fit = pd.concat([pd.read_parquet(p) for p in inp.fit], ignore_index=True)
     scaling = pd.concat([pd.read_parquet(p) for p in inp.scaling], ignore_index=True)
-    claims = evaluate_ulmer_claims(fit, scaling, spec)
+    directions = pd.concat([pd.read_parquet(p) for p in inp.directions], ignore_index=True)
+    claims = evaluate_ulmer_claims(fit, scaling, directions, spec)
     prov = provenance_record(
-        inputs={p: p for p in [*inp.fit, *inp.scaling]},
+        inputs={p: p for p in [*inp.fit, *inp.scaling, *inp.directions]},
         config=spec,
         seeds=sorted(int(s) for s in set(fit["seed"])),
         extra={"rule": snakemake.rule},

@@ -15,9 +15,16 @@ from softmax_ood.studies.ulmer.figures import scaling_figure
 
 def main():
     scaling = pd.read_parquet(snakemake.input.scaling)
-    scaling_figure(scaling, snakemake.output.figure, snakemake.wildcards.uds)
+    directions = pd.read_parquet(snakemake.input.directions)
+    paper = directions[directions["paper_direction"]].drop_duplicates("direction")
+    note = "".join(
+        f"along {d['direction']}: a degenerate direction, parallel to a class boundary"
+        for _, d in paper.iterrows()
+        if d["degenerate"]
+    )
+    scaling_figure(scaling, snakemake.output.figure, snakemake.wildcards.uds, note=note)
     prov = provenance_record(
-        inputs={"scaling": snakemake.input.scaling},
+        inputs={"scaling": snakemake.input.scaling, "directions": snakemake.input.directions},
         config={},
         seeds=sorted(int(s) for s in set(scaling["seed"])),
         extra={

@@ -17,6 +17,7 @@ def model_cfg(**over) -> ModelConfig:
         prior_sigma=1.0,
         rho_init=-5.0,
         kl_weight=1.0,
+        control_activation="gaussian",
     )
     return ModelConfig(**{**base, **over})
 

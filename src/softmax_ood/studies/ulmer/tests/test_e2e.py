@@ -9,18 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from softmax_ood.studies.registry import STUDIES
 from softmax_ood.studies.ulmer import study
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        "ulmer" not in STUDIES,
-        reason="the ulmer study is not registered yet (see studies/ulmer/INTEGRATION.md)",
-    ),
-]
+pytestmark = [pytest.mark.slow]
 
-CONFIG = {"seeds": [0, 1]}  # targets do not depend on the section's values
+CONFIG = {"seeds": [0, 1], "data": {"dataset": "digits"}}  # targets: the data set's name only
+BASE = "results/ulmer/digits"
 
 
 def _targets() -> list[str]:
@@ -45,12 +39,12 @@ def test_every_output_exists_and_is_byte_identical(smoke_runs):
 
 def test_claims_and_report_content(smoke_runs):
     a = smoke_runs[0]
-    claims = pd.read_parquet(a / "results/ulmer/claims.parquet")
+    claims = pd.read_parquet(a / f"{BASE}/claims.parquet")
     assert claims["kind"].iloc[0] == "premise"
-    assert {"P-synthetic", "P-breast_cancer"} <= set(claims["claim_id"])
-    assert claims["claim_id"].str.startswith("S-").sum() == 2 * 4
-    assert claims["claim_id"].str.startswith("G-").sum() == 2 * 4
+    assert {"F-synthetic", "N-breast_cancer", "K-synthetic-bbb"} <= set(claims["claim_id"])
+    assert claims["claim_id"].str.startswith("C-").sum() == 2 * 3
+    assert (claims[claims["claim_id"].str.startswith(("G-", "S-"))]["kind"] == "sanity").all()
     html = (a / "reports/ulmer.html").read_text()
-    for text in ("Figure 1", "scaling study", "softmax-properties note", "Claims"):
+    for text in ("Figure 1", "Premises", "per direction", "softmax-properties note", "Claims"):
         assert text in html, text
     assert "Traceback" not in html

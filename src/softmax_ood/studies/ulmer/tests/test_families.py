@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import torch
 
-from softmax_ood.studies.ulmer.metrics import METRICS
 from softmax_ood.studies.ulmer.models import (
     BayesByBackpropNet,
     DeepEnsemble,
@@ -17,6 +16,7 @@ from softmax_ood.studies.ulmer.models import (
 )
 from softmax_ood.studies.ulmer.scaling import scale_inputs
 from softmax_ood.studies.ulmer.softmax_note import naive_softmax
+from softmax_ood.studies.ulmer.uncertainty import METRICS
 
 X = torch.tensor([[2.0]])  # hidden = relu(2) = 2, logits (2s, -2s) for output weights (s, -s)
 P4 = 1.0 / (1.0 + math.exp(-4.0))  # softmax([2, -2])[0]

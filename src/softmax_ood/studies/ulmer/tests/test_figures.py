@@ -6,7 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from softmax_ood.studies.ulmer.figures import fig1_heatmaps, scaling_figure, softmax_note_figure
+from softmax_ood.studies.ulmer.figures import (
+    directions_figure,
+    fig1_heatmaps,
+    scaling_figure,
+    softmax_note_figure,
+)
 from softmax_ood.studies.ulmer.softmax_note import sharpness_table
 
 
@@ -57,6 +62,11 @@ def _draw(name: str, path) -> None:
         fig1_heatmaps(_grid_frame(), path, data=data, panel_size=1.2)
     elif name == "scaling":
         scaling_figure(_scaling_frame(), path, "toy", panel_size=(2.0, 1.2))
+    elif name == "directions":
+        from softmax_ood.studies.ulmer.tests.controls import build_frames
+
+        config = {"seeds": [0, 1, 2], "ulmer": {"kinds": ["single", "bbb"]}}
+        directions_figure(build_frames(config)[2], path, level=0.99, height=1.5)
     else:
         softmax_note_figure(
             sharpness_table({"z": [2.0, 1.0, 0.5]}, alphas=[0.1, 1.0, 10.0]), path, size=(4.0, 1.6)
@@ -64,7 +74,7 @@ def _draw(name: str, path) -> None:
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
-@pytest.mark.parametrize("name", ["fig1", "scaling", "note"])
+@pytest.mark.parametrize("name", ["fig1", "scaling", "directions", "note"])
 def test_figures_are_reproducible(tmp_path, name, suffix):
     first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
     _draw(name, first)
@@ -76,3 +86,14 @@ def test_figures_are_reproducible(tmp_path, name, suffix):
 def test_fig1_rejects_unknown_metric(tmp_path):
     with pytest.raises(ValueError, match="no rows"):
         fig1_heatmaps(_grid_frame(), tmp_path / "x.png", metric="max_prob")
+
+
+def test_figures_stay_within_the_report_width(tmp_path):
+    from PIL import Image
+
+    from softmax_ood.analysis.style import DPI, REPORT_WIDTH_IN
+
+    for name in ("fig1", "scaling", "directions", "note"):
+        _draw(name, tmp_path / f"{name}.png")
+        with Image.open(tmp_path / f"{name}.png") as im:
+            assert im.size[0] <= REPORT_WIDTH_IN * DPI + 1, name

@@ -163,3 +163,43 @@ def test_minibatch_training_is_deterministic(toy):
     a = train_model("bbb", x, y, SMALL, opt, seed=2)
     b = train_model("bbb", x, y, SMALL, opt, seed=2)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+
+
+def test_side_by_side_ensemble_members_train_as_if_alone(toy):
+    """Stacked training: each member's weights equal those it gets when trained alone."""
+    from softmax_ood.studies.ulmer.models import SingleNet, _fit_members
+
+    x, y = (torch.as_tensor(a) for a in toy)
+    x = x.to(torch.float32)
+
+    def members(seeds):
+        out = []
+        for s in seeds:
+            torch.manual_seed(s)
+            out.append(SingleNet(2, 3, (8,)))
+        return out
+
+    cfg = optim(epochs=3, batch_size=32)
+    both = members([11, 12])
+    _fit_members(both, x, y, cfg, [11, 12])
+    alone = members([12])
+    _fit_members(alone, x, y, cfg, [12])
+    for a, b in zip(both[1].parameters(), alone[0].parameters(), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_gaussian_control_tends_to_its_output_bias_far_out(toy):
+    """The control's last hidden units exp(-t^2) vanish along a ray: logits -> output bias."""
+    model = train_model("control", *toy, model_cfg(hidden=(8, 8)), optim(epochs=5), seed=0)
+    x = torch.tensor([[1.0, 0.5]], dtype=torch.float64) * 1e4
+    net = model.to(torch.float64)
+    with torch.no_grad():
+        z = net.sample_logits(x)[0, 0]
+    torch.testing.assert_close(z, net.net.out.bias.detach(), rtol=0, atol=1e-9)
+    relu = train_model("single", *toy, model_cfg(hidden=(8, 8)), optim(epochs=5), seed=0)
+    relu = relu.to(torch.float64)
+    with torch.no_grad():
+        z1, z2, z4 = (relu.sample_logits(x * k)[0, 0] for k in (1.0, 2.0, 4.0))
+    # the ReLU network's logits keep growing, linearly along the ray
+    assert float((z2 - z1).abs().max()) > 10.0
+    torch.testing.assert_close(z4 - z2, 2 * (z2 - z1), rtol=1e-9, atol=1e-6)

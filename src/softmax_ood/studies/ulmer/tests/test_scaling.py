@@ -7,7 +7,6 @@ import pytest
 import torch
 
 from softmax_ood.studies.ulmer.data import synthetic_2d
-from softmax_ood.studies.ulmer.metrics import METRICS, gradient_norm
 from softmax_ood.studies.ulmer.models import KINDS, train_model
 from softmax_ood.studies.ulmer.scaling import (
     grid_heatmap,
@@ -16,6 +15,7 @@ from softmax_ood.studies.ulmer.scaling import (
     scaling_experiment,
 )
 from softmax_ood.studies.ulmer.tests.helpers import BLOBS, model_cfg, optim
+from softmax_ood.studies.ulmer.uncertainty import METRICS, gradient_norm
 
 CFG = model_cfg(k_samples=5)
 OPT = optim(epochs=100)

@@ -4,7 +4,6 @@ study needs no core run, one (dataset, seed) job gives the documented frames, de
 from __future__ import annotations
 
 import copy
-import re
 from pathlib import Path
 
 import jsonschema
@@ -18,21 +17,15 @@ from softmax_ood.studies.ulmer.experiment import run_seed
 HERE = Path(__file__).resolve().parents[1]
 
 
-def _default_section() -> dict:
-    """The ``ulmer:`` section of config/default.yaml, or (before it is applied) the snippet in
-    INTEGRATION.md."""
-    default = HERE.parents[3] / "config" / "default.yaml"
-    cfg = yaml.safe_load(default.read_text()) if default.is_file() else {}
-    if "ulmer" in cfg:
-        return cfg["ulmer"]
-    text = (HERE / "INTEGRATION.md").read_text()
-    block = re.search(r"```yaml\n# config/default\.yaml.*?\n(ulmer:\n.*?)```", text, re.S)
-    return yaml.safe_load(block.group(1))["ulmer"]
+def _default_config() -> dict:
+    """The ``data`` and ``ulmer:`` sections of config/default.yaml."""
+    cfg = yaml.safe_load((HERE.parents[3] / "config" / "default.yaml").read_text())
+    return {"data": cfg["data"], "ulmer": cfg["ulmer"]}
 
 
 @pytest.fixture(scope="module")
 def config():
-    return {"seeds": [0, 1, 2, 3, 4], "ulmer": _default_section()}
+    return {"seeds": [0, 1, 2, 3, 4], **_default_config()}
 
 
 def test_default_section_validates_and_checks(config):
@@ -43,7 +36,10 @@ def test_default_section_validates_and_checks(config):
     assert config["ulmer"]["scaling"]["max_exponent"] >= 4
     assert len(study.spec(config)["seeds"]) >= 5
     targets = study.targets(config)
-    assert "reports/ulmer.html" in targets and "results/ulmer/claims.md" in targets
+    base = f"results/ulmer/{config['data']['dataset']}"
+    assert "reports/ulmer.html" in targets and f"{base}/claims.md" in targets
+    assert all(t.startswith(f"{base}/") or t.startswith("reports/") for t in targets)
+    assert f"{base}/tables/kstability_breast_cancer.md" in targets
 
 
 @pytest.mark.parametrize(
@@ -73,6 +69,7 @@ def _tiny(section: dict) -> dict:
     s["train"].update(epochs=3)
     s["scaling"].update(n_alphas=3, n_points=4)
     s["grid"].update(n=4)
+    s["directions"].update(n_random=2)
     return s
 
 
@@ -80,15 +77,28 @@ def test_run_seed_frames_and_determinism(config):
     spec = _tiny(config["ulmer"])
     a = run_seed("synthetic", spec, 1, grid=True)
     b = run_seed("synthetic", spec, 1, grid=True)
-    assert set(a) == {"fit", "scaling", "grid", "train_points"}
+    assert set(a) == {"fit", "scaling", "directions", "grid", "train_points"}
     for name in a:
         pd_a, pd_b = a[name], b[name]
         assert pd_a.equals(pd_b), name
-    assert len(a["fit"]) == len(spec["kinds"])
+    n_models = len(spec["kinds"]) + 1  # and the control
+    assert len(a["fit"]) == n_models and "control" in set(a["fit"]["kind"])
+    assert (a["fit"]["train_loss"] > 0).all() and (a["fit"]["ocs_loss"] > 0).all()
     assert a["scaling"]["alpha"].max() == pytest.approx(10.0 ** spec["scaling"]["max_exponent"])
-    assert len(a["grid"]) == 4 * 4 * 4 * len(spec["kinds"])  # n^2 points x 4 metrics x models
+    assert len(a["grid"]) == 4 * 4 * 4 * n_models  # n^2 points x 4 metrics x models
+    d = a["directions"]
+    # 2 axes + 2 random directions; stochastic kinds at K and 2K, deterministic ones at K only
+    assert sorted(d["direction"].unique()) == ["r0", "r1", "x1", "x2"]
+    assert d[d["kind"] == "bbb"]["k"].tolist()[:2] == [2, 4]
+    assert d[d["kind"] == "ensemble"]["k"].unique().tolist() == [2, 4]
+    assert set(d[d["kind"] == "single"]["k_role"]) == {"K"}
+    # the blobs' x1 axis is parallel to the class-1/class-2 boundary (20 points per class here)
+    cos = d.drop_duplicates("direction").set_index("direction")["min_cos"]
+    assert cos["x1"] < 0.15 < cos["x2"]
+    assert d[d["direction"] == "x1"]["paper_direction"].all()
     bc = run_seed("breast_cancer", spec, 0, grid=False)
-    assert set(bc) == {"fit", "scaling"}
+    assert set(bc) == {"fit", "scaling", "directions"}
+    assert bc["directions"]["direction"].nunique() == 30 + 2
     assert bc["fit"]["feature"].iloc[0] == "worst perimeter"  # most monotonic on the train rows
 
 
@@ -97,3 +107,20 @@ def test_run_spec_gives_each_job_only_what_it_reads(config):
     syn = study.run_spec(config, "synthetic")
     assert list(bc["datasets"]) == ["breast_cancer"] and "grid" not in bc
     assert list(syn["datasets"]) == ["synthetic"] and set(syn["grid"]) == {"extent", "n"}
+
+
+def test_the_default_blobs_label_x1_degenerate(config):
+    from softmax_ood.studies.ulmer.experiment import load_dataset
+    from softmax_ood.studies.ulmer.scaling import direction_set
+
+    s = config["ulmer"]
+    split = load_dataset("synthetic", s["datasets"]["synthetic"])
+    dirs = direction_set(
+        split.x_train, split.y_train, split.feature_names, n_random=3, seed=0, degenerate_cos=0.05
+    )
+    assert [(d.name, d.type, d.degenerate) for d in dirs[:2]] == [
+        ("x1", "axis", True),
+        ("x2", "axis", False),
+    ]
+    assert [d.name for d in dirs[2:]] == ["r0", "r1", "r2"]
+    assert all(abs(float(d.vector @ d.vector) - 1.0) < 1e-12 for d in dirs)

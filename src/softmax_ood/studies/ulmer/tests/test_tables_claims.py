@@ -6,110 +6,128 @@ import math
 
 import pandas as pd
 import pytest
+import yaml
 
-from softmax_ood.studies.ulmer.claims import evaluate_ulmer_claims
+from softmax_ood.studies.ulmer import study
+from softmax_ood.studies.ulmer.claims import certainty_per_seed, k_stability
 from softmax_ood.studies.ulmer.tables import (
     decade_alphas,
+    directions_table,
     fit_table,
+    kstability_table,
+    render_directions,
+    render_kstability,
     render_scaling,
     scaling_table,
 )
+from softmax_ood.studies.ulmer.tests.controls import build_frames, table
 
-SPEC = {"confident": 0.99, "certain_share": 0.9, "grad_ratio": 0.01}
-LABELS = {"single": "single network", "ensemble": "deep ensemble"}
+ROOT = study.HERE.parents[3]
 
 
-def _fit(acc_single=(0.9, 0.8), chance=0.5):
-    rows = []
-    for kind, accs in (("single", acc_single), ("ensemble", (0.95, 0.85))):
-        for seed, acc in enumerate(accs):
-            rows.append(
-                {
-                    "dataset": "toy",
-                    "model": LABELS[kind],
-                    "kind": kind,
-                    "seed": seed,
-                    "accuracy": acc,
-                    "chance": chance,
-                    "feature": "x1",
-                    "monotonicity": 0.7,
-                }
-            )
-    return pd.DataFrame(rows)
+@pytest.fixture(scope="module")
+def config():
+    cfg = yaml.safe_load((ROOT / "config" / "default.yaml").read_text())
+    return {"seeds": [0, 1, 2, 3, 4], "data": cfg["data"], "ulmer": cfg["ulmer"]}
 
 
 def _scaling():
     rows = []
-    for kind in ("single", "ensemble"):
+    for kind, label in (("single", "single network"), ("ensemble", "deep ensemble")):
         for seed in (0, 1):
-            for alpha, share in (
-                (1.0, 0.5),
-                (10.0, 0.8),
-                (100.0, 1.0 if kind == "single" else 0.6),
-            ):
-                for metric in ("max_prob", "class_variance"):
-                    grad = {1.0: 0.2, 10.0: 0.1, 100.0: 0.001 if seed == 0 else 0.0}[alpha]
-                    if kind == "single" and metric == "class_variance":
-                        grad = 0.0
-                    rows.append(
-                        {
-                            "dataset": "toy",
-                            "model": LABELS[kind],
-                            "kind": kind,
-                            "seed": seed,
-                            "alpha": alpha,
-                            "metric": metric,
-                            "value": 0.5 + seed,
-                            "grad_norm": grad,
-                            "share_confident": share,
-                            "max_abs_logit": 1e4,
-                            "naive_nan_share": 1.0,
-                            "n_points": 10,
-                        }
-                    )
+            for alpha in (1.0, 3.16, 10.0, 100.0):
+                rows.append(
+                    {
+                        "dataset": "toy",
+                        "model": label,
+                        "kind": kind,
+                        "seed": seed,
+                        "alpha": alpha,
+                        "metric": "max_prob",
+                        "value": 0.5 + seed,
+                        "grad_norm": 0.001 if seed == 0 else 0.0,
+                        "share_confident": 1.0,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-def test_fit_table_mean_std_in_percent():
-    t = fit_table(_fit()).set_index("model")
-    assert t.loc["single network", "accuracy_mean"] == pytest.approx(85.0)
-    assert t.loc["single network", "accuracy_std"] == pytest.approx(math.sqrt(50.0))
-    assert t.loc["deep ensemble", "chance_mean"] == pytest.approx(50.0)
-    assert int(t.loc["deep ensemble", "n_seeds"]) == 2
+def test_fit_table_mean_std_in_percent(config):
+    fit, _, _ = build_frames(config)
+    t = fit_table(fit[fit["dataset"] == "synthetic"]).set_index("model")
+    assert t.loc["bbb", "accuracy_mean"] == pytest.approx(90.0)
+    assert t.loc["bbb", "chance_mean"] == pytest.approx(40.0)
+    # train loss 0.1 + (i - 2) * 0.001 over an OCS loss of 1
+    assert t.loc["bbb", "loss_ratio_mean"] == pytest.approx(0.1)
+    assert t.loc["bbb", "loss_ratio_std"] == pytest.approx(math.sqrt(2.5) * 0.001)
+    assert int(t.loc["control", "n_seeds"]) == 5
 
 
 def test_scaling_table_keeps_the_decades():
     assert decade_alphas([1.0, 3.16, 10.0, 31.6, 100.0]) == [1.0, 10.0, 100.0]
     t = scaling_table(_scaling())
-    row = t[(t["model"] == "deep ensemble") & (t["metric"] == "max_prob") & (t["alpha"] == 100.0)]
+    assert sorted(t["alpha"].unique()) == [1.0, 10.0, 100.0]
+    row = t[(t["model"] == "deep ensemble") & (t["alpha"] == 100.0)]
     assert row["grad_norm_mean"].item() == pytest.approx(0.0005)
     assert row["value_mean"].item() == pytest.approx(1.0)  # seeds 0.5 and 1.5
     assert "0.0005 ±" in render_scaling(t, "toy")
 
 
-def test_claims_hand_checked():
-    c = evaluate_ulmer_claims(_fit(), _scaling(), SPEC).set_index("claim_id")
-    assert list(c.index[:1]) == ["P-toy"] and c.loc["P-toy", "kind"] == "premise"
-    assert c.loc["P-toy", "value"] == pytest.approx(0.85 - 0.5)
-    assert c.loc["S-toy-single", "holds"] and c.loc["S-toy-single", "value"] == 1.0
-    assert not c.loc["S-toy-ensemble", "holds"]
-    assert c.loc["S-toy-ensemble", "value"] == pytest.approx(0.6)
-    # max prob: both models 0.2 -> mean(0.001, 0) = 0.0005: ratio 0.0025 < 0.01
-    assert c.loc["G-toy-max_prob", "value"] == pytest.approx(0.0025)
-    assert c.loc["G-toy-max_prob", "holds"]
-    # class variance: the single network (identically 0) is left out, said in the detail
-    assert c.loc["G-toy-class_variance", "value"] == pytest.approx(0.0025)
-    assert "identically 0" in c.loc["G-toy-class_variance", "detail"]
+def test_certainty_leaves_the_degenerate_direction_out(config):
+    _, _, d = build_frames(config)
+    stat = certainty_per_seed(d, "synthetic", "bbb")
+    # the degenerate axis holds 0.3 everywhere; only the random direction counts
+    assert stat.tolist() == pytest.approx([0.9995 + (i - 2) * 0.0001 for i in range(5)])
+    a, b, norm, margin = k_stability(d, "synthetic", "bbb", 0.005)
+    assert (norm == 0).all() and margin == 0.005  # seed std 1.6e-4 < k_floor
 
 
-def test_failed_premise_means_cannot_test():
-    c = evaluate_ulmer_claims(_fit(acc_single=(0.4, 0.5), chance=0.6), _scaling(), SPEC)
-    c = c.set_index("claim_id")
-    assert not c.loc["P-toy", "holds"]
-    assert c.loc["S-toy-single", "verdict"] == "cannot test: premise P-toy does not hold"
-    assert c.loc["G-toy-max_prob", "verdict"].startswith("cannot test")
+def test_k_stability_table_and_directions_table(config):
+    _, _, d = build_frames(config, shift_2k=-0.05, only="K-synthetic-ensemble")
+    k = kstability_table(d, 0.005).set_index(["dataset", "kind"])
+    row = k.loc[("synthetic", "ensemble")]
+    assert (row["K"], row["2K"]) == (10, 20)
+    assert row["change_mean"] == pytest.approx(-0.05)
+    assert not row["within_spread"] and k.loc[("synthetic", "bbb"), "within_spread"]
+    assert "**no**" in render_kstability(k.reset_index(), "toy")
+    t = directions_table(d)
+    x1 = t[(t["direction"] == "x1") & (t["dataset"] == "synthetic")]
+    assert x1["degenerate"].all() and len(x1) == 5  # 4 kinds + the control
+    assert "**degenerate**" in render_directions(t, "toy")
 
 
-def test_missing_dataset_is_one_sentence():
-    with pytest.raises(ValueError, match="no rows for dataset 'toy'"):
-        evaluate_ulmer_claims(_fit(), _scaling().assign(dataset="other"), SPEC)
+def test_claims_hand_checked(config):
+    c = table(config).set_index("claim_id")
+    assert list(c["kind"].iloc[:2]) == ["premise", "premise"]
+    assert c.loc["F-synthetic", "value"] == pytest.approx(0.1)
+    assert c.loc["C-synthetic-bbb", "value"] == pytest.approx(0.9995)
+    assert c.loc["C-synthetic-bbb", "verdict"] == "holds" and c.loc["C-synthetic-bbb", "n"] == 5
+    assert c.loc["C-synthetic-bbb", "power"] == pytest.approx(1.0)
+    assert c.loc["S-synthetic-single", "kind"] == "sanity"
+    assert not c.loc["S-synthetic-single", "supports"]
+    assert c.loc["G-breast_cancer-max_prob", "value"] == pytest.approx(1e-6)
+
+
+def test_control_certain_means_cannot_test(config):
+    c = table(config, control=0.9999, only="N-synthetic").set_index("claim_id")
+    assert c.loc["N-synthetic", "verdict"] == "does not hold"
+    assert c.loc["C-synthetic-mc_dropout", "verdict"] == (
+        "cannot test: premise N-synthetic does not hold"
+    )
+    assert c.loc["C-breast_cancer-mc_dropout", "verdict"] == "holds"
+
+
+def test_k_moving_means_cannot_test(config):
+    c = table(config, shift_2k=-0.05, only="K-breast_cancer-bbb").set_index("claim_id")
+    assert c.loc["K-breast_cancer-bbb", "verdict"] == "does not hold"
+    assert c.loc["C-breast_cancer-bbb", "verdict"].startswith("cannot test: premise K-")
+
+
+def test_missing_dataset_is_one_sentence(config):
+    fit, scaling, d = build_frames(config)
+    with pytest.raises(ValueError, match="no rows for dataset 'synthetic'"):
+        from softmax_ood.studies.ulmer.claims import evaluate_ulmer_claims
+
+        evaluate_ulmer_claims(
+            fit, scaling[scaling["dataset"] != "synthetic"], d, study.claims_spec(config)
+        )

@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from softmax_ood.studies.ulmer.metrics import (
+from softmax_ood.studies.ulmer.models import DeepEnsemble, SingleNet
+from softmax_ood.studies.ulmer.uncertainty import (
     METRICS,
     all_metrics,
     class_variance,
@@ -19,7 +20,6 @@ from softmax_ood.studies.ulmer.metrics import (
     mutual_information,
     predictive_entropy,
 )
-from softmax_ood.studies.ulmer.models import DeepEnsemble, SingleNet
 
 
 def _lp(probs) -> torch.Tensor:

@@ -1,0 +1,140 @@
+"""Control frames of the Ulmer & Cinà claims (the study contract, ``tests/test_study_contract.py``):
+for every claim id one hand-built set of per-seed frames where it must hold and one where it
+must not, judged by the study's real :func:`~softmax_ood.studies.ulmer.claims.evaluate_ulmer_claims`.
+
+The frames are tiny and explicit: per dataset two directions (a degenerate axis whose values would
+break every certainty row if it were not left out, and one random direction), every model kind
+and the control, the configured seeds with a small per-seed jitter (so the t-tests see a spread).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pandas as pd
+
+from softmax_ood.studies.ulmer import study
+from softmax_ood.studies.ulmer.claims import STOCHASTIC, evaluate_ulmer_claims
+
+_METRICS = ("max_prob", "class_variance", "predictive_entropy", "mutual_information")
+_KIND_K = {"mc_dropout": 100, "bbb": 100, "ensemble": 10}
+
+
+def _jitter(seed_index: int, scale: float) -> float:
+    return (seed_index - 2) * scale
+
+
+def build_frames(
+    config: dict,
+    *,
+    loss_ratio: float = 0.1,
+    control: float = 0.6,
+    stat: float = 0.9995,
+    shift_2k: float = 0.0,
+    single: float = 0.9999,
+    grad_end: float = 1e-6,
+    only: str | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``(fit, scaling, directions)`` frames for every dataset of the study where every premise,
+    claim and sanity row holds by default; a keyword moves one statistic (for the row ``only``
+    names, e.g. ``"C-synthetic-bbb"``, or for every row of its kind when ``only`` is None)."""
+    seeds = study.seeds(config)
+    kinds = list(study.spec(config)["kinds"])
+
+    def applies(cid: str) -> bool:
+        return only is None or only == cid
+
+    fit, scaling, directions = [], [], []
+    for ds in study.DATASETS:
+        for i, seed in enumerate(seeds):
+            for kind in [*kinds, "control"]:
+                ratio = loss_ratio if applies(f"F-{ds}") else 0.1
+                fit.append(
+                    {
+                        "dataset": ds,
+                        "model": kind,
+                        "kind": kind,
+                        "seed": seed,
+                        "accuracy": 0.9,
+                        "chance": 0.4,
+                        "train_loss": ratio + _jitter(i, 0.001),
+                        "ocs_loss": 1.0,
+                        "feature": "x1",
+                        "monotonicity": 0.5,
+                    }
+                )
+                for alpha in (1.0, 1e4):
+                    for metric in _METRICS:
+                        end = grad_end if applies(f"G-{ds}-{metric}") else 1e-6
+                        scaling.append(
+                            {
+                                "dataset": ds,
+                                "model": kind,
+                                "kind": kind,
+                                "seed": seed,
+                                "alpha": alpha,
+                                "metric": metric,
+                                "grad_norm": 1.0 if alpha == 1.0 else end,
+                            }
+                        )
+                if kind == "control":
+                    value = control if applies(f"N-{ds}") else 0.6
+                elif kind == "single":
+                    value = single if applies(f"S-{ds}-single") else 0.9999
+                else:
+                    value = stat if applies(f"C-{ds}-{kind}") else 0.9995
+                value += _jitter(i, 0.0001)
+                roles = [("K", 0.0)]
+                if kind in STOCHASTIC:
+                    roles.append(("2K", shift_2k if applies(f"K-{ds}-{kind}") else 0.0))
+                for direction, degenerate in (("x1", True), ("r0", False)):
+                    for role, shift in roles:
+                        k = _KIND_K.get(kind, 1) * (2 if role == "2K" else 1)
+                        directions.append(
+                            {
+                                "dataset": ds,
+                                "model": kind,
+                                "kind": kind,
+                                "seed": seed,
+                                "direction": direction,
+                                "direction_type": "axis" if degenerate else "random",
+                                "degenerate": degenerate,
+                                "min_cos": 0.0 if degenerate else 0.5,
+                                "k_role": role,
+                                "k": k,
+                                "alpha": 1e4,
+                                # the degenerate axis would sink every certainty row if counted
+                                "mean_max_prob": 0.3 if degenerate else value + shift,
+                                "vote_share": 0.5 if degenerate else 1.0,
+                                "share_certain": 0.0 if degenerate else 1.0,
+                                "n_points": 10,
+                            }
+                        )
+    return pd.DataFrame(fit), pd.DataFrame(scaling), pd.DataFrame(directions)
+
+
+def table(config: dict, **kw) -> pd.DataFrame:
+    """The claims table of :func:`build_frames` under the config's claim settings."""
+    fit, scaling, directions = build_frames(config, **kw)
+    return evaluate_ulmer_claims(fit, scaling, directions, study.claims_spec(config))
+
+
+#: per claim prefix: the keyword that breaks it and its breaking value
+_BREAK = {
+    "F": ("loss_ratio", 0.9),  # the worst model is near its constant solution
+    "N": ("control", 0.9999),  # the control is certain too: the test could not fail
+    "K": ("shift_2k", -0.05),  # the statistic drops by 0.05 when K doubles
+    "C": ("stat", 0.95),  # the averaged model is not certain far out
+    "S": ("single", 0.9),  # a single network not saturated
+    "G": ("grad_end", 0.5),  # the gradient halves only
+}
+
+
+def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
+    """``(claim_id, expected_holds, claims_table)`` for every claim id: all rows hold on the
+    default frames; each id's statistic moved past its threshold makes it fail."""
+    holding = table(config)
+    for spec in study.claim_specs(config):
+        yield spec.id, True, holding
+        key, value = _BREAK[spec.id.split("-")[0]]
+        yield spec.id, False, table(config, only=spec.id, **{key: value})
