@@ -30,7 +30,7 @@ def test_fitted_holds_for_a_trained_model_and_fails_near_the_constant():
     assert _premise(good)["verdict"] == "holds"
     # the reward model of the review: training MSE 2.1-2.9 against 3.33 for its OCS
     bad = fitted(pd.Series([2.1, 2.9, 2.5], index=[0, 1, 2]), 3.33, what="reward")
-    assert _premise(bad)["verdict"] == "does not hold"
+    assert _premise(bad)["verdict"].startswith("does not hold")
     per_seed_ocs = fitted(pd.Series([1.0, 2.0]), pd.Series([4.0, 4.0]))
     assert per_seed_ocs.samples == (0.25, 0.5)
     assert math.isnan(fitted(pd.Series([1.0]), 0.0).value)

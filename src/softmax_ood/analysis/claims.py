@@ -25,9 +25,10 @@ the samples against the threshold in the claim's direction; or it carries its ow
 Power: where the spec gives the paper's ``effect`` (in the statistic's units, measured from the
 threshold), the engine reports the power of the test to detect that effect at the measured spread
 and sample count (noncentral t; Fisher z for a rank correlation). A claim that is not significant
-reads "too few seeds to tell (power P)" when that power is below :data:`POWER_TARGET`, and
-"does not hold" only when the test had the power to see the paper's effect (or the paper gives no
-effect size: then the power column is n/a).
+reads "too few seeds to tell (power P)" when that power is below :data:`POWER_TARGET` and the
+opposite one-sided test is not significant either; it reads "does not hold" when the test had the
+power to see the paper's effect, when the paper gives no effect size (the power column is n/a),
+or when the data are significantly on the other side (whatever the power).
 
 A claim whose premise (``requires``) does not hold gets ``cannot test: premise X does not hold``;
 an undefined statistic (NaN) gets ``cannot test: the statistic is undefined``. ``all_of``: a
@@ -257,6 +258,14 @@ def _test(spec: ClaimSpec, m: Measurement, alpha: float) -> tuple[float, float]:
     return p, power
 
 
+def _opposite_p(spec: ClaimSpec, m: Measurement, p: float) -> float:
+    """p of the one-sided test in the opposite direction (the claim is false)."""
+    if m.samples:
+        flip = {">": "<", ">=": "<", "<": ">", "<=": ">"}[spec.direction]
+        return one_sided_t(m.samples, spec.threshold, flip)
+    return 1.0 - p if m.method == "spearman" and not math.isnan(p) else math.nan
+
+
 def evaluate_claims(
     paper: str,
     specs: Iterable[ClaimSpec],
@@ -308,10 +317,16 @@ def evaluate_claims(
             return verdict[cid]
         ok = side and p < alpha
         parts_ok = all(decide(part, (*stack, cid))[0] for part in s.all_of)
+        opposite = _opposite_p(s, m, p)
         if ok and parts_ok:
             verdict[cid] = (True, "holds")
         elif ok:
             verdict[cid] = (False, "does not hold (a part it needs does not hold)")
+        elif opposite < alpha:  # the data speak against the claim, whatever the power
+            verdict[cid] = (
+                False,
+                f"does not hold (the opposite is significant, p = {opposite:.2g})",
+            )
         elif not math.isnan(power) and power < POWER_TARGET:
             verdict[cid] = (False, f"too few seeds to tell (power {power:.2f})")
         else:

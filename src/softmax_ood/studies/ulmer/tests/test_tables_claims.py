@@ -110,7 +110,7 @@ def test_claims_hand_checked(config):
 
 def test_control_certain_means_cannot_test(config):
     c = table(config, control=0.9999, only="N-synthetic").set_index("claim_id")
-    assert c.loc["N-synthetic", "verdict"] == "does not hold"
+    assert c.loc["N-synthetic", "verdict"].startswith("does not hold")
     assert c.loc["C-synthetic-mc_dropout", "verdict"] == (
         "cannot test: premise N-synthetic does not hold"
     )
@@ -119,7 +119,7 @@ def test_control_certain_means_cannot_test(config):
 
 def test_k_moving_means_cannot_test(config):
     c = table(config, shift_2k=-0.05, only="K-breast_cancer-bbb").set_index("claim_id")
-    assert c.loc["K-breast_cancer-bbb", "verdict"] == "does not hold"
+    assert c.loc["K-breast_cancer-bbb", "verdict"].startswith("does not hold")
     assert c.loc["C-breast_cancer-bbb", "verdict"].startswith("cannot test: premise K-")
 
 
