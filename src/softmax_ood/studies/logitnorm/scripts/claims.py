@@ -15,9 +15,11 @@ from softmax_ood.studies.logitnorm.claims import evaluate_logitnorm_claims
 
 def main():
     spec = snakemake.params.spec
-    inputs = {k: snakemake.input[k] for k in ("runs", "ood", "curves")}
+    inputs = {k: snakemake.input[k] for k in ("runs", "ood", "curves", "samples", "floor")}
     f = {k: pd.read_parquet(p) for k, p in inputs.items()}
-    claims = evaluate_logitnorm_claims(f["runs"], f["ood"], f["curves"], spec)
+    claims = evaluate_logitnorm_claims(
+        f["runs"], f["ood"], f["curves"], f["samples"], f["floor"], spec
+    )
     prov = provenance_record(
         inputs=inputs, config=spec, seeds=spec["seeds"], extra={"rule": snakemake.rule}
     )

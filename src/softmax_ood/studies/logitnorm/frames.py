@@ -1,0 +1,48 @@
+"""The study's own additions to the aggregated frames: per-image MSP at full precision and
+the ``trivial`` mark of each OOD set (from :mod:`.floor`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...runs import parse_run_dir
+
+__all__ = ["full_precision_samples", "mark_trivial"]
+
+
+def full_precision_samples(paths: list[str], main_arch: str) -> pd.DataFrame:
+    """Per-image MSP (float64, as evaluated) of every main-architecture run, one row per image
+    in the order of the prepared arrays (``set`` ``"id"``: the ID test images)."""
+    parts = []
+    for path in paths:
+        dataset, recipe, arch, loss, seed = parse_run_dir(path)
+        if arch != main_arch:
+            continue
+        f = pd.read_parquet(path)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "recipe": recipe,
+                    "arch": arch,
+                    "loss": loss,
+                    "seed": int(seed),
+                    "set": f["set"].astype(str),
+                    "image": f.groupby("set", sort=False).cumcount().astype("int64"),
+                    "score": "msp",
+                    "value": f["value"].astype("float64"),
+                }
+            )
+        )
+    keys = ["recipe", "arch", "loss", "seed", "set", "image"]
+    return (
+        pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
+    )
+
+
+def mark_trivial(ood: pd.DataFrame, floor: pd.DataFrame) -> pd.DataFrame:
+    """``ood`` with a boolean ``trivial`` column: the OOD test sets the pixel floor already
+    solves (validation sets: False; they are tuning data, never averaged)."""
+    trivial = set(floor.loc[floor["trivial"], "ood_set"])
+    out = ood.copy()
+    out["trivial"] = out["ood_set"].isin(trivial) & (out["split"] == "test")
+    return out
