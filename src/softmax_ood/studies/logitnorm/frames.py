@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...metrics import fpr_at_tpr_closest
 from ...runs import parse_run_dir
 
-__all__ = ["full_precision_samples", "mark_trivial"]
+__all__ = ["full_precision_samples", "mark_trivial", "with_reference_fpr"]
 
 
 def full_precision_samples(paths: list[str], main_arch: str) -> pd.DataFrame:
@@ -46,3 +47,22 @@ def mark_trivial(ood: pd.DataFrame, floor: pd.DataFrame) -> pd.DataFrame:
     out = ood.copy()
     out["trivial"] = out["ood_set"].isin(trivial) & (out["split"] == "test")
     return out
+
+
+def with_reference_fpr(ood: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
+    """``ood`` with a column ``fpr95_ref``: the MSP FPR95 (fraction) in the reference code's
+    convention (operating point closest to 95 % TPR, :func:`~softmax_ood.metrics.fpr_at_tpr_closest`)
+    for every test row with per-image scores (main architecture, MSP); NaN elsewhere."""
+    keys = ["recipe", "arch", "loss", "seed"]
+    ref = []
+    for key, g in samples.groupby(keys, sort=True):
+        by_set = {s: v["value"].to_numpy() for s, v in g.groupby("set", sort=False)}
+        for name, values in by_set.items():
+            if name != "id":
+                ref.append(
+                    dict(zip(keys, key, strict=True))
+                    | {"ood_set": name, "fpr95_ref": fpr_at_tpr_closest(by_set["id"], values)}
+                )
+    ref = pd.DataFrame(ref).assign(score="msp", split="test")
+    out = ood.merge(ref, on=[*keys, "ood_set", "score", "split"], how="left")
+    return out[[*ood.columns, "fpr95_ref"]]

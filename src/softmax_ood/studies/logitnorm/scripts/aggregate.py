@@ -10,7 +10,11 @@ from softmax_ood.analysis.aggregate import aggregate_runs
 from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.logitnorm.floor import floor_frame, load_images
-from softmax_ood.studies.logitnorm.frames import full_precision_samples, mark_trivial
+from softmax_ood.studies.logitnorm.frames import (
+    full_precision_samples,
+    mark_trivial,
+    with_reference_fpr,
+)
 
 
 def main():
@@ -25,7 +29,9 @@ def main():
     frames["samples"] = full_precision_samples(list(inp.samples), spec["main_arch"])
     sets = sorted(set(frames["samples"]["set"]) - {"id"})
     frames["floor"] = floor_frame(frames["samples"], load_images(inp.data, sets), spec)
-    frames["ood"] = mark_trivial(frames["ood"], frames["floor"])
+    frames["ood"] = with_reference_fpr(
+        mark_trivial(frames["ood"], frames["floor"]), frames["samples"]
+    )
     inputs = {"data": inp.data}
     inputs.update({f"summary:{p}": p for p in inp.summaries})
     prov = provenance_record(
