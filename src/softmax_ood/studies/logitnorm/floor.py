@@ -3,11 +3,13 @@
 For every OOD test set the shared floor (:func:`softmax_ood.analysis.premises.pixel_floor`: the
 best of lit-pixel count, mean intensity, border mass and their Mahalanobis combination, scored
 on the same ID test / OOD split with the ID training images as reference) is compared with the
-CE baseline's MSP FPR95 on the main architecture and headline recipe. The premise "the set is
-not trivial" holds when the floor's FPR95 exceeds CE's, judged with seeds and test images
-(:mod:`.evidence`: per seed ``floor - CE``; on each bootstrap resample the floor is refitted on
-the resampled images, as generous to itself as on the full set). A far set where it does not
-hold is *trivial*: reported, marked, and left out of the headline average.
+CE baseline's MSP FPR95 on the main architecture and headline recipe. A far set whose floor
+FPR95 is at most CE's (seed mean, all test images; :func:`~softmax_ood.analysis.premises.trivial_sets`)
+is *trivial*: reported, marked, and left out of the headline average. The premise row "the set is
+not trivial" asks more: that the floor is worse than CE significantly, judged with seeds and test
+images (:mod:`.evidence`: per seed ``floor - CE``; on each bootstrap resample the floor is refitted
+on the resampled images, as generous to itself as on the full set), so a headline set whose
+premise row does not hold is one the floor nearly solves.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...analysis.premises import pixel_floor
+from ...analysis.premises import pixel_floor, trivial_sets
 from .evidence import Resamples, fpr95_first, msp_arrays, two_stage
 
 __all__ = ["FLOOR_COLUMNS", "floor_frame", "load_images", "resamples_for"]
@@ -120,7 +122,8 @@ def floor_frame(
                 "n": ts.n,
                 "p_value": p,
                 "holds": holds,
-                "trivial": (name not in near) and not holds,
+                "trivial": (name not in near)
+                and bool(trivial_sets({name: full["fpr95"]}, {name: ce_mean})),
                 "per_seed": ", ".join(f"{s}: {v:.2f}" for s, v in ts.per_seed.items()),
             }
         )

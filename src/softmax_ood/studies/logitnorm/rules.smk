@@ -110,6 +110,7 @@ rule logitnorm_claims:
     output:
         claims=f"{LN}/claims.parquet",
         provenance=f"{LN}/claims.prov.json",
+        readme=f"{LN}/readme_block.md",
         markdown=report(
             f"{LN}/claims.md",
             caption="../../../../workflow/report/claims.rst",

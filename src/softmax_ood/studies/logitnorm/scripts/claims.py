@@ -11,6 +11,7 @@ from softmax_ood.analysis.claims import render_claims_markdown
 from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.logitnorm.claims import evaluate_logitnorm_claims
+from softmax_ood.studies.logitnorm.summary import readme_block
 
 
 def main():
@@ -25,6 +26,7 @@ def main():
     )
     write_parquet(claims, snakemake.output.claims, prov)
     write_bytes_atomic(snakemake.output.markdown, render_claims_markdown(claims).encode())
+    write_bytes_atomic(snakemake.output.readme, readme_block(claims, f["floor"]).encode())
 
 
 run_script(main, snakemake.log[0])
