@@ -58,7 +58,6 @@ import numpy as np
 __all__ = [
     "ood_metrics",
     "fpr_at_tpr",
-    "fpr_at_tpr_closest",
     "auroc",
     "aupr_in",
     "aupr_out",
@@ -226,31 +225,6 @@ def fpr_at_tpr(id_scores, ood_scores, tpr: float = 0.95, positive: str = "id") -
     Scores are higher = more ID; ``positive`` selects which class the TPR refers to.
     """
     return ood_metrics(id_scores, ood_scores, positive=positive, tpr=tpr)["fpr95"]
-
-
-def fpr_at_tpr_closest(id_scores, ood_scores, tpr: float = 0.95) -> float:
-    """FPR (ID positive) at the operating point whose TPR is *closest* to ``tpr``: the
-    convention of the Outlier-Exposure / Energy / LogitNorm reference code
-    (``fpr_and_fdr_at_recall``: thresholds at the distinct scores up to full recall, scanned from
-    the lowest to the highest, and ``argmin |recall - tpr|``, the first such point on a tie). It may sit below ``tpr``; see the
-    module docstring. Scores higher = more ID."""
-    tpr = _check_tpr(tpr)
-    s_id = _as_scores(id_scores, "id_scores")
-    s_ood = _as_scores(ood_scores, "ood_scores")
-    scores = np.concatenate([s_id, s_ood])
-    pos = np.concatenate([np.ones(s_id.size), np.zeros(s_ood.size)])
-    order = np.argsort(-scores, kind="mergesort")
-    scores, pos = scores[order], pos[order]
-    last = np.r_[np.flatnonzero(np.diff(scores) != 0), scores.size - 1]
-    tps = np.cumsum(pos)[last]
-    fps = (1 + last) - tps
-    # as the reference: points up to the first one reaching full recall, scanned from there
-    # back to the highest threshold, plus a sentinel (recall 1, fps 0); first argmin wins
-    stop = int(np.searchsorted(tps, tps[-1]))
-    recall = np.r_[(tps / tps[-1])[stop::-1], 1.0]
-    fps = np.r_[fps[stop::-1], 0]
-    cut = int(np.argmin(np.abs(recall - tpr)))
-    return float(fps[cut] / max(s_ood.size, 1))
 
 
 def auroc(id_scores, ood_scores) -> float:

@@ -33,6 +33,7 @@ __all__ = [
     "Resamples",
     "TwoStage",
     "fpr95_first",
+    "fpr_at_tpr_closest",
     "msp_arrays",
     "two_stage",
 ]
@@ -45,6 +46,31 @@ def fpr95_first(id_scores: np.ndarray, ood_scores: np.ndarray, tpr: float = 0.95
     s = np.sort(np.asarray(id_scores, dtype=np.float64))[::-1]
     k = max(1, math.ceil(tpr * len(s) - 1e-9))
     return 100.0 * float(np.mean(np.asarray(ood_scores, dtype=np.float64) >= s[k - 1]))
+
+
+def fpr_at_tpr_closest(id_scores, ood_scores, tpr: float = 0.95) -> float:
+    """FPR (fraction; ID positive, higher = more ID) at the operating point whose TPR is
+    *closest* to ``tpr``: the convention of the Outlier-Exposure / Energy / LogitNorm reference
+    code (``fpr_and_fdr_at_recall``: thresholds at the distinct scores up to full recall, scanned
+    from the lowest to the highest, plus a sentinel point (recall 1, FPR 0), and
+    ``argmin |recall - tpr|``, the first such point on a tie). It may sit below ``tpr``; the
+    pipeline's own convention is :func:`softmax_ood.metrics.fpr_at_tpr` (first point >= ``tpr``)."""
+    s_id = np.asarray(id_scores, dtype=np.float64).ravel()
+    s_ood = np.asarray(ood_scores, dtype=np.float64).ravel()
+    if s_id.size == 0 or s_ood.size == 0 or not (0 < tpr <= 1):
+        raise ValueError("fpr_at_tpr_closest needs ID and OOD scores and a TPR in (0, 1]")
+    scores = np.concatenate([s_id, s_ood])
+    pos = np.concatenate([np.ones(s_id.size), np.zeros(s_ood.size)])
+    order = np.argsort(-scores, kind="mergesort")
+    scores, pos = scores[order], pos[order]
+    last = np.r_[np.flatnonzero(np.diff(scores) != 0), scores.size - 1]
+    tps = np.cumsum(pos)[last]
+    fps = (1 + last) - tps
+    stop = int(np.searchsorted(tps, tps[-1]))
+    recall = np.r_[(tps / tps[-1])[stop::-1], 1.0]
+    fps = np.r_[fps[stop::-1], 0]
+    cut = int(np.argmin(np.abs(recall - tpr)))
+    return float(fps[cut] / s_ood.size)
 
 
 def msp_arrays(samples: pd.DataFrame, recipe: str, arch: str, loss: str, seed: int) -> dict:

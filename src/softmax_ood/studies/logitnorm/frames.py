@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...metrics import fpr_at_tpr_closest
 from ...runs import parse_run_dir
+from .evidence import fpr_at_tpr_closest
 
 __all__ = ["full_precision_samples", "mark_trivial", "with_reference_fpr"]
 
@@ -51,7 +51,7 @@ def mark_trivial(ood: pd.DataFrame, floor: pd.DataFrame) -> pd.DataFrame:
 
 def with_reference_fpr(ood: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
     """``ood`` with a column ``fpr95_ref``: the MSP FPR95 (fraction) in the reference code's
-    convention (operating point closest to 95 % TPR, :func:`~softmax_ood.metrics.fpr_at_tpr_closest`)
+    convention (operating point closest to 95 % TPR, :func:`.evidence.fpr_at_tpr_closest`)
     for every test row with per-image scores (main architecture, MSP); NaN elsewhere."""
     keys = ["recipe", "arch", "loss", "seed"]
     ref = []

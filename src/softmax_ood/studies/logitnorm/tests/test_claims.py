@@ -10,9 +10,14 @@ import yaml
 
 from softmax_ood.analysis.claims import COLUMNS, render_claims_markdown
 from softmax_ood.config import validate_config
-from softmax_ood.metrics import fpr_at_tpr, fpr_at_tpr_closest
+from softmax_ood.metrics import fpr_at_tpr
 from softmax_ood.studies.logitnorm.claims import evaluate_logitnorm_claims
-from softmax_ood.studies.logitnorm.evidence import Resamples, fpr95_first, two_stage
+from softmax_ood.studies.logitnorm.evidence import (
+    Resamples,
+    fpr95_first,
+    fpr_at_tpr_closest,
+    two_stage,
+)
 from softmax_ood.studies.logitnorm.study import claim_specs
 from softmax_ood.studies.logitnorm.study import spec as study_spec
 from softmax_ood.studies.registry import registered_studies
