@@ -213,7 +213,9 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
 
 # --------------------------------------------------------------------------- measurements
 def _headline_sets(ood: pd.DataFrame, spec: dict) -> list[str]:
-    far = far_near(ood, spec)["far"]
+    far = far_near(ood, spec).get("far")
+    if far is None:
+        return []
     return sorted(far.loc[far["split"] == "test", "ood_set"].unique())
 
 
@@ -286,7 +288,7 @@ def measure(
     runs, ood = study_frames(runs, ood, spec)
     curves = one_recipe(curves, spec, "curves")
     parts = far_near(ood, spec)
-    ood_all, far = ood, parts["far"]
+    ood_all, far = ood, parts.get("far", ood.iloc[:0])
     arch, alpha = spec["main_arch"], float(spec["alpha"])
     ce, ln, pen, godin = spec["baseline"], spec["method"], spec["penalty"], spec["godin"]
     seeds = sorted(int(s) for s in spec["seeds"])

@@ -93,7 +93,7 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path, headline=None) -> 
                 far &= d["set"].isin(set(headline))
             ood_v = d.loc[far, "value"].to_numpy(dtype=float)
             near_v = d.loc[d["set"].isin(near), "value"].to_numpy(dtype=float)
-            if id_v.size == 0 or ood_v.size == 0:
+            if id_v.size == 0 or ood_v.size + near_v.size == 0:
                 raise ValueError(f"The samples frame lacks ID or OOD MSP values for loss {loss!r}.")
             ood_sets = sorted(set(d.loc[far, "set"]))
             ax.hist(
@@ -104,14 +104,15 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path, headline=None) -> 
                 color=colors[0],
                 label=f"ID test (n={id_v.size})",
             )
-            ax.hist(
-                ood_v,
-                bins=BINS,
-                density=True,
-                alpha=0.55,
-                color=colors[3],
-                label=f"far OOD (headline), {len(ood_sets)} sets (n={ood_v.size})",
-            )
+            if ood_v.size:
+                ax.hist(
+                    ood_v,
+                    bins=BINS,
+                    density=True,
+                    alpha=0.55,
+                    color=colors[3],
+                    label=f"far OOD (headline), {len(ood_sets)} sets (n={ood_v.size})",
+                )
             if near_v.size:
                 ax.hist(
                     near_v,
@@ -181,7 +182,9 @@ def _fig1(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:
 
 
 def _headline(ood: pd.DataFrame, spec: dict) -> list[str]:
-    far = far_near(ood, spec)["far"]
+    far = far_near(ood, spec).get("far")
+    if far is None:
+        return []
     return sorted(far.loc[far["split"] == "test", "ood_set"].unique())
 
 

@@ -13,14 +13,16 @@ def far_near(ood: pd.DataFrame, spec: dict) -> dict[str, pd.DataFrame]:
     pixel-statistics floor does not solve (the headline), of the near test sets
     (``spec['near_ood']``) and of the far sets it does solve (column ``trivial``, set by
     :func:`.frames.mark_trivial`; reported, never in the headline average). Validation rows
-    (tuning only) go with every part. ``near`` and ``trivial`` are left out when empty."""
+    (tuning only) go with every part. A part without test rows is left out (``far`` too, when
+    the floor solves every far set)."""
     near_sets = set(spec.get("near_ood") or [])
     test = ood["split"] == "test"
     is_near = ood["ood_set"].isin(near_sets) & test
     trivial = ood["trivial"].astype(bool) if "trivial" in ood else pd.Series(False, ood.index)
     is_trivial = trivial & test & ~is_near
     val = ~test
-    out = {"far": ood[~is_near & ~is_trivial]}
+    far = ~is_near & ~is_trivial
+    out = {"far": ood[far]} if (far & test).any() else {}
     if is_near.any():
         out["near"] = ood[is_near | val]
     if is_trivial.any():

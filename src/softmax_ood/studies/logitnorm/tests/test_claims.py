@@ -168,3 +168,20 @@ def test_two_stage_adds_the_test_image_spread():
     assert ts.se_images > 0 and ts.se >= max(ts.se_seed, ts.se_images)
     assert ts.p_value(ts.mean - 100, ">") < 0.05 < ts.p_value(ts.mean, ">") + 0.5
     assert ts.power(1e6, 0.05) == pytest.approx(1.0)
+
+
+def test_far_near_drops_a_far_part_the_floor_solves_entirely():
+    import pandas as pd
+
+    from softmax_ood.studies.logitnorm.shifts import far_near
+
+    ood = pd.DataFrame(
+        {
+            "ood_set": ["a", "b", "near", "gaussian_val"],
+            "split": ["test", "test", "test", "val"],
+            "trivial": [True, True, False, False],
+        }
+    )
+    parts = far_near(ood, {"near_ood": ["near"]})
+    assert "far" not in parts and set(parts) == {"near", "trivial"}
+    assert set(parts["trivial"]["ood_set"]) == {"a", "b", "gaussian_val"}
