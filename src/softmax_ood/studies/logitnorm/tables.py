@@ -294,5 +294,6 @@ PREMISE_LABELS = {
     "ce_fpr95_near": "CE FPR95 near (%)",
     "ln_fpr95_near": "LogitNorm FPR95 near (%)",
     "ce_fpr95_trivial": "CE FPR95 trivial sets (%)",
+    "fpr95_ref": "FPR95 (%), reference code's convention (TPR closest to 95 %)",
     "ln_fpr95_trivial": "LogitNorm FPR95 trivial sets (%)",
 }
