@@ -85,6 +85,14 @@ EMBEDDED_OOD_SETS = {
     "bright ink on dark ground like the digits",
     "gaussian": "Gaussian noise N(0.5, 0.25^2) per pixel, clipped to [0, 1]",
     "uniform": "uniform noise U[0, 1] per pixel",
+    "glyphs": "letters and symbols rendered from the DejaVu fonts shipped with matplotlib, "
+    "size-normalised like the optdigits bitmaps (32x32, full height, centred), then the "
+    "digits' preprocessing; letters that resemble a digit are left out",
+    "textures_ink": "scikit-image CC0 textures (brick, grass, gravel), smoothed, binarised to "
+    "digit-like ink inside a digit-shaped ellipse with empty borders, then the digits' "
+    "preprocessing",
+    "photos_ink": "scikit-image public-domain/CC0 photos, smoothed, binarised to digit-like ink "
+    "inside a digit-shaped ellipse with empty borders, then the digits' preprocessing",
     "heldout_digits": "near OOD: the test-split digits of the classes not in id_classes "
     "(same preprocessing, same split as the ID test set)",
     "gaussian_val": "Gaussian noise N(0.5, 0.25^2), an independent draw used only for validation "
@@ -198,6 +206,101 @@ def _crops(
     return out
 
 
+# Glyphs: letters that do not resemble a digit (no O/o/Q/D, I/l/i/j, Z/z, S/s, G, B/b, g/q, T)
+# and symbols, in the DejaVu faces matplotlib ships (Bitstream Vera licence, see meta.json).
+GLYPH_CHARS = (
+    "ACEFHKMNPRUVWXYacdefhkmnprtuvwxy"
+    "#%&@+?!$*=<>{}~\u00a7\u00b6\u00a3\u00a5\u20ac\u03a9\u03a3\u03a6\u03a8"
+    "\u03bb\u03c0\u03b4\u221e\u2660\u2663\u2665\u2666\u2605\u263a\u00d7\u00f7"
+)
+GLYPH_FONTS = (
+    "DejaVuSans.ttf",
+    "DejaVuSans-Bold.ttf",
+    "DejaVuSans-Oblique.ttf",
+    "DejaVuSans-BoldOblique.ttf",
+    "DejaVuSerif.ttf",
+    "DejaVuSerif-Bold.ttf",
+    "DejaVuSansMono.ttf",
+    "DejaVuSansMono-Bold.ttf",
+)
+
+
+def _font_dir() -> Path:
+    import matplotlib
+
+    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+
+
+def _size_normalise(bits: np.ndarray, size: int = 32) -> np.ndarray:
+    """A binary glyph cropped to its ink box, scaled to the full ``size`` height (the width
+    follows the aspect ratio, at most ``size``) and centred, as the optdigits bitmaps are."""
+    from skimage.transform import resize
+
+    rows, cols = np.nonzero(bits)
+    box = bits[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1].astype(np.float64)
+    h, w = box.shape
+    scale = min(size / h, size / w)
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    small = resize(box, (nh, nw), order=1, anti_aliasing=True) > 0.5
+    out = np.zeros((size, size), dtype=bool)
+    r0, c0 = (size - nh) // 2, (size - nw) // 2
+    out[r0 : r0 + nh, c0 : c0 + nw] = small
+    return out
+
+
+def _glyphs(n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` glyphs (a random character in a random DejaVu face, slightly rotated), binarised,
+    size-normalised to 32x32 as the optdigits bitmaps are, then the digits' 4x4 block mean and
+    17 grey levels."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    fonts = [ImageFont.truetype(str(_font_dir() / f), 96) for f in GLYPH_FONTS]
+    out = np.empty((n, 8, 8), dtype=np.float64)
+    k = 0
+    while k < n:
+        ch = GLYPH_CHARS[int(rng.integers(len(GLYPH_CHARS)))]
+        face = int(rng.integers(len(fonts)))
+        font = fonts[face]
+        img = Image.new("L", (192, 192), 0)
+        ImageDraw.Draw(img).text((40, 30), ch, fill=255, font=font)
+        img = img.rotate(float(rng.uniform(-12, 12)), resample=Image.BILINEAR)
+        bits = np.asarray(img) > 127
+        if bits.sum() < 20:
+            continue
+        glyph = _size_normalise(bits)
+        out[k] = quantise(block_reduce(glyph.astype(np.float64), 4))
+        k += 1
+    return out
+
+
+def _ink_crops(images: list[np.ndarray], n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` crops binarised to digit-like ink: a random square crop (48-128 pixels) is resized
+    to 32x32 and smoothed (sigma 2.5 pixels, so ink comes in strokes and blobs, not salt), then its
+    brightest share ``U(0.38, 0.55)`` of the pixels inside a digit-shaped rounded box (a
+    superellipse of full height, width 20-30 of 32) becomes ink; everything outside it stays empty. Then the digits'
+    4x4 block mean and 17 grey levels."""
+    from scipy.ndimage import gaussian_filter
+    from skimage.transform import resize
+
+    rr, cc = np.mgrid[0:32, 0:32] + 0.5
+    out = np.empty((n, 8, 8), dtype=np.float64)
+    for k in range(n):
+        img = images[k % len(images)]
+        c = int(rng.integers(48, min(128, *img.shape) + 1))
+        r0 = int(rng.integers(0, img.shape[0] - c + 1))
+        c0 = int(rng.integers(0, img.shape[1] - c + 1))
+        patch = resize(img[r0 : r0 + c, c0 : c0 + c], (32, 32), order=1, anti_aliasing=True)
+        patch = np.rot90(gaussian_filter(patch, 2.5), k=int(rng.integers(4)))
+        if rng.integers(2):
+            patch = 1.0 - patch
+        half_w = float(rng.uniform(10, 15))
+        mask = ((rr - 16) / 16) ** 4 + ((cc - 16) / half_w) ** 4 <= 1.0
+        level = np.quantile(patch[mask], 1.0 - float(rng.uniform(0.38, 0.55)))
+        ink = (patch > level) & mask
+        out[k] = quantise(block_reduce(ink.astype(np.float64), 4))
+    return out
+
+
 def _embedded_ood(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
     if name == "textures":
         return _crops([_grey(s) for s in _TEXTURES], n, rng)
@@ -205,6 +308,12 @@ def _embedded_ood(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
         return _crops([_grey(s) for s in _PHOTOS], n, rng)
     if name == "characters":
         return _crops([_grey(s) for s in _CHARACTERS], n, rng, invert=True, min_std=0.12)
+    if name == "glyphs":
+        return _glyphs(n, rng)
+    if name == "textures_ink":
+        return _ink_crops([_grey(s) for s in _TEXTURES], n, rng)
+    if name == "photos_ink":
+        return _ink_crops([_grey(s) for s in _PHOTOS], n, rng)
     if name in ("gaussian", "gaussian_val"):
         return quantise(rng.normal(0.5, 0.25, size=(n, 8, 8)))
     if name == "uniform":
@@ -220,7 +329,20 @@ def _sources(name: str) -> dict:
             "source": "scikit-learn load_digits: " + EMBEDDED_OOD_SETS[name],
             "licence": "CC BY 4.0 (UCI Machine Learning Repository)",
         }
-    images = {"textures": _TEXTURES, "photos": _PHOTOS, "characters": _CHARACTERS}.get(name)
+    if name == "glyphs":
+        return {
+            "source": "DejaVu fonts shipped with matplotlib "
+            f"({', '.join(GLYPH_FONTS)}); characters {GLYPH_CHARS!r}; {EMBEDDED_OOD_SETS[name]}",
+            "licence": "Bitstream Vera Fonts licence (free use, modification and redistribution); "
+            "DejaVu changes in the public domain (matplotlib's mpl-data/fonts/ttf/LICENSE_DEJAVU)",
+        }
+    images = {
+        "textures": _TEXTURES,
+        "photos": _PHOTOS,
+        "characters": _CHARACTERS,
+        "textures_ink": _TEXTURES,
+        "photos_ink": _PHOTOS,
+    }.get(name)
     if images is None:
         return {"source": f"generated: {EMBEDDED_OOD_SETS[name]}", "licence": "n/a (synthetic)"}
     return {

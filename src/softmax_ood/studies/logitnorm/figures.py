@@ -14,20 +14,19 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from ...analysis.seeds import one_recipe
-from ...analysis.style import new_figure, save_figure, style
+from ...analysis.style import color_of, new_figure, save_figure, style
 from .ablation import tau_ablation
+from .shifts import far_near
 
 __all__ = ["FIGURES", "fig1", "fig4", "fig5"]
 
 BINS = np.linspace(0.0, 1.0, 51)
 
 
-def _palette(spec: dict) -> dict[str, tuple]:
-    colors = sns.color_palette("colorblind", 4)
-    return {spec["baseline"]: colors[0], spec["method"]: colors[1]}
+def _palette(spec: dict) -> dict[str, str]:
+    return {spec["baseline"]: color_of("ce"), spec["method"]: color_of("logitnorm")}
 
 
 def _require(frame: pd.DataFrame, column: str, values, where: str) -> None:
@@ -37,7 +36,8 @@ def _require(frame: pd.DataFrame, column: str, values, where: str) -> None:
 
 
 def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
-    """Fig. 1: mean L2 logit norm vs epoch (ID val solid, OOD monitor dashed), mean ± std."""
+    """Fig. 1: mean L2 logit norm vs epoch (ID val solid, OOD monitor dashed), mean ± std over
+    seeds, on a log axis (bands clipped to positive values), headline recipe only."""
     arch, losses = spec["main_arch"], [spec["baseline"], spec["method"]]
     curves = one_recipe(curves, spec, "curves")
     sel = curves[curves["arch"] == arch]
@@ -57,20 +57,23 @@ def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
                 x, m = stats.index.to_numpy(), stats["mean"].to_numpy()
                 s = np.nan_to_num(stats["std"].to_numpy())
                 ax.plot(x, m, linestyle=linestyle, color=colors[loss], label=f"{loss}, {label}")
-                ax.fill_between(x, m - s, m + s, color=colors[loss], alpha=0.18, linewidth=0)
+                low = np.where(m - s > 0, m - s, m / 10)
+                ax.fill_between(x, low, m + s, color=colors[loss], alpha=0.18, linewidth=0)
         n = sel.groupby("loss")["seed"].nunique().reindex(losses).min()
+        ax.set_yscale("log")
         ax.set(
             xlabel="epoch",
-            ylabel="mean L2 norm of logits",
-            title=f"Logit norm during training ({arch}; mean ± std over {n} seeds)",
+            ylabel="mean L2 norm of logits (log)",
+            title=f"Logit norm in training\n({arch}, {spec.get('recipe')}; mean ± std, {n} seeds)",
         )
         ax.legend(loc="best", frameon=True)
         save_figure(fig, path)
 
 
-def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
-    """Fig. 4: MSP histograms, ID test vs the far OOD test sets pooled (over sets and seeds),
-    and the near sets (``spec['near_ood']``) pooled on their own."""
+def fig4(samples: pd.DataFrame, spec: dict, path: str | Path, headline=None) -> None:
+    """Fig. 4: MSP histograms, ID test vs the headline far OOD test sets pooled (over sets and
+    seeds; ``headline``: the non-trivial far sets, default every far set), and the near sets
+    (``spec['near_ood']``) pooled on their own."""
     arch, losses = spec["main_arch"], [spec["baseline"], spec["method"]]
     samples = one_recipe(samples, spec, "samples")
     near = set(spec.get("near_ood") or [])
@@ -79,16 +82,18 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
     _require(sel, "loss", losses, "samples")
     exclude = set(spec.get("ood_val", []))
     sel = sel[~sel["set"].isin(exclude)]
-    colors = sns.color_palette("colorblind", 4)
+    colors = {0: color_of("id"), 3: color_of("far"), 2: color_of("near")}
     with style():
-        fig, axes = new_figure((8.0, 3.2), ncols=2)
+        fig, axes = new_figure((7.5, 3.2), ncols=2)
         for ax, loss in zip(axes, losses, strict=True):
             d = sel[sel["loss"] == loss]
             id_v = d.loc[d["set"] == "id", "value"].to_numpy(dtype=float)
             far = (d["set"] != "id") & ~d["set"].isin(near)
+            if headline is not None:
+                far &= d["set"].isin(set(headline))
             ood_v = d.loc[far, "value"].to_numpy(dtype=float)
             near_v = d.loc[d["set"].isin(near), "value"].to_numpy(dtype=float)
-            if id_v.size == 0 or ood_v.size == 0:
+            if id_v.size == 0 or ood_v.size + near_v.size == 0:
                 raise ValueError(f"The samples frame lacks ID or OOD MSP values for loss {loss!r}.")
             ood_sets = sorted(set(d.loc[far, "set"]))
             ax.hist(
@@ -99,14 +104,15 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
                 color=colors[0],
                 label=f"ID test (n={id_v.size})",
             )
-            ax.hist(
-                ood_v,
-                bins=BINS,
-                density=True,
-                alpha=0.55,
-                color=colors[3],
-                label=f"far OOD, {len(ood_sets)} sets pooled (n={ood_v.size})",
-            )
+            if ood_v.size:
+                ax.hist(
+                    ood_v,
+                    bins=BINS,
+                    density=True,
+                    alpha=0.55,
+                    color=colors[3],
+                    label=f"far OOD (headline), {len(ood_sets)} sets (n={ood_v.size})",
+                )
             if near_v.size:
                 ax.hist(
                     near_v,
@@ -127,50 +133,45 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path) -> None:
         save_figure(fig, path)
 
 
-def fig5(tau_frame: pd.DataFrame, spec: dict, path: str | Path) -> None:
-    """Fig. 5: average FPR95 (MSP) vs tau, test and validation split, mean ± std over seeds."""
-    df = tau_frame.sort_values("tau")
-    if df.empty:
+def fig5(tau_frames: Mapping[str, pd.DataFrame], spec: dict, path: str | Path) -> None:
+    """Fig. 5: average FPR95 (MSP) vs tau, one line per shift (``far``: the headline sets;
+    ``near``), test split, mean ± std over seeds; the tau selected on the validation set marked."""
+    if not tau_frames or all(f.empty for f in tau_frames.values()):
         raise ValueError("The tau-ablation frame is empty.")
-    colors = sns.color_palette("colorblind", 4)
     with style():
         fig, (ax,) = new_figure((5.0, 3.4))
-        ax.errorbar(
-            df["tau"],
-            df["fpr95_mean"],
-            yerr=np.nan_to_num(df["fpr95_std"]),
-            marker="o",
-            capsize=3,
-            color=colors[1],
-            label="test OOD sets (average)",
-        )
-        ax.errorbar(
-            df["tau"],
-            df["val_fpr95_mean"],
-            yerr=np.nan_to_num(df["val_fpr95_std"]),
-            marker="s",
-            capsize=3,
-            linestyle="--",
-            color=colors[2],
-            label="validation OOD set(s)",
-        )
-        if "selected" in df and df["selected"].any():
-            tau = float(df.loc[df["selected"], "tau"].iloc[0])
+        selected = None
+        for shift, df in tau_frames.items():
+            df = df.sort_values("tau")
+            ax.errorbar(
+                df["tau"],
+                df["fpr95_mean"],
+                yerr=np.nan_to_num(df["fpr95_std"]),
+                marker="o" if shift == "far" else "s",
+                capsize=3,
+                linestyle="-" if shift == "far" else "--",
+                color=color_of(shift),
+                label=f"{shift} OOD (test, average)",
+            )
+            if "selected" in df and df["selected"].any():
+                selected = float(df.loc[df["selected"], "tau"].iloc[0])
+        if selected is not None:
             ax.axvline(
-                tau,
+                selected,
                 color="0.35",
                 linestyle=":",
                 linewidth=1.2,
-                label=f"selected on val: tau = {tau:g}",
+                label=f"selected on val: tau = {selected:g}",
             )
+        taus = sorted({float(t) for f in tau_frames.values() for t in f["tau"]})
+        n = min(int(f["n_seeds"].min()) for f in tau_frames.values())
         ax.set_xscale("log")
-        ax.set_xticks(df["tau"].to_numpy(), [f"{t:g}" for t in df["tau"]])
+        ax.set_xticks(taus, [f"{t:g}" for t in taus])
         ax.minorticks_off()
         ax.set(
             xlabel="tau (log scale)",
             ylabel="FPR95 (%), MSP",
-            title=f"Effect of tau ({spec['main_arch']}; mean ± std over "
-            f"{int(df['n_seeds'].min())} seeds)",
+            title=f"Effect of tau ({spec['main_arch']}; mean ± std, {n} seeds)",
         )
         ax.legend(loc="best")
         save_figure(fig, path)
@@ -180,12 +181,21 @@ def _fig1(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:
     fig1(frames["curves"], spec, path)
 
 
+def _headline(ood: pd.DataFrame, spec: dict) -> list[str]:
+    far = far_near(ood, spec).get("far")
+    if far is None:
+        return []
+    return sorted(far.loc[far["split"] == "test", "ood_set"].unique())
+
+
 def _fig4(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:
-    fig4(frames["samples"], spec, path)
+    fig4(frames["samples"], spec, path, headline=_headline(frames["ood"], spec))
 
 
 def _fig5(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:
-    fig5(tau_ablation(frames["runs"], frames["ood"], spec), spec, path)
+    parts = far_near(frames["ood"], spec)
+    taus = {s: tau_ablation(frames["runs"], parts[s], spec) for s in ("far", "near") if s in parts}
+    fig5(taus, spec, path)
 
 
 FIGURES = {"fig1": _fig1, "fig4": _fig4, "fig5": _fig5}

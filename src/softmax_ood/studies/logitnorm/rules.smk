@@ -22,12 +22,14 @@ rule logitnorm_aggregate:
         ood=f"{LN}/ood.parquet",
         curves=f"{LN}/curves.parquet",
         samples=f"{LN}/samples.parquet",
+        floor=f"{LN}/floor.parquet",
         provenance=multiext(
             f"{LN}/",
             "runs.prov.json",
             "ood.prov.json",
             "curves.prov.json",
             "samples.prov.json",
+            "floor.prov.json",
         ),
     log:
         "logs/logitnorm/{dataset}/aggregate.log",
@@ -102,10 +104,13 @@ rule logitnorm_claims:
         runs=f"{LN}/runs.parquet",
         ood=f"{LN}/ood.parquet",
         curves=f"{LN}/curves.parquet",
+        samples=f"{LN}/samples.parquet",
+        floor=f"{LN}/floor.parquet",
         code=code(f"{LN_DIR}/scripts/claims.py"),
     output:
         claims=f"{LN}/claims.parquet",
         provenance=f"{LN}/claims.prov.json",
+        readme=f"{LN}/readme_block.md",
         markdown=report(
             f"{LN}/claims.md",
             caption="../../../../workflow/report/claims.rst",

@@ -84,7 +84,16 @@ def spec(config: dict) -> dict:
     s["tau_ablation"] = [tau_variant(config, t) for t in s["tau_ablation"]]
     s["ood_val"] = list(config["data"]["ood_val"])
     s["monitor_set"] = config["recipes"][s["recipe"]].get("monitor_set")
+    s["ood_test"] = list(config["data"]["ood_test"])
+    s["num_classes"] = len(config["data"].get("id_classes") or range(10))
     return s
+
+
+def claim_specs(config: dict) -> list:
+    """The claims table's rows for this config (premises, claims, sanity checks)."""
+    from .claims import claim_specs as specs
+
+    return specs(spec(config))
 
 
 def targets(config: dict) -> list[str]:

@@ -1,4 +1,5 @@
-"""Snakemake script: the study's per-run evaluation files -> its long tables (with provenance)."""
+"""Snakemake script: the study's per-run evaluation files -> its long tables (with provenance),
+and the pixel-statistics floor of every OOD set beside CE (which sets are trivial)."""
 
 import sys
 from pathlib import Path
@@ -8,6 +9,12 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this 
 from softmax_ood.analysis.aggregate import aggregate_runs
 from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_parquet
+from softmax_ood.studies.logitnorm.floor import floor_frame, load_images
+from softmax_ood.studies.logitnorm.frames import (
+    full_precision_samples,
+    mark_trivial,
+    with_reference_fpr,
+)
 
 
 def main():
@@ -18,6 +25,12 @@ def main():
         list(inp.samples),
         main_arch=spec["main_arch"],
         losses=snakemake.params.losses,
+    )
+    frames["samples"] = full_precision_samples(list(inp.samples), spec["main_arch"])
+    sets = sorted(set(frames["samples"]["set"]) - {"id"})
+    frames["floor"] = floor_frame(frames["samples"], load_images(inp.data, sets), spec)
+    frames["ood"] = with_reference_fpr(
+        mark_trivial(frames["ood"], frames["floor"]), frames["samples"]
     )
     inputs = {"data": inp.data}
     inputs.update({f"summary:{p}": p for p in inp.summaries})

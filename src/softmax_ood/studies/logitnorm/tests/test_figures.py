@@ -32,8 +32,8 @@ def test_figure_png_deterministic(frames, name, tmp_path):
 def test_fig5_direct_and_svg_deterministic(frames, tmp_path):
     spec = make_spec()
     tau = tau_ablation(frames["runs"], frames["ood"], spec)
-    fig5(tau, spec, tmp_path / "a.svg")
-    fig5(tau, spec, tmp_path / "b.svg")
+    fig5({"far": tau}, spec, tmp_path / "a.svg")
+    fig5({"far": tau}, spec, tmp_path / "b.svg")
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
 
 

@@ -10,9 +10,22 @@ import pytest
 
 from softmax_ood.studies.logitnorm.claims import evaluate_logitnorm_claims
 from softmax_ood.studies.logitnorm.figures import FIGURES
+from softmax_ood.studies.logitnorm.study import spec as study_spec
 from softmax_ood.studies.logitnorm.tables import TABLES, tau_ablation
 
+from . import world
 from .study_frames import make_spec, make_study
+
+
+def _config():
+    import yaml
+
+    from softmax_ood.config import validate_config
+    from softmax_ood.studies.registry import registered_studies
+
+    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    return validate_config(cfg, ROOT / "workflow/schemas/config.schema.yaml", registered_studies())
+
 
 ROOT = Path(__file__).resolve().parents[5]
 STUDY = Path(__file__).resolve().parents[1]
@@ -43,7 +56,12 @@ def _write_inputs(tmp_path, logitnorm_better: bool):
         build(f["runs"], f["ood"], spec).to_parquet(tables / f"{name}.parquet", index=False)
     for name, draw in FIGURES.items():
         draw(f, spec, figures / f"{name}.png")
-    claims = evaluate_logitnorm_claims(f["runs"], f["ood"], f["curves"], spec)
+    ws = world.spec_for(study_spec(_config()))
+    fpr = {"ce": 0.5, "logitnorm": 0.15 if logitnorm_better else 0.6, "logitpenalty": 0.6}
+    w = world.build(ws, None, fpr=fpr)
+    claims = evaluate_logitnorm_claims(
+        w["runs"], w["ood"], w["curves"], w["samples"], w["floor"], ws
+    )
     claims.to_parquet(tmp_path / "claims.parquet", index=False)
     return tables, figures, claims
 
@@ -88,7 +106,8 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
     verdict = "Verdict: HOLDS" if logitnorm_better else "Verdict: DOES NOT HOLD"
     assert verdict in text
     # the premise is stated before the verdict
-    assert text.index("P1 (holds): Premise: the cross-entropy baseline") < text.index("Verdict:")
+    assert text.index("P1 (holds): Premise: the CE baseline") < text.index("Verdict:")
+    assert text.index("P-ce-fpr (holds)") < text.index("Verdict:")
     # the reader's order: verdict, claims table, tables (ours beside the paper), figures
     order = [
         text.index("Verdict:"),
@@ -98,18 +117,25 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
         text.index("Ours: Table 6."),
     ]
     assert order == sorted(order)
-    kinds = [
-        "image" if "image/png" in o.get("data", {}) else "text"
+    outputs = [
+        o
         for c in nb.cells
         if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])
         for o in c.get("outputs", [])
     ]
-    last_text = len(kinds) - 1 - kinds[::-1].index("text")  # the provenance appendix
-    assert kinds[last_text - 3 : last_text] == ["image"] * 3  # the figures, after every table
+    first_image = next(i for i, o in enumerate(outputs) if "image/png" in o.get("data", {}))
+    tables = [
+        i for i, o in enumerate(outputs) if "Ours: " in o.get("data", {}).get("text/markdown", "")
+    ]
+    assert max(tables) < first_image  # the figures come after every table
     for i, c in enumerate(nb.cells):  # each figure is followed by its caption
         if any("image/png" in o.get("data", {}) for o in c.get("outputs", [])):
             caption = nb.cells[i + 1]
-            assert caption.cell_type == "markdown" and caption.source.startswith("**Figure")
+            if caption.cell_type == "markdown":
+                assert caption.source.startswith("**Figure")
+            else:  # a caption that states the logit-scale premise's outcome
+                md = caption.outputs[0]["data"]["text/markdown"]
+                assert md.startswith("**Figure") and "P-ln-norm" in md or "logit norm" in md
 
 
 def test_report_renders_without_code(tmp_path, monkeypatch):

@@ -1,0 +1,56 @@
+"""The README's measured LogitNorm numbers, generated from the claims table and the floor frame.
+
+The claims rule writes :func:`readme_block` to ``results/logitnorm/<ds>/readme_block.md``; the
+README's LogitNorm section holds the same text between :data:`BEGIN` and :data:`END`, and a test
+checks the two agree whenever the file exists. No measured number is typed into the README.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+__all__ = ["BEGIN", "END", "readme_block", "readme_section"]
+
+BEGIN = "<!-- logitnorm:measured (generated: results/logitnorm/digits/readme_block.md) -->"
+END = "<!-- /logitnorm:measured -->"
+
+
+def _f(x, fmt=".2f") -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
+
+
+def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
+    """Markdown: per OOD set the pixel floor vs CE (trivial or not), then the premise and claim
+    rows with value, p, n, power and verdict."""
+    lines = [
+        "| OOD set | shift | pixel floor FPR95 (%) | detector | CE MSP FPR95 (%) | floor - CE (pp), p | trivial |",
+        "|---|---|---:|---|---:|---|---|",
+    ]
+    for _, r in floor.sort_values(["shift", "ood_set"]).iterrows():
+        lines.append(
+            f"| {r['ood_set']} | {r['shift']} | {_f(r['floor_fpr95'], '.1f')} | "
+            f"{r['floor_detector']} | {_f(r['ce_fpr95'], '.1f')} | {_f(r['value'], '.1f')}, "
+            f"p = {_f(r['p_value'], '.3g')} | {'yes' if r['trivial'] else 'no'} |"
+        )
+    lines += [
+        "",
+        "| kind | id | value | needed | p | n | power | verdict |",
+        "|---|---|---:|---|---:|---:|---:|---|",
+    ]
+    for _, r in claims.iterrows():
+        if str(r["claim_id"]).startswith("P-floor-"):
+            continue  # in the table above
+        lines.append(
+            f"| {r['kind']} | {r['claim_id']} | {_f(r['value'], '.3g')} | "
+            f"{r['direction']} {r['threshold']:g} | {_f(r['p_value'], '.3g')} | {r['n']} | "
+            f"{_f(r['power'])} | {r['verdict']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def readme_section(readme_text: str) -> str:
+    """The generated block as it stands in the README (between the markers)."""
+    start = readme_text.index(BEGIN) + len(BEGIN)
+    return readme_text[start : readme_text.index(END)].strip("\n") + "\n"
