@@ -13,6 +13,7 @@ TITLE = "Wei et al. 2022, Mitigating Neural Network Overconfidence with Logit No
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
+PAPER_VALUES = HERE / "paper_values.csv"  # the paper's printed values (results page)
 TABLES = [f"table{i}" for i in range(1, 7)] + ["tau_ablation", "premise"]
 FIGURES = ["fig1", "fig4", "fig5"]
 

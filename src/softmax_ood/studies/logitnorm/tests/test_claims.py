@@ -88,7 +88,7 @@ def test_a_trivial_set_leaves_the_headline(spec, cache):
 
 def test_ce_succeeding_at_ood_makes_the_comparisons_untestable(spec, cache):
     df = evaluate(spec, cache, fpr={"ce": 0.08, "logitnorm": 0.05, "logitpenalty": 0.1})
-    assert row(df, "P-ce-fpr")["verdict"] == "does not hold"
+    assert row(df, "P-ce-fpr")["verdict"].startswith("does not hold")
     for cid in ("headline", "C1", "C5", "C6", "C7"):
         assert row(df, cid)["verdict"].startswith("cannot test: premise P-ce-fpr"), cid
 
@@ -107,7 +107,7 @@ def test_logit_scale_premise_fails_far_from_the_paper(spec, cache):
 
 
 def test_c8_after_the_fit(spec, cache):
-    assert row(evaluate(spec, cache, ce_norm_growth=-0.01), "C8")["verdict"] == "does not hold"
+    assert row(evaluate(spec, cache, ce_norm_growth=-0.01), "C8")["verdict"].startswith("does not hold")
 
 
 def test_claim_specs_match_the_table(spec, good):
