@@ -10,6 +10,7 @@ min_version("9.0")
 workdir: workflow.basedir
 
 
+import os
 import sys
 from pathlib import Path
 
@@ -23,9 +24,13 @@ from softmax_ood.config import ConfigError, checked_configfile
 from softmax_ood.studies.registry import registered_studies
 
 if Path.cwd().resolve() != Path(workflow.basedir).resolve():
+    from softmax_ood.errors import remove_if_made_empty
+
+    _here = Path.cwd()
+    remove_if_made_empty(_here)  # `-d elsewhere` made that folder: leave nothing behind
     raise WorkflowError(
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
-        f"{Path.cwd()}; drop -d/--directory (or give -d {workflow.basedir})"
+        f"{_here}; drop -d/--directory (or give -d {workflow.basedir})"
     )
 try:
     _DEFAULT_CONFIG = checked_configfile(Path(workflow.basedir) / "config/default.yaml")
@@ -54,12 +59,59 @@ for _study in STUDIES.values():
     include: os.path.relpath(_study.RULES, workflow.basedir)
 
 
+# The command the user ran (with their --configfile) for the rebuild hints jobs print, and a
+# file a job notes them in (softmax_ood.errors); only the main process sets them, every job
+# (local or on a cluster) inherits them.
+from softmax_ood.errors import COMMAND_ENV, HINTS_ENV, user_command
+
+if workflow.is_main_process:
+    os.environ[COMMAND_ENV] = user_command(sys.argv)
+    _HINTS = Path(".snakemake/softmax_ood") / f"rebuild-hints-{os.getpid()}"
+    _HINTS.parent.mkdir(parents=True, exist_ok=True)
+    _HINTS.unlink(missing_ok=True)
+    os.environ[HINTS_ENV] = str(_HINTS.resolve())
+
+# Nothing stale unnoticed (softmax_ood.stale): a file whose bytes no longer match the sha256
+# its consumers recorded (changed with its mtime kept) is forced to rerun, with what depends
+# on it. Checked in the main process only, once per invocation.
+if workflow.is_main_process and workflow.dag_settings is not None:
+    from softmax_ood.stale import find_stale
+
+    _force = []
+    for _stale in find_stale(workflow.basedir, data_dirs=[f"data/{DATASET}"]):
+        if any(r.is_producer(_stale.rebuild) for r in workflow.rules):
+            print(f"stale: {_stale.sentence()}", file=sys.stderr)
+            _force.append(_stale.rebuild)
+    if _force:
+        workflow.dag_settings.forcerun = frozenset(workflow.dag_settings.forcerun) | set(
+            _force
+        )
+
+
+def _rebuild_hints_printed():
+    path = Path(os.environ.get(HINTS_ENV, "/nonexistent"))
+    printed = path.is_file() and path.stat().st_size > 0
+    path.unlink(missing_ok=True)
+    return printed
+
+
+onsuccess:
+    _rebuild_hints_printed()
+
+
 onerror:
-    print(
-        "To resume: rerun the same command (incomplete files are redone); after a kill, "
-        "if the folder is locked: snakemake --unlock, then rerun.",
-        file=sys.stderr,
-    )
+    if _rebuild_hints_printed():
+        print(
+            "A job stopped on a file that does not match its record: run the rebuild command "
+            "printed above (it rebuilds that file and everything made from it).",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            "To resume: rerun the same command (incomplete files are redone); after a kill, "
+            "if the folder is locked: snakemake --unlock, then rerun.",
+            file=sys.stderr,
+        )
 
 
 rule all:
