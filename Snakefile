@@ -72,20 +72,19 @@ if workflow.is_main_process:
     os.environ[HINTS_ENV] = str(_HINTS.resolve())
 
 # Nothing stale unnoticed (softmax_ood.stale): a file whose bytes no longer match the sha256
-# its consumers recorded (changed with its mtime kept) is forced to rerun, with what depends
-# on it. Checked in the main process only, once per invocation.
-if workflow.is_main_process and workflow.dag_settings is not None:
-    from softmax_ood.stale import find_stale
+# its consumers recorded (changed with its mtime kept), or a deleted intermediate, is marked
+# (mtime set to 1970) so that its job and everything made from it rerun. Checked in the main
+# process only, once per invocation (well under a second).
+if workflow.is_main_process:
+    from softmax_ood.stale import find_stale, mark
 
-    _force = []
-    for _stale in find_stale(workflow.basedir, data_dirs=[f"data/{DATASET}"]):
-        if any(r.is_producer(_stale.rebuild) for r in workflow.rules):
-            print(f"stale: {_stale.sentence()}", file=sys.stderr)
-            _force.append(_stale.rebuild)
-    if _force:
-        workflow.dag_settings.forcerun = frozenset(workflow.dag_settings.forcerun) | set(
-            _force
-        )
+    _stale = find_stale(workflow.basedir, data_dirs=[f"data/{DATASET}"])
+    _seen = set()
+    for _s in _stale:
+        if _s.marks not in _seen:
+            print(f"stale: {_s.sentence()}", file=sys.stderr)
+            _seen.add(_s.marks)
+    mark(_stale, workflow.basedir)
 
 
 def _rebuild_hints_printed():

@@ -100,10 +100,11 @@ def record(environ=None) -> dict:
     return out
 
 
-def check(environ=None) -> None:
+def check(environ=None, capability: str | None = None) -> None:
     """In a job under pinned numerics, stop with one sentence if the pin does not hold:
     the environment was changed after the workflow set it, the machine is not x86-64, or
-    PyTorch (when already imported) does not run its AVX2 kernels (a CPU without AVX2)."""
+    PyTorch (when already imported; or ``capability`` as given) does not run its AVX2 kernels
+    (a CPU without AVX2)."""
     env = os.environ if environ is None else environ
     if current_mode(env) != "pinned":
         return
@@ -120,8 +121,10 @@ def check(environ=None) -> None:
             "reproducible on this machine only)"
         )
     torch = sys.modules.get("torch")
-    if torch is not None:
-        cap = torch.backends.cpu.get_cpu_capability()
+    if capability is None and torch is not None:
+        capability = torch.backends.cpu.get_cpu_capability()
+    if capability is not None:
+        cap = capability
         if cap != PINNED_TORCH_CAPABILITY:
             raise NumericsError(
                 f"numerics: pinned needs an x86-64 CPU with AVX2, PyTorch found {cap} on this "

@@ -13,10 +13,14 @@ looks up to date. Every result here carries a record of the sha256 of what it wa
   ``{name: {path, sha256}}``.
 
 A recorded input is *stale* when it exists, is not newer than the record (if it were newer,
-Snakemake reruns the consumer anyway: no check needed) and its sha256 differs from the record.
-:func:`find_stale` returns those files; the Snakefile adds them (a prepared-data file: its
-folder ``data/<ds>``) to ``--forcerun``, so their producer and everything made from them rerun.
-A missing intermediate needs no check: Snakemake reruns the job whose output is missing.
+Snakemake reruns the consumer anyway: no check needed) and its sha256 differs from the record;
+or when it is missing (Snakemake 9 says "Nothing to be done" when a deleted intermediate's
+consumers are up to date). :func:`find_stale` returns those files and :func:`mark` ages what
+must rerun: a changed file itself (a prepared-data file: its folder ``data/<ds>``), or, for a
+missing one, the consumer whose record names it. Snakemake then sees those outputs older than
+their inputs and reruns their jobs and everything made from them. (Not ``--forcerun``: the
+Snakefile cannot change the DAG settings, Snakemake 9 hands them to the workflow only after
+parsing; and not deleting: a deleted intermediate is exactly what Snakemake overlooks.)
 
 Each distinct file is hashed once; on the default run (a few hundred records) this takes well
 under a second. Imports neither torch nor pandas (the Snakefile uses it).
@@ -25,26 +29,37 @@ under a second. Imports neither torch nor pandas (the Snakefile uses it).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from .provenance import path_sha256
 
-__all__ = ["Stale", "find_stale"]
+__all__ = ["MARK_MTIME", "Stale", "find_stale", "mark"]
+
+
+MARK_MTIME = 86400.0  # 1970-01-02: older than any input, so Snakemake reruns the producer
 
 
 @dataclass(frozen=True)
 class Stale:
-    """A file whose bytes differ from what ``record`` says its consumer was made from."""
+    """A file whose bytes differ from what ``record`` says its consumer was made from, or that
+    is missing although a consumer's record names it."""
 
     path: str  # relative to the workflow folder
     record: str  # the file holding the record
-    rebuild: str  # what to force: the file, or the prepared-data folder it lives in
+    marks: tuple[str, ...]  # the outputs whose mtime :func:`mark` sets to MARK_MTIME
+    missing: bool = False
 
     def sentence(self) -> str:
+        if self.missing:
+            return (
+                f"{self.path} is missing but recorded as an input in {self.record}; rerunning "
+                "the job that made it and everything made from it"
+            )
         return (
             f"{self.path} does not match the sha256 recorded in {self.record} (changed with its "
-            f"modification time kept); rebuilding {self.rebuild} and everything made from it"
+            f"modification time kept); rebuilding {self.marks[0]} and everything made from it"
         )
 
 
@@ -87,16 +102,24 @@ class _Checker:
         return self._mtime[rel]
 
     def compare(self, rel: str, want: str, record: Path, rebuild: str | None = None) -> None:
-        """``rel`` must hash to ``want`` unless it is newer than ``record`` (then Snakemake
-        reruns the consumer) or missing (then Snakemake makes it)."""
+        """``rel`` must exist and hash to ``want`` unless it is newer than ``record`` (then
+        Snakemake reruns the consumer anyway). A missing one is reported too: Snakemake does
+        not remake an intermediate file whose consumers are up to date."""
         if rel in self.found:
             return
         t_in, t_rec = self.mtime(rel), self.mtime(self.rel(record))
-        if t_in is None or t_rec is None or t_in > t_rec:
+        if t_rec is None:
+            return
+        if t_in is None:  # rerun its consumer (the record's file and its same-stem siblings)
+            stem = record.name.removesuffix(".prov.json").removesuffix(".json")
+            marks = [self.rel(f) for f in sorted(record.parent.glob(stem + ".*"))]
+            self.found[rel] = Stale(rel, self.rel(record), tuple(marks), missing=True)
+            return
+        if t_in > t_rec:
             return
         have = self.sha(rel)
         if have is not None and have != want:
-            self.found[rel] = Stale(rel, self.rel(record), rebuild or rel)
+            self.found[rel] = Stale(rel, self.rel(record), (rebuild or rel,))
 
 
 def _read_json(path: Path):
@@ -124,7 +147,7 @@ def find_stale(root: str | Path = ".", data_dirs=None) -> list[Stale]:
             rel = f"{folder}/{name}"
             have = c.sha(rel)
             if have is not None and have != want and rel not in c.found:
-                c.found[rel] = Stale(rel, f"{folder}/meta.json", folder)
+                c.found[rel] = Stale(rel, f"{folder}/meta.json", (folder,))
     results = root / "results"
     for summary in sorted(results.glob("eval/**/summary.json")):
         rec = _read_json(summary)
@@ -148,3 +171,25 @@ def find_stale(root: str | Path = ".", data_dirs=None) -> list[Stale]:
                 if not rel.startswith("src/"):  # code: Snakemake's own code trigger
                     c.compare(rel, inp["sha256"], side)
     return list(c.found.values())
+
+
+def mark(stale: list[Stale], root: str | Path = ".") -> list[str]:
+    """Age the outputs each finding names (mtime := :data:`MARK_MTIME`; a folder: itself and
+    every file in it), so Snakemake sees them older than their inputs and reruns their jobs
+    and everything downstream. The mark persists until the job rewrites them (a dry run marks
+    too). Returns the paths marked."""
+    root = Path(root)
+    done: list[str] = []
+    for item in stale:
+        for rel in item.marks:
+            if rel in done:
+                continue
+            p = root / rel
+            targets = [p, *sorted(p.rglob("*"))] if p.is_dir() else [p]
+            for t in targets:
+                try:
+                    os.utime(t, (MARK_MTIME, MARK_MTIME), follow_symlinks=False)
+                except OSError:
+                    pass
+            done.append(rel)
+    return done
