@@ -86,7 +86,7 @@ def test_d_elsewhere_stops_and_leaves_no_folder(tmp_path):
     cwd.mkdir()
     proc = snakemake(cwd, "-n", "-s", str(ROOT / "Snakefile"), "-d", "elsewhere")
     assert proc.returncode != 0
-    assert "this workflow runs in its checkout" in proc.stderr
+    assert "this workflow runs in its checkout" in proc.stdout + proc.stderr
     assert not (cwd / "elsewhere").exists()
 
 

@@ -50,6 +50,23 @@ def test_checkpoint_digest_is_the_weights_and_spec_without_git(tmp_path):
     assert a == b != c
 
 
+def test_text_digest_ignores_a_printed_commit_only(tmp_path):
+    a = '<pre>{\n  "git": {\n    "commit": "%s",\n    "dirty": %s\n  },\n  "seeds": [0]\n}</pre>'
+    nb = '"      \\"commit\\": \\"%s\\",\\n",'
+    files = {
+        "a.html": a % ("a" * 40, "true"),
+        "b.html": a % ("b" * 40, "false"),
+        "c.html": (a % ("a" * 40, "true")).replace("[0]", "[1]"),
+        "a.ipynb": nb % ("a" * 40),
+        "b.ipynb": nb % ("c" * 40),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    d = {n: golden.digest(tmp_path / n) for n in files}
+    assert d["a.html"] == d["b.html"] != d["c.html"]
+    assert d["a.ipynb"] == d["b.ipynb"]
+
+
 def test_compare_names_the_first_differing_file_in_pipeline_order_and_its_rule(tmp_path):
     run = tmp_path / "run"
     (run / "data/digits").mkdir(parents=True)

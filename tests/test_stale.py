@@ -140,14 +140,14 @@ def test_deleted_intermediate_summary_is_rebuilt(run_copy):
 @pytest.mark.slow
 def test_truncated_model_with_mtime_kept_is_retrained_to_the_same_bytes(run_copy):
     """The real run: the cell is retrained, and every result is byte-identical again."""
-    from e2e import tree_hashes
+    from softmax_ood.golden import manifest_of
 
-    before = tree_hashes(run_copy / "results")
+    before = manifest_of(run_copy)  # golden digests: the git commit in records aside
     _truncate_keep_mtime(run_copy / MODEL)
     proc = snakemake(run_copy, "--cores", "2", *SMOKE)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
     assert f"stale: {MODEL} does not match the sha256 recorded in {SUMMARY}" in out
     assert re.search(r"rule train:", out) and "Nothing to be done" not in out
-    assert tree_hashes(run_copy / "results") == before
+    assert manifest_of(run_copy) == before
     assert "stale:" not in snakemake(run_copy, "-n", *SMOKE).stderr  # and then nothing is

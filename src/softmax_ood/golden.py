@@ -17,7 +17,10 @@ input hashes that change with it) cannot be in a manifest committed in the same 
   key taken out, canonical;
 * ``model.pt``: the tensors (name, dtype, shape, bytes) plus the checkpoint's ``spec`` without
   ``git``;
-* everything else (PNG, markdown, TSV, notebooks, HTML, ``.npy``): the bytes.
+* text (notebooks, HTML, markdown, TSV): the bytes with a printed provenance record's
+  ``"commit": "<40 hex>"`` and ``"dirty": …`` replaced by placeholders (reports print Table 1's
+  record);
+* everything else (PNG, ``.npy``): the bytes.
 
 ``python3 -m softmax_ood.audit`` checks the recorded input hashes; this checks the results.
 On a mismatch the comparison names the first differing file in pipeline order (data, training,
@@ -30,6 +33,7 @@ import argparse
 import hashlib
 import io
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -103,6 +107,21 @@ def _checkpoint_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+# a provenance record printed in a report (notebook JSON escapes its quotes; HTML may too)
+_Q = r'(?:\\?"|&quot;)'
+_COMMIT = re.compile(_Q + r"commit" + _Q + r":\s*" + _Q + r"[0-9a-f]{40}")
+_DIRTY = re.compile(_Q + r"dirty" + _Q + r":\s*(?:true|false|null)")
+TEXT_SUFFIXES = (".html", ".ipynb", ".md", ".txt", ".tsv", ".csv", ".svg")
+
+
+def _text_digest(data: bytes) -> str:
+    """Bytes with any printed git commit / dirty flag replaced by a placeholder."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    text = _COMMIT.sub('"commit": "<commit>', text)
+    text = _DIRTY.sub('"dirty": <dirty>', text)
+    return _sha(text.encode("utf-8", errors="surrogateescape"))
+
+
 def digest(path: Path | str) -> str:
     """The golden digest of one file (see the module docstring)."""
     path = Path(path)
@@ -116,6 +135,8 @@ def digest(path: Path | str) -> str:
         except ValueError:
             return _sha(path.read_bytes())
         return _sha(canonical_json(_strip(obj)).encode())
+    if path.suffix in TEXT_SUFFIXES:
+        return _text_digest(path.read_bytes())
     return _sha(path.read_bytes())
 
 
@@ -237,8 +258,11 @@ def main(argv=None) -> int:
         problems = compare(args.check, load(args.manifest))
         if problems:
             print(f"golden: {len(problems)} file(s) differ; first: {problems[0]}")
-            for p in problems[1:]:
-                print(f"  {p}")
+            try:
+                for p in problems[1:]:
+                    print(f"  {p}")
+            except BrokenPipeError:  # e.g. piped into `head`
+                sys.stderr.close()
             return 1
         print(f"golden: all {len(load(args.manifest)['files'])} files match {args.manifest}")
         return 0
