@@ -62,7 +62,12 @@ for _study in STUDIES.values():
 # The command the user ran (with their --configfile) for the rebuild hints jobs print, and a
 # file a job notes them in (softmax_ood.errors); only the main process sets them, every job
 # (local or on a cluster) inherits them.
-from softmax_ood.errors import COMMAND_ENV, HINTS_ENV, user_command
+from softmax_ood.errors import (
+    COMMAND_ENV,
+    HINTS_ENV,
+    rebuild_hints_printed,
+    user_command,
+)
 
 if workflow.is_main_process:
     os.environ[COMMAND_ENV] = user_command(sys.argv)
@@ -87,19 +92,12 @@ if workflow.is_main_process:
     mark(_stale, workflow.basedir)
 
 
-def _rebuild_hints_printed():
-    path = Path(os.environ.get(HINTS_ENV, "/nonexistent"))
-    printed = path.is_file() and path.stat().st_size > 0
-    path.unlink(missing_ok=True)
-    return printed
-
-
 onsuccess:
-    _rebuild_hints_printed()
+    rebuild_hints_printed()
 
 
 onerror:
-    if _rebuild_hints_printed():
+    if rebuild_hints_printed():
         print(
             "A job stopped on a file that does not match its record: run the rebuild command "
             "printed above (it rebuilds that file and everything made from it).",

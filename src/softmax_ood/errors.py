@@ -87,3 +87,18 @@ def remove_if_made_empty(folder) -> bool:
         return True
     except OSError:
         return False
+
+
+def rebuild_hints_printed() -> bool:
+    """In the Snakemake process at its end: did a job print a rebuild command (noted in the
+    file ``$SOFTMAX_OOD_HINTS``)? Removes the note."""
+    import os
+    from pathlib import Path
+
+    name = os.environ.get(HINTS_ENV)
+    if not name:
+        return False
+    path = Path(name)
+    printed = path.is_file() and path.stat().st_size > 0
+    path.unlink(missing_ok=True)
+    return printed
