@@ -113,3 +113,16 @@ def test_a_bad_checkpoint_prints_the_users_command_and_no_contradiction(smoke_ru
     proc = snakemake(work, *args)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert os.path.getsize(model) > 1000
+
+
+def test_rebuild_hints_printed_reads_and_clears_the_note(tmp_path, monkeypatch):
+    from softmax_ood.cli import _note_rebuild_hint
+    from softmax_ood.errors import HINTS_ENV, rebuild_hints_printed
+
+    note = tmp_path / "hints"
+    monkeypatch.setenv(HINTS_ENV, str(note))
+    assert not rebuild_hints_printed()
+    _note_rebuild_hint("data file x is wrong; rebuild it with: snakemake --forcerun x")
+    _note_rebuild_hint("a message without a command")
+    assert note.read_text().count("\n") == 1
+    assert rebuild_hints_printed() and not note.exists()
