@@ -59,6 +59,10 @@ for _study in STUDIES.values():
     include: os.path.relpath(_study.RULES, workflow.basedir)
 
 
+# the results section across the enabled studies (reports/results.html, results_section.tex)
+include: "rules/results.smk"
+
+
 # The command the user ran (with their --configfile) for the rebuild hints jobs print, and a
 # file a job notes them in (softmax_ood.errors); only the main process sets them, every job
 # (local or on a cluster) inherits them.
@@ -115,3 +119,4 @@ rule all:
     default_target: True
     input:
         final_outputs(),
+        results_targets(),

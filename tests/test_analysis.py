@@ -11,9 +11,11 @@ from softmax_ood.analysis.claims import (
     ClaimSpec,
     Measurement,
     evaluate_claims,
+    one_sided_t,
     paired,
     render_claims_markdown,
     spearman,
+    t_power,
 )
 from softmax_ood.analysis.render import render_markdown
 from softmax_ood.analysis.seeds import cells, summarise
@@ -24,24 +26,72 @@ def _judge(specs, ms, alpha=0.05):
     return df.set_index("claim_id")
 
 
-def test_direction_and_threshold():
+def test_a_claim_needs_its_side_and_a_significant_one_sided_test():
+    # samples 2, 3, 4 against threshold 1: mean 3, sd 1, t = 2 / (1 / sqrt 3) = 3.464, df 2,
+    # one-sided p = 0.03709 (by hand from the t distribution)
     specs = [
         ClaimSpec("a", "t", "s", threshold=1.0, direction=">"),
-        ClaimSpec("b", "t", "s", threshold=1.0, direction="<="),
-        ClaimSpec("c", "t", "s", threshold=1.0, direction=">"),
+        ClaimSpec("b", "t", "s", threshold=5.0, direction="<"),
+        ClaimSpec("c", "t", "s", threshold=1.0, direction="<"),
     ]
-    df = _judge(specs, {"a": Measurement(2.0), "b": Measurement(1.0), "c": Measurement(1.0)})
-    assert df.loc["a", "holds"] and df.loc["b", "holds"] and not df.loc["c", "holds"]
-    assert df.loc["c", "verdict"] == "does not hold"
+    m = Measurement(3.0, samples=(2.0, 3.0, 4.0))
+    df = _judge(specs, {"a": m, "b": m, "c": m})
+    assert df.loc["a", "p_value"] == pytest.approx(0.03709, abs=1e-4)
+    assert df.loc["a", "verdict"] == "holds" and df.loc["a", "n"] == 3
+    assert df.loc["b", "verdict"] == "holds"
+    assert df.loc["c", "verdict"] == "does not hold" and df.loc["c", "p_value"] > 0.9
+    # the same side at alpha = 0.01 is not significant: not evidence either way
+    assert _judge(specs[:1], {"a": m}, alpha=0.01).loc["a", "verdict"] == "does not hold"
 
 
-def test_paired_test_needs_p_below_alpha():
-    spec = [ClaimSpec("a", "t", "s", test="paired")]
-    assert _judge(spec, {"a": Measurement(3.0, p_value=0.01)}).loc["a", "holds"]
-    assert not _judge(spec, {"a": Measurement(3.0, p_value=0.2)}).loc["a", "holds"]
-    # one seed: no p, the sign decides
-    assert _judge(spec, {"a": Measurement(3.0)}).loc["a", "holds"]
-    assert not _judge(spec, {"a": Measurement(-3.0)}).loc["a", "holds"]
+def test_the_sign_alone_never_decides_a_claim_or_premise():
+    specs = [ClaimSpec("a", "t", "s"), ClaimSpec("p", "t", "s", kind="premise")]
+    df = _judge(specs, {"a": Measurement(3.0), "p": Measurement(2.0, samples=(2.0,))})
+    assert not df["holds"].any()
+    assert (df["verdict"] == "cannot test: no significance test (fewer than 2 samples)").all()
+    # a study's own one-sided p is used as given
+    assert _judge(specs[:1], {"a": Measurement(3.0, p_value=0.01)}).loc["a", "holds"]
+    assert not _judge(specs[:1], {"a": Measurement(3.0, p_value=0.2)}).loc["a", "holds"]
+
+
+def test_power_separates_does_not_hold_from_too_few_seeds():
+    # samples with sd 1 around 0.3 (n = 3): not significant. Paper effect 0.5 at sd 1 with 3
+    # seeds: noncentral t power ~0.13, so "too few seeds"; a paper effect of 10 sd: power ~1.
+    samples = (-0.7, 0.3, 1.3)
+    weak = ClaimSpec("a", "t", "s", effect=0.5)
+    strong = ClaimSpec("b", "t", "s", effect=10.0)
+    plain = ClaimSpec("c", "t", "s")
+    m = Measurement(0.3, samples=samples)
+    df = _judge([weak, strong, plain], {"a": m, "b": m, "c": m})
+    assert df.loc["a", "power"] == pytest.approx(t_power(0.5, 1.0, 3, 0.05))
+    assert df.loc["a", "power"] < 0.2
+    assert df.loc["a", "verdict"] == f"too few seeds to tell (power {df.loc['a', 'power']:.2f})"
+    assert df.loc["b", "power"] > 0.99 and df.loc["b", "verdict"] == "does not hold"
+    assert math.isnan(df.loc["c", "power"]) and df.loc["c", "verdict"] == "does not hold"
+
+
+def test_t_power_by_hand():
+    from scipy import stats
+
+    # n = 5, d = 1: nc = sqrt 5, critical t(0.95, 4) = 2.1318
+    expect = stats.nct.sf(stats.t.ppf(0.95, 4), 4, math.sqrt(5))
+    assert t_power(2.0, 2.0, 5, 0.05) == pytest.approx(expect)
+    assert expect == pytest.approx(0.5797, abs=1e-3)  # G*Power, one-tailed d = 1, n = 5: 0.5797
+    assert math.isnan(t_power(1.0, 1.0, 1, 0.05)) and t_power(1.0, 0.0, 3, 0.05) == 1.0
+
+
+def test_sanity_rows_are_shown_but_never_support_the_paper():
+    specs = [
+        ClaimSpec(
+            "s", "logits grow linearly along a ray", "slope ratio", threshold=0.9, kind="sanity"
+        ),
+        ClaimSpec("t", "t", "s", kind="sanity", threshold=2.0),
+    ]
+    df = _judge(specs, {"s": Measurement(1.0), "t": Measurement(1.0)})
+    assert df.loc["s", "verdict"] == "sanity check passes" and df.loc["s", "holds"]
+    assert not df["supports"].any()
+    assert df.loc["t", "verdict"] == "sanity check fails"
+    assert math.isnan(df.loc["s", "p_value"])
 
 
 def test_failed_premise_makes_claims_untestable_and_comes_first():
@@ -49,43 +99,72 @@ def test_failed_premise_makes_claims_untestable_and_comes_first():
         ClaimSpec("claim", "t", "s", requires=("p",)),
         ClaimSpec("p", "baseline overconfident", "T", threshold=1.0, premise=True),
     ]
-    df = evaluate_claims("P", specs, {"claim": Measurement(5.0), "p": Measurement(0.5)}, alpha=0.05)
-    assert list(df["claim_id"]) == ["p", "claim"]
+    good = Measurement(5.0, samples=(4.0, 5.0, 6.0))
+    df = evaluate_claims(
+        "P", specs, {"claim": good, "p": Measurement(0.5, samples=(0.4, 0.5, 0.6))}, alpha=0.05
+    )
+    assert list(df["claim_id"]) == ["p", "claim"] and list(df["kind"]) == ["premise", "claim"]
     r = df.set_index("claim_id").loc["claim"]
     assert not r["holds"] and r["verdict"] == "cannot test: premise p does not hold"
-    ok = evaluate_claims("P", specs, {"claim": Measurement(5.0), "p": Measurement(1.5)}, alpha=0.05)
-    assert ok.set_index("claim_id").loc["claim", "verdict"] == "holds"
+    ok = evaluate_claims(
+        "P", specs, {"claim": good, "p": Measurement(1.5, samples=(1.4, 1.5, 1.6))}, alpha=0.05
+    )
+    ok = ok.set_index("claim_id")
+    assert ok.loc["claim", "verdict"] == "holds" and ok.loc["claim", "supports"]
+    assert not ok.loc["p", "supports"]
 
 
 def test_all_of_and_errors():
     specs = [ClaimSpec("h", "t", "s", all_of=("x",)), ClaimSpec("x", "t", "s")]
-    df = _judge(specs, {"h": Measurement(1.0), "x": Measurement(-1.0)})
-    assert not df.loc["h", "holds"]
+    up, down = (
+        Measurement(1.0, samples=(1.0, 1.1, 0.9)),
+        Measurement(-1.0, samples=(-1, -1.1, -0.9)),
+    )
+    df = _judge(specs, {"h": up, "x": down})
+    assert not df.loc["h", "holds"] and "a part it needs" in df.loc["h", "verdict"]
+    assert _judge(specs, {"h": up, "x": up}).loc["h", "verdict"] == "holds"
     with pytest.raises(ValueError, match="no measurement"):
         evaluate_claims("P", specs, {"h": Measurement(1.0)}, alpha=0.05)
     with pytest.raises(ValueError, match="direction"):
         ClaimSpec("z", "t", "s", direction="!=")
+    with pytest.raises(ValueError, match="kind"):
+        ClaimSpec("z", "t", "s", kind="belief")
+
+
+def test_one_sided_t_by_hand():
+    assert one_sided_t((2.0, 3.0, 4.0), 1.0, ">") == pytest.approx(0.03709, abs=1e-4)
+    assert one_sided_t((2.0, 3.0, 4.0), 1.0, "<") == pytest.approx(1 - 0.03709, abs=1e-4)
+    assert one_sided_t((2.0, 2.0), 1.0, ">") == 0.0 and one_sided_t((2.0, 2.0), 3.0, ">") == 1.0
+    assert math.isnan(one_sided_t((2.0,), 1.0, ">"))
 
 
 def test_paired_by_hand():
     a = pd.Series([3.0, 4.0, 5.0], index=[0, 1, 2])
     b = pd.Series([1.0, 2.0, 3.0], index=[0, 1, 2])  # constant difference 2
     m = paired(a, b)
-    assert m.value == 2.0 and m.p_value == 0.0 and "all paired differences equal" in m.detail
-    assert paired(b, a).p_value == 1.0
+    assert m.value == 2.0 and m.samples == (2.0, 2.0, 2.0) and m.n == 3
+    spec = [ClaimSpec("a", "t", "s")]
+    assert _judge(spec, {"a": m}).loc["a", "p_value"] == 0.0
+    assert _judge(spec, {"a": paired(b, a)}).loc["a", "p_value"] == 1.0
     one = paired(a.iloc[:1], b)  # only seed 0 is common
-    assert math.isnan(one.p_value) and "no test, 1 seed" in one.detail
+    assert one.n == 1 and "cannot test" in _judge(spec, {"a": one}).loc["a", "verdict"]
     c = pd.Series([3.0, 5.0, 4.0], index=[0, 1, 2])
     m = paired(c, b)  # differences 2, 3, 1: mean 2, sd 1, t = 2 / (1/sqrt 3) = 3.464, df 2
-    assert m.value == pytest.approx(2.0) and m.p_value == pytest.approx(0.03709, abs=1e-4)
+    assert m.value == pytest.approx(2.0)
+    assert _judge(spec, {"a": m}).loc["a", "p_value"] == pytest.approx(0.03709, abs=1e-4)
     with pytest.raises(ValueError):
         paired(a, pd.Series([1.0], index=[9]))
 
 
-def test_spearman():
-    m = spearman([1, 2, 3, 4], [4, 3, 2, 1])
-    assert m.value == pytest.approx(-1.0)
+def test_spearman_is_one_sided_in_the_claimed_direction():
+    m = spearman([1, 2, 3, 4, 5], [5, 4, 3, 2, 1], alternative="less")
+    assert m.value == pytest.approx(-1.0) and m.n == 5 and m.p_value < 0.05
+    up = spearman([1, 2, 3, 4, 5], [5, 4, 3, 2, 1], alternative="greater")
+    assert up.p_value > 0.95
     assert math.isnan(spearman([1, 1, 1], [1, 2, 3]).value)
+    spec = ClaimSpec("r", "falls", "rho", direction="<", effect=-0.9)
+    df = _judge([spec], {"r": m})
+    assert df.loc["r", "verdict"] == "holds" and 0 < df.loc["r", "power"] < 1
 
 
 def test_summarise_and_cells_by_hand():
@@ -100,8 +179,11 @@ def test_render_markdown_and_claims_markdown():
     df = pd.DataFrame({"row": ["a|b"], "x_mean": [1.234], "x_std": [0.5], "n_seeds": [3]})
     md = render_markdown(df, "T", labels={"x": "X (%)"})
     assert "| a\\|b | 1.23 ± 0.50 | 3 |" in md and "X (%)" in md
-    claims = evaluate_claims("P", [ClaimSpec("a", "t|u", "s")], {"a": Measurement(1.0)}, alpha=0.05)
-    assert "t\\|u" in render_claims_markdown(claims)
+    claims = evaluate_claims(
+        "P", [ClaimSpec("a", "t|u", "s")], {"a": Measurement(1.0, samples=(1, 2))}, alpha=0.05
+    )
+    md = render_claims_markdown(claims)
+    assert "t\\|u" in md and "| p | n | power |" in md
 
 
 def test_an_undefined_statistic_cannot_be_tested_and_neither_can_what_rests_on_it():
@@ -118,3 +200,13 @@ def test_an_undefined_statistic_cannot_be_tested_and_neither_can_what_rests_on_i
     assert df.loc["d", "verdict"] == "cannot test: the statistic is undefined (see detail)"
     assert df.loc["c", "verdict"] == "cannot test: premise p could not be evaluated"
     assert not df["holds"].any()
+
+
+def test_one_palette_and_marker_set_for_every_role():
+    from softmax_ood.analysis.style import MARKERS, ROLES, color_of, marker_of
+
+    assert set(ROLES) == set(MARKERS)
+    assert color_of("ce") != color_of("logitnorm") and color_of("ce") == color_of("single")
+    assert marker_of("ocs") == ""
+    with pytest.raises(ValueError, match="no colour"):
+        color_of("unknown")

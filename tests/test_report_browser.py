@@ -178,7 +178,7 @@ def test_the_browser_check_sees_a_figure_and_a_broken_one(tmp_path):
 @needs_chromium
 def test_every_report_renders_in_chromium(smoke_runs, tmp_path):
     reports = smoke_runs[0] / "reports"
-    pages = sorted(reports.glob("*.html"))
+    pages = sorted(p for p in reports.glob("*.html") if p.name != "results.html")  # own test
     assert {p.stem for p in pages} >= {"logitnorm", "seddik"}, pages
     for page in pages:
         record, shot = open_in_chromium(page, tmp_path)

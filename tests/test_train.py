@@ -23,8 +23,11 @@ CFG = dict(
 
 def _fit(data, loss="ce", seed=0, recipe=None, **over):
     torch.manual_seed(seed)
-    model = create_model("mlp", num_classes=10, in_chans=1, image_size=8, hidden=[64])
+    classes = 11 if loss == "reward_mse" else 10
+    model = create_model("mlp", num_classes=classes, in_chans=1, image_size=8, hidden=[64])
     params = {"tau": 0.04} if loss == "logitnorm" else {}
+    if loss == "reward_mse":
+        params = {"correct_reward": 1.0, "wrong_reward": -4.0, "abstain_reward": 0.0}
     return fit(
         model,
         build_loss(loss, params),
@@ -204,3 +207,26 @@ def test_losses_with_their_own_output_layout_train_and_log(embedded_data, loss, 
     assert all(math.isfinite(r["val_loss"]) for r in curve)
     if loss == "reward_mse":
         assert curve[-1]["val_acc"] > 0.5
+
+
+def test_best_val_loss_keeps_the_epoch_of_the_lowest_validation_loss(embedded_data):
+    data = load_prepared(embedded_data)
+    # reward MSE: validation loss = the loss itself (its own output layout)
+    model, curve, info = _fit(
+        data,
+        loss="reward_mse",
+        epochs=6,
+        lr=5e-2,
+        checkpoint="best_val_loss",
+        schedule="constant",
+    )
+    losses = [r["val_loss"] for r in curve]
+    assert info["best_epoch"] == 1 + losses.index(min(losses))
+    assert info["checkpoint"] == "best_val_loss"
+    # the kept weights are that epoch's: their validation loss is the minimum
+    loss_fn = build_loss(
+        "reward_mse", {"correct_reward": 1.0, "wrong_reward": -4.0, "abstain_reward": 0.0}
+    )
+    with torch.no_grad():
+        val = loss_fn(model(data.x["val"]), data.y["val"]).item()
+    assert math.isclose(val, min(losses), rel_tol=1e-4, abs_tol=1e-6)

@@ -28,14 +28,21 @@ apt_quiet() {  # apt-get with retries while another apt process holds a lock; si
     echo "$out" >&2
     return 1
 }
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian's packages the tests use, where apt is available (root): headless Chromium for the
+# browser tests, and TeX (pdflatex, booktabs, longtable) to compile results/results_section.tex.
+apt_need() {  # apt_need COMMAND [apt-get install options] PACKAGE...: install unless COMMAND exists
+    local cmd=$1
+    shift
+    command -v "$cmd" >/dev/null 2>&1 && return 0
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-        { apt_quiet update && apt_quiet install -y chromium; } ||
-            echo "setup: could not install chromium; tests/test_report_browser.py will skip" >&2
+        { apt_quiet update && apt_quiet install -y "$@"; } ||
+            echo "setup: could not install $*; the tests that need $cmd will skip" >&2
     else
-        echo "setup: chromium missing (root: apt-get install -y chromium); tests/test_report_browser.py will skip" >&2
+        echo "setup: $cmd missing (root: apt-get install -y $*); the tests that need it will skip" >&2
     fi
-fi
+}
+apt_need chromium chromium
+apt_need pdflatex --no-install-recommends texlive-latex-base texlive-latex-recommended
 # DVC must never phone home (also committed in .dvc/config)
 "$PY" -m dvc config --global core.analytics false >/dev/null 2>&1 || true
 echo "setup: ok ($("$PY" --version), torch $("$PY" -c 'import torch; print(torch.__version__)'))"

@@ -80,6 +80,7 @@ __all__ = [
     "MOTION_BLUR",
     "PIXELATE",
     "REFERENCE_SIZE",
+    "RESAMPLE_OFFSET",
     "ROTATION_ANGLES",
     "SEVERITIES",
     "SHOT_NOISE",
@@ -96,6 +97,7 @@ __all__ = [
     "motion_blur",
     "pixelate",
     "rotate",
+    "rotate_resampled",
     "shot_noise",
     "speckle_noise",
     "throughput",
@@ -472,6 +474,30 @@ def rotate(x: Any, degrees: float) -> Any:
         out = np.rot90(arr, k=int(quarter), axes=(2, 3)).copy()
     else:
         out = _rotate_bilinear(arr, d)
+    return _finish(out, arr.dtype, to_torch)
+
+
+#: offset (degrees) of :func:`rotate_resampled`'s two-step path; no multiple of 15 plus it is a
+#: multiple of 90, so no level of the 15-degree grid (0 included) is an exact grid rotation
+RESAMPLE_OFFSET = 7.5
+
+
+def rotate_resampled(x: Any, degrees: float, offset: float = RESAMPLE_OFFSET) -> Any:
+    """Rotate by ``degrees`` through one resampling path for every angle, 0 included: a bilinear
+    rotation by ``degrees + offset`` followed by a bilinear rotation by ``-offset``.
+
+    :func:`rotate` is exact at multiples of 90 degrees and interpolates otherwise, so a
+    discriminator could tell 15 degrees from 0 by the interpolation blur alone (a rotation by +15
+    and back scores as shifted). Here every angle goes through two interpolations at angles that
+    are not multiples of 90 (for the 15-degree grid and the default offset), so the level-0 set
+    carries the same resampling as every other level and only the angle differs.
+    """
+    arr, to_torch = _as_batch(x)
+    for name, v in (("degrees", degrees), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
+            raise ValueError(f"{name} must be a finite real number, got {v!r}")
+    out = _rotate_bilinear(arr, (float(degrees) + float(offset)) % 360.0)
+    out = _rotate_bilinear(out, -float(offset) % 360.0)
     return _finish(out, arr.dtype, to_torch)
 
 

@@ -308,6 +308,7 @@ def ood_score(
     seed: int,
     heldout_fraction: float = 0.5,
     C: float = 1.0,
+    alpha: float | None = None,
     max_iter: int = 1000,
 ) -> OODScore:
     """OOD score of an evaluation set against ID data (Kang et al., App. B.3), over repeats.
@@ -329,6 +330,11 @@ def ood_score(
     :param seed: base seed; every repeat is deterministic.
     :param heldout_fraction: fraction of the evaluation set held out for scoring, in ``(0, 1)``.
     :param C: inverse L2 strength of the logistic regression (scikit-learn's default 1.0).
+    :param alpha: the L2 strength per training sample instead of ``C``, as scikit-learn's
+        ``SGDClassifier(loss="log_loss", alpha=...)`` states it (objective: mean log-loss +
+        ``alpha / 2 * ||w||^2``), i.e. ``C = 1 / (alpha * n_train)``; Kang et al.'s public code
+        uses ``alpha = 10`` on standardised features. The penalty then does not weaken as the
+        training split grows.
     :param max_iter: lbfgs iterations.
     """
     from sklearn.linear_model import LogisticRegression
@@ -344,6 +350,10 @@ def ood_score(
         raise ValueError(f"heldout_fraction must be in (0, 1), got {heldout_fraction!r}")
     if not (isinstance(C, numbers.Real) and math.isfinite(C) and C > 0):
         raise ValueError(f"C must be a finite positive number, got {C!r}")
+    if alpha is not None and not (
+        isinstance(alpha, numbers.Real) and math.isfinite(alpha) and alpha > 0
+    ):
+        raise ValueError(f"alpha must be a finite positive number, got {alpha!r}")
     n_eval = len(xe)
     n_heldout = min(max(math.ceil(heldout_fraction * n_eval), 1), n_eval - 1)
     n_fit = min(n_eval - n_heldout, len(xi))
@@ -359,7 +369,8 @@ def ood_score(
         mu = xfit.mean(axis=0)
         sd = xfit.std(axis=0)
         sd[sd == 0] = 1.0
-        clf = LogisticRegression(C=float(C), max_iter=int(max_iter))
+        c_eff = float(C) if alpha is None else 1.0 / (float(alpha) * len(yfit))
+        clf = LogisticRegression(C=c_eff, max_iter=int(max_iter))
         with threadpool_limits(limits=1):  # tiny problems: one BLAS thread is fastest
             clf.fit((xfit - mu) / sd, yfit)
         scores.append(float(clf.predict_proba((held - mu) / sd)[:, 1].mean()))

@@ -6,8 +6,10 @@ loss, accuracy, the mean logit L2 norm on the ID validation split and on an OOD 
 (Wei et al. 2022, Fig. 1) and an ETA, and it stops with :class:`NonFiniteLossError` naming
 model, epoch and batch the moment the loss is not finite.
 
-Checkpoint choice uses the *validation* split only (``checkpoint: best_val_acc``) or the last
-epoch (``checkpoint: last``); test data never reaches this module.
+Checkpoint choice uses the *validation* split only (``checkpoint: best_val_acc``, or
+``best_val_loss``: the epoch of the lowest validation loss, the loss itself for heads with their
+own output layout such as reward or regression heads, cross-entropy otherwise) or the last epoch
+(``checkpoint: last``); test data never reaches this module.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZERS = ("sgd", "adam")
 SCHEDULES = ("constant", "cosine", "multistep")
-CHECKPOINTS = ("last", "best_val_acc")
+CHECKPOINTS = ("last", "best_val_acc", "best_val_loss")
 AUGMENTS = ("none", "crop_flip")
 
 
@@ -224,6 +226,7 @@ def fit(
 
     curve: list[dict] = []
     best_acc, best_epoch, best_state = -1.0, 0, None
+    best_loss = math.inf
     start = time.perf_counter()
     for epoch in range(1, cfg.epochs + 1):
         model.train()
@@ -274,6 +277,9 @@ def fit(
         if cfg.checkpoint == "best_val_acc" and val_acc > best_acc:
             best_acc, best_epoch = val_acc, epoch
             best_state = copy.deepcopy(model.state_dict())
+        elif cfg.checkpoint == "best_val_loss" and row["val_loss"] < best_loss:
+            best_loss, best_acc, best_epoch = row["val_loss"], val_acc, epoch
+            best_state = copy.deepcopy(model.state_dict())
         elapsed = time.perf_counter() - start
         eta = elapsed / epoch * (cfg.epochs - epoch)
         log.info(
@@ -291,7 +297,7 @@ def fit(
             elapsed,
             eta,
         )
-    if cfg.checkpoint == "best_val_acc" and best_state is not None:
+    if cfg.checkpoint in ("best_val_acc", "best_val_loss") and best_state is not None:
         model.load_state_dict(best_state)
         final_acc = best_acc
     else:

@@ -1,21 +1,37 @@
 """The claims engine: a paper's claims declared as data, measured by the study, judged here.
 
 A study declares each claim as a :class:`ClaimSpec` (what the paper says, the statistic, a
-threshold and a direction, optionally a one-sided test and the premises it rests on) and supplies
-one :class:`Measurement` per claim id. :func:`evaluate_claims` applies one decision rule to all:
+threshold, a direction, its kind, the premises it rests on and, where the paper reports one, the
+paper's own effect size) and supplies one :class:`Measurement` per claim id.
+:func:`evaluate_claims` applies one decision rule to all rows.
 
-* ``holds`` iff ``value <direction> threshold`` and, for ``test="paired"``, ``p < alpha``;
-* ``all_of``: holds iff every listed claim holds (and its own comparison, if any);
-* a claim whose statistic is undefined (NaN, e.g. a correlation of a constant series) gets
-  ``cannot test: the statistic is undefined``, never ``does not hold``;
-* a claim whose premise (``requires``) does not hold gets the verdict ``cannot test`` and
-  ``holds = False``, with the failed premise named: a failed premise is not evidence against the
-  paper. Premise rows come first in the table.
+Kinds:
 
-Comparative measurements use :func:`paired`: per-seed values of two conditions, paired by seed;
-value = mean difference ``high - low``, p from ``scipy.stats.ttest_rel(..., alternative="greater")``
-(with one common seed there is no test and the detail says so; with all differences equal the
-t statistic is infinite and p is 0 or 1). :func:`spearman` gives a rank correlation with its p.
+* ``premise``: the regime the paper's claims assume (the model fitted; the task is not trivial;
+  the baseline behaves as in the paper). Listed first. Tested like a claim.
+* ``claim``: a statement of the paper. **Never judged by the sign of a statistic alone**: it holds
+  iff the statistic lies on the claimed side of the threshold *and* a one-sided test rejects the
+  null "not on the claimed side" at the configured ``alpha``.
+* ``sanity``: a statement true by construction (e.g. a ReLU network's logits grow linearly along a
+  ray). Shown with "sanity check passes/fails", judged by the comparison alone, and never counted
+  as support for the paper (``supports`` is False).
+
+The test: a measurement either carries ``samples`` (per-seed values of the statistic, or per-seed
+paired differences from :func:`paired`), and the engine runs the one-sided one-sample t-test of
+the samples against the threshold in the claim's direction; or it carries its own one-sided
+``p_value`` (e.g. :func:`spearman` with the claim's alternative). A claim or premise with neither
+(one seed) reads "cannot test: no significance test".
+
+Power: where the spec gives the paper's ``effect`` (in the statistic's units, measured from the
+threshold), the engine reports the power of the test to detect that effect at the measured spread
+and sample count (noncentral t; Fisher z for a rank correlation). A claim that is not significant
+reads "too few seeds to tell (power P)" when that power is below :data:`POWER_TARGET`, and
+"does not hold" only when the test had the power to see the paper's effect (or the paper gives no
+effect size: then the power column is n/a).
+
+A claim whose premise (``requires``) does not hold gets ``cannot test: premise X does not hold``;
+an undefined statistic (NaN) gets ``cannot test: the statistic is undefined``. ``all_of``: a
+headline that holds only if every listed claim holds too.
 """
 
 from __future__ import annotations
@@ -23,22 +39,27 @@ from __future__ import annotations
 import math
 import operator
 import warnings
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .seeds import summarise
 
 __all__ = [
     "COLUMNS",
+    "KINDS",
+    "POWER_TARGET",
     "ClaimSpec",
     "Measurement",
     "evaluate_claims",
     "fmt_mean_std",
+    "one_sided_t",
     "paired",
     "render_claims_markdown",
     "spearman",
+    "t_power",
 ]
 
 COLUMNS = [
@@ -51,10 +72,17 @@ COLUMNS = [
     "threshold",
     "direction",
     "p_value",
+    "alpha",
+    "n",
+    "effect",
+    "power",
     "detail",
     "holds",
+    "supports",
     "verdict",
 ]
+KINDS = ("premise", "claim", "sanity")
+POWER_TARGET = 0.8
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
 
@@ -62,12 +90,15 @@ _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le
 class ClaimSpec:
     """One claim of a paper as data.
 
-    :param direction: ``">"``, ``">="``, ``"<"`` or ``"<="``: how ``value`` must compare with
-        ``threshold`` for the claim to hold.
-    :param test: ``None`` (the comparison alone) or ``"paired"`` (also ``p < alpha``).
-    :param premise: a premise row (the regime the paper's claims assume), listed first.
+    :param direction: ``">"``, ``">="``, ``"<"`` or ``"<="``: the side of ``threshold`` the
+        statistic must lie on (and the alternative of the one-sided test).
+    :param kind: ``"premise"``, ``"claim"`` or ``"sanity"`` (see the module docstring).
     :param requires: ids of premises; if one fails this claim cannot be tested.
     :param all_of: ids of claims that must all hold too (a headline made of parts).
+    :param effect: the paper's own effect size in the statistic's units, as a distance from the
+        threshold (e.g. the paper's FPR95 reduction in points); ``None`` when the paper gives none.
+    :param premise: alias of ``kind="premise"`` (older spelling).
+    :param test: accepted for compatibility and ignored: every claim and premise is tested.
     """
 
     id: str
@@ -75,27 +106,51 @@ class ClaimSpec:
     statistic: str
     threshold: float = 0.0
     direction: str = ">"
-    test: str | None = None
-    premise: bool = False
+    kind: str = "claim"
     requires: tuple[str, ...] = ()
     all_of: tuple[str, ...] = ()
+    effect: float | None = None
+    premise: bool = field(default=False, repr=False)
+    test: str | None = field(default=None, repr=False)
 
     def __post_init__(self):
+        if self.premise:
+            object.__setattr__(self, "kind", "premise")
+        object.__setattr__(self, "premise", self.kind == "premise")
         if self.direction not in _OPS:
             raise ValueError(
                 f"claim {self.id}: direction {self.direction!r} is not one of {list(_OPS)}"
             )
-        if self.test not in (None, "paired"):
-            raise ValueError(f"claim {self.id}: test {self.test!r} is not None or 'paired'")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind {self.kind!r} is not one of {list(KINDS)}")
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """A claim's statistic on this run's results (``p_value`` NaN when there is no test)."""
+    """A claim's statistic on this run's results.
+
+    :param value: the statistic (for ``samples``: their mean unless given otherwise).
+    :param samples: per-seed values (or per-seed paired differences); the engine tests them.
+    :param p_value: a one-sided p for the claim's direction computed by the study (NaN: none).
+    :param n: sample count behind ``p_value`` (filled from ``samples`` when those are given).
+    :param power: power computed by the study (NaN: the engine computes it where it can).
+    :param method: ``"t"`` (samples), ``"spearman"`` (rank correlation, n points) or ``""``.
+    """
 
     value: float
     detail: str = ""
     p_value: float = math.nan
+    samples: tuple[float, ...] = ()
+    n: int = 0
+    power: float = math.nan
+    method: str = ""
+
+    def __post_init__(self):
+        if self.samples:
+            object.__setattr__(self, "samples", tuple(float(x) for x in self.samples))
+            object.__setattr__(self, "n", len(self.samples))
+            if not self.method:
+                object.__setattr__(self, "method", "t")
 
 
 def fmt_mean_std(values: pd.Series, unit: str = "") -> str:
@@ -104,13 +159,53 @@ def fmt_mean_std(values: pd.Series, unit: str = "") -> str:
     return f"{mean:.2f} ± {s}{unit}"
 
 
+def one_sided_t(samples: Sequence[float], threshold: float, direction: str) -> float:
+    """p of the one-sample t-test of ``samples`` against ``threshold``, alternative: the mean
+    lies on the ``direction`` side. With all samples equal the t statistic is infinite: p is 0
+    when they lie strictly on the claimed side and 1 otherwise. NaN for fewer than 2 samples."""
+    from scipy import stats
+
+    x = np.asarray(samples, dtype=float)
+    if len(x) < 2 or not np.all(np.isfinite(x)):
+        return math.nan
+    greater = direction in (">", ">=")
+    if float(x.max() - x.min()) <= 1e-12 * max(1.0, float(np.abs(x).max())):
+        return 0.0 if _OPS[direction](float(x.mean()), threshold) else 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = stats.ttest_1samp(x, threshold, alternative="greater" if greater else "less")
+    return float(r.pvalue)
+
+
+def t_power(effect: float, sd: float, n: int, alpha: float) -> float:
+    """Power of the one-sided one-sample t-test at level ``alpha`` with ``n`` samples of spread
+    ``sd`` to detect a true mean ``effect`` away from the threshold (noncentral t)."""
+    from scipy import stats
+
+    if n < 2 or effect is None or not math.isfinite(effect) or effect == 0:
+        return math.nan
+    if sd <= 0 or not math.isfinite(sd):
+        return 1.0
+    df = n - 1
+    crit = stats.t.ppf(1 - alpha, df)
+    return float(stats.nct.sf(crit, df, abs(effect) / sd * math.sqrt(n)))
+
+
+def _rho_power(effect: float, n: int, alpha: float) -> float:
+    from scipy import stats
+
+    if n < 4 or effect is None or not (0 < abs(effect) < 1):
+        return math.nan
+    z = math.atanh(abs(effect)) * math.sqrt((n - 3) / 1.06)  # Spearman's variance factor
+    return float(stats.norm.sf(stats.norm.ppf(1 - alpha) - z))
+
+
 def paired(
     high: pd.Series, low: pd.Series, *, names: tuple[str, str] = ("A", "B"), percent: bool = False
 ) -> Measurement:
-    """``high - low`` over the seeds both have (indexes are seeds): mean difference and the
-    one-sided paired t-test's p for "high > low"."""
-    from scipy import stats
-
+    """``high - low`` over the seeds both have (indexes are seeds): the mean difference, with the
+    per-seed differences as ``samples`` (the engine tests them against the claim's threshold,
+    usually 0 with direction ``">"``: "high > low")."""
     seeds = sorted(set(high.dropna().index) & set(low.dropna().index))
     if not seeds:
         raise ValueError(f"{names[0]} and {names[1]} share no seed, so no paired comparison.")
@@ -118,53 +213,48 @@ def paired(
     diff = a - b
     mean_diff, n = float(diff.mean()), len(seeds)
     unit, dunit = (" %", " pp") if percent else ("", "")
-    base = (
-        f"{names[0]} {fmt_mean_std(a, unit)} vs {names[1]} {fmt_mean_std(b, unit)}; "
-        f"paired difference {mean_diff:.2f}{dunit} over {n} seed(s)"
-    )
-    if n == 1:
-        return Measurement(mean_diff, base + "; no test, 1 seed", math.nan)
-    spread = float(diff.max() - diff.min())
-    if spread <= 1e-9 * max(1.0, abs(mean_diff)):
-        p = 0.0 if mean_diff > 0 else 1.0
-        ptxt = f"{p:g} (all paired differences equal)"
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            p = float(stats.ttest_rel(a.to_numpy(), b.to_numpy(), alternative="greater").pvalue)
-        ptxt = "n/a" if math.isnan(p) else f"{p:.3g}"
     per_seed = ", ".join(f"{s}: {d:.2f}" for s, d in zip(seeds, diff, strict=True))
-    return Measurement(
-        mean_diff, base + f"; one-sided paired t-test p = {ptxt}; per seed {per_seed}", p
+    detail = (
+        f"{names[0]} {fmt_mean_std(a, unit)} vs {names[1]} {fmt_mean_std(b, unit)}; "
+        f"paired difference {mean_diff:.2f}{dunit} over {n} seed(s) (per seed {per_seed})"
     )
+    return Measurement(mean_diff, detail, samples=tuple(diff.to_numpy()))
 
 
-def spearman(x, y, *, what: str = "") -> Measurement:
-    """Spearman rank correlation of ``x`` and ``y`` with its two-sided p."""
+def spearman(x, y, *, what: str = "", alternative: str = "greater") -> Measurement:
+    """Spearman rank correlation of ``x`` and ``y`` with its one-sided p (``alternative``:
+    ``"greater"`` for a claimed rise, ``"less"`` for a claimed fall), ``n`` points."""
     from scipy import stats
 
+    if alternative not in ("greater", "less"):
+        raise ValueError(f"alternative {alternative!r} is not 'greater' or 'less'")
     x, y = pd.Series(x, dtype=float).to_numpy(), pd.Series(y, dtype=float).to_numpy()
     if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
-        return Measurement(math.nan, f"{what}: too few distinct points ({len(x)}) for Spearman")
+        return Measurement(math.nan, f"{what}too few distinct points ({len(x)}) for Spearman")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = stats.spearmanr(x, y)
+        r = stats.spearmanr(x, y, alternative=alternative)
     return Measurement(
         float(r.statistic),
-        f"{what}Spearman rho {r.statistic:.3f} over {len(x)} points (p = {r.pvalue:.3g})",
+        f"{what}Spearman rho {r.statistic:.3f} over {len(x)} points "
+        f"(one-sided p = {r.pvalue:.3g}, alternative rho {'>' if alternative == 'greater' else '<'} 0)",
         float(r.pvalue),
+        n=len(x),
+        method="spearman",
     )
 
 
-def _judge(spec: ClaimSpec, m: Measurement, alpha: float) -> bool:
-    if math.isnan(m.value):
-        return False
-    ok = _OPS[spec.direction](m.value, spec.threshold)
-    if spec.test == "paired":
-        if math.isnan(m.p_value):  # one seed: the sign alone
-            return bool(ok)
-        ok = ok and m.p_value < alpha
-    return bool(ok)
+def _test(spec: ClaimSpec, m: Measurement, alpha: float) -> tuple[float, float]:
+    """(p, power) of a claim or premise's measurement."""
+    p, power = m.p_value, m.power
+    if m.samples:
+        p = one_sided_t(m.samples, spec.threshold, spec.direction)
+        if math.isnan(power) and spec.effect is not None:
+            sd = float(np.std(m.samples, ddof=1)) if len(m.samples) > 1 else math.nan
+            power = t_power(spec.effect, sd, len(m.samples), alpha)
+    elif m.method == "spearman" and math.isnan(power) and spec.effect is not None:
+        power = _rho_power(spec.effect, m.n, alpha)
+    return p, power
 
 
 def evaluate_claims(
@@ -175,7 +265,7 @@ def evaluate_claims(
     alpha: float,
 ) -> pd.DataFrame:
     """Judge every claim with one rule; returns the claims table (columns :data:`COLUMNS`),
-    premises first, then claims in declaration order."""
+    premises first, then claims and sanity rows in declaration order."""
     specs = list(specs)
     ids = [s.id for s in specs]
     if len(set(ids)) != len(ids):
@@ -185,13 +275,16 @@ def evaluate_claims(
         raise ValueError(f"no measurement for claim(s) {missing}")
     by_id = {s.id: s for s in specs}
     verdict: dict[str, tuple[bool, str]] = {}
+    tested: dict[str, tuple[float, float]] = {
+        s.id: _test(s, measurements[s.id], alpha) for s in specs
+    }
 
     def decide(cid: str, stack=()) -> tuple[bool, str]:
         if cid in verdict:
             return verdict[cid]
         if cid in stack:
             raise ValueError(f"claim {cid} depends on itself through {stack}")
-        s = by_id[cid]
+        s, m = by_id[cid], measurements[cid]
         for pid in s.requires:
             if pid not in by_id:
                 raise ValueError(f"claim {cid} requires the unknown premise {pid!r}")
@@ -202,37 +295,60 @@ def evaluate_claims(
                 )
                 verdict[cid] = (False, f"cannot test: premise {pid} {why}")
                 return verdict[cid]
-        if math.isnan(measurements[cid].value):  # e.g. a Spearman rho of a constant series
+        if math.isnan(m.value):  # e.g. a Spearman rho of a constant series
             verdict[cid] = (False, "cannot test: the statistic is undefined (see detail)")
             return verdict[cid]
-        ok = _judge(s, measurements[cid], alpha)
-        for part in s.all_of:
-            ok = ok and decide(part, (*stack, cid))[0]
-        verdict[cid] = (ok, "holds" if ok else "does not hold")
+        side = bool(_OPS[s.direction](m.value, s.threshold))
+        if s.kind == "sanity":
+            verdict[cid] = (side, "sanity check passes" if side else "sanity check fails")
+            return verdict[cid]
+        p, power = tested[cid]
+        if math.isnan(p):
+            verdict[cid] = (False, "cannot test: no significance test (fewer than 2 samples)")
+            return verdict[cid]
+        ok = side and p < alpha
+        parts_ok = all(decide(part, (*stack, cid))[0] for part in s.all_of)
+        if ok and parts_ok:
+            verdict[cid] = (True, "holds")
+        elif ok:
+            verdict[cid] = (False, "does not hold (a part it needs does not hold)")
+        elif not math.isnan(power) and power < POWER_TARGET:
+            verdict[cid] = (False, f"too few seeds to tell (power {power:.2f})")
+        else:
+            verdict[cid] = (False, "does not hold")
         return verdict[cid]
 
+    order = {"premise": 0, "claim": 1, "sanity": 2}
     rows = []
-    for s in sorted(specs, key=lambda s: not s.premise):
+    for s in sorted(specs, key=lambda s: order[s.kind]):
         ok, text = decide(s.id)
         m = measurements[s.id]
+        p, power = tested[s.id]
         rows.append(
             {
                 "paper": paper,
                 "claim_id": s.id,
-                "kind": "premise" if s.premise else "claim",
+                "kind": s.kind,
                 "claim": s.text,
                 "statistic": s.statistic,
                 "value": float(m.value),
                 "threshold": float(s.threshold),
                 "direction": s.direction,
-                "p_value": float(m.p_value),
+                "p_value": float(p) if s.kind != "sanity" else math.nan,
+                "alpha": float(alpha),
+                "n": int(m.n),
+                "effect": math.nan if s.effect is None else float(s.effect),
+                "power": float(power) if s.kind != "sanity" else math.nan,
                 "detail": m.detail,
                 "holds": bool(ok),
+                "supports": bool(ok) and s.kind == "claim",
                 "verdict": text,
             }
         )
     df = pd.DataFrame(rows, columns=COLUMNS)
     df["holds"] = df["holds"].astype(bool)
+    df["supports"] = df["supports"].astype(bool)
+    df["n"] = df["n"].astype("int64")
     return df
 
 
@@ -240,19 +356,24 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _num(x, fmt: str) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
+
+
 def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
-    """The claims table as markdown: premises, then claims, each with value and verdict."""
+    """The claims table as markdown: premises, then claims, then sanity rows, each with its value,
+    one-sided p, n, power (to detect the paper's effect) and verdict."""
     lines = [
         f"### {title}",
         "",
-        "| kind | id | claim | statistic | value | needed | verdict | detail |",
-        "|---|---|---|---|---:|---|---|---|",
+        "| kind | id | claim | statistic | value | needed | p | n | power | verdict | detail |",
+        "|---|---|---|---|---:|---|---:|---:|---:|---|---|",
     ]
     for _, r in df.iterrows():
-        v = "n/a" if math.isnan(r["value"]) else f"{r['value']:.3g}"
         lines.append(
             f"| {r['kind']} | {_cell(r['claim_id'])} | {_cell(r['claim'])} | "
-            f"{_cell(r['statistic'])} | {v} | {r['direction']} {r['threshold']:g} | "
-            f"**{r['verdict']}** | {_cell(r['detail'])} |"
+            f"{_cell(r['statistic'])} | {_num(r['value'], '.3g')} | "
+            f"{r['direction']} {r['threshold']:g} | {_num(r['p_value'], '.3g')} | {r['n']} | "
+            f"{_num(r['power'], '.2f')} | **{r['verdict']}** | {_cell(r['detail'])} |"
         )
     return "\n".join(lines) + "\n"

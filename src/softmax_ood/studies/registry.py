@@ -1,31 +1,84 @@
-"""The study registry: one line per study.
+"""The study registry: one line per study, and the one contract every study obeys.
 
 Each entry names the module that registers the study (``studies/<name>/study.py``). That module
-imports nothing heavy (the Snakefile loads it at parse time) and defines:
+imports nothing heavy (the Snakefile loads it at parse time) and satisfies :class:`Study`:
+the required hooks below, each documented once, plus the optional ones in
+:data:`OPTIONAL_HOOKS`. ``tests/test_study_contract.py`` checks every registered study against it
+(parametrised over this registry), including the control frames of every claim.
 
-* ``NAME``, ``TITLE`` (paper), ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its
-  Snakemake rules file);
-* ``check(config)``: cross-references of its section (one-sentence :class:`ConfigError`);
-* ``loss_variants(config) -> {name: loss entry}``: loss variants it derives (may be empty);
-* ``runs(config) -> [Run]``: the trainings it needs; the workflow trains the union once each;
-* ``targets(config) -> [path]``: its final outputs (``rule all`` collects them).
-
-Adding a study: a package ``studies/<name>/`` with those files, its notebook and tests, and one
-line here.
+Adding a study: a package ``studies/<name>/`` with those hooks, its rules file, notebook and
+tests (``tests/controls.py``: one frame where each claim must hold and one where it must not),
+and one line in :data:`STUDIES`.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
+from typing import Protocol, runtime_checkable
 
-__all__ = ["STUDIES", "load_study", "registered_studies", "standard_targets"]
+__all__ = [
+    "OPTIONAL_HOOKS",
+    "STUDIES",
+    "Study",
+    "load_study",
+    "registered_studies",
+    "standard_targets",
+]
 
+
+@runtime_checkable
+class Study(Protocol):
+    """What a study's registration module provides.
+
+    Attributes: ``NAME`` (the package name, also its config section and the prefix of its rule
+    names), ``TITLE`` (the paper), ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its
+    Snakemake rules file: its own compute steps), ``TABLES`` and ``FIGURES`` (the names of its
+    tables and figures, written under ``results/<NAME>/<dataset>/``).
+    """
+
+    NAME: str
+    TITLE: str
+    SCHEMA: Path
+    RULES: Path
+    TABLES: Sequence[str]
+    FIGURES: Sequence[str]
+
+    def check(self, config: dict) -> None:
+        """Cross-references of its section against the rest of the config; raises a one-sentence
+        :class:`~softmax_ood.errors.ConfigError`."""
+
+    def loss_variants(self, config: dict) -> dict:
+        """Loss variants it derives from the core ``losses`` (name -> entry; may be empty)."""
+
+    def runs(self, config: dict) -> list:
+        """The core trainings (:class:`~softmax_ood.runs.Run`) it needs; the workflow trains the
+        union of every study's runs once each. Empty for a study that trains in its own rules."""
+
+    def targets(self, config: dict) -> list[str]:
+        """Its final outputs (``rule all`` collects them)."""
+
+    def claim_specs(self, config: dict) -> list:
+        """Its claims as :class:`~softmax_ood.analysis.claims.ClaimSpec` for this config (premise,
+        claim and sanity rows): what the claims table will judge."""
+
+
+#: Optional hooks: name -> what it does (a study omits what it does not need).
+OPTIONAL_HOOKS: dict[str, str] = {
+    "raw_sources": "raw_sources(config) -> [source name]: paper-scale download sources it reads "
+    "beyond the core data (e.g. CIFAR-10-C), downloaded by the core per-source rule.",
+    "PAPER_VALUES": "path of a CSV (table, id_dataset, row, loss, metric, value) of the paper's "
+    "printed values; the results page shows each table's printed values beside ours.",
+}
+
+#: name -> registration module, in the order the results section shows the papers.
 STUDIES: dict[str, str] = {
-    "kang": "softmax_ood.studies.kang.study",
     "logitnorm": "softmax_ood.studies.logitnorm.study",
-    "seddik": "softmax_ood.studies.seddik.study",
+    "kang": "softmax_ood.studies.kang.study",
     "ulmer": "softmax_ood.studies.ulmer.study",
+    "seddik": "softmax_ood.studies.seddik.study",
 }
 
 

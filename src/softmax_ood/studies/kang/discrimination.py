@@ -14,7 +14,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "score_group"]
+__all__ = ["COLUMNS", "reference_images", "score_group", "select_alpha"]
 
 COLUMNS = [
     "featurizer",
@@ -30,6 +30,22 @@ COLUMNS = [
     "n_heldout",
     "per_repeat",
 ]
+
+
+def reference_images(x_id: np.ndarray, group: str) -> np.ndarray:
+    """The ID reference of ``group``: the training images through the same path as the group's
+    level 0 (rotation: :func:`~softmax_ood.corruptions.rotate_resampled` by 0 degrees, so the
+    resampling of every angle is in the reference too; every other group: unchanged)."""
+    if group == "rotation":
+        from ...corruptions import rotate_resampled
+
+        return np.asarray(rotate_resampled(x_id, 0.0), dtype=np.float32)
+    return x_id
+
+
+def _alpha(discriminator: dict) -> float | None:
+    a = discriminator.get("alpha")
+    return None if a is None else float(a)
 
 
 def score_group(
@@ -58,7 +74,7 @@ def score_group(
             f"{', '.join(dict.fromkeys(index['group']))}"
         )
     feat = build_featurizer(featurizer["name"], featurizer.get("params") or {})
-    f_id = feat(x_id)
+    f_id = feat(reference_images(x_id, group))
     rows = []
     for r in sets.itertuples(index=False):
         # one stream per evaluation set, independent of the group it is computed in
@@ -70,6 +86,7 @@ def score_group(
             seed=set_seed,
             heldout_fraction=float(discriminator.get("heldout_fraction", 0.5)),
             C=float(discriminator.get("C", 1.0)),
+            alpha=_alpha(discriminator),
         )
         rows.append(
             {
@@ -88,3 +105,84 @@ def score_group(
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def select_alpha(
+    x_id: np.ndarray,
+    x_val: np.ndarray,
+    index_val: pd.DataFrame,
+    *,
+    featurizer: dict,
+    discriminator: dict,
+    candidates: list[float],
+    n_repeats: int,
+    null_tolerance: float,
+    max_saturated: float,
+    saturated_at: float = 0.99,
+) -> tuple[float, pd.DataFrame]:
+    """The discriminator's L2 strength ``alpha``, chosen on **held-out** data: the validation
+    split under every shift (``x_val``/``index_val``, :func:`grid.build_grid` with
+    ``split="val"``), never the test images the scores are reported on, never a model.
+
+    Rule (regime of Kang et al.'s low-capacity discriminator): the smallest candidate (the most
+    capacity) whose level-0 sets score within ``null_tolerance`` of 0.5 (ID vs ID is a null) and
+    whose share of shifted levels scoring above ``saturated_at`` is at most ``max_saturated``
+    (a saturated score cannot grade the levels); if none qualifies, the largest candidate.
+    Returns ``(alpha, table)``, one table row per candidate.
+    """
+    graded = index_val[index_val["group"].isin([g for g in index_val["group"] if g != "far_ood"])]
+    rows = []
+    for a in sorted(float(c) for c in candidates):
+        disc = {**discriminator, "alpha": a, "n_repeats": int(n_repeats)}
+        parts = [
+            score_group(x_id, x_val, graded, g, featurizer=featurizer, discriminator=disc)
+            for g in dict.fromkeys(graded["group"])
+        ]
+        sc = pd.concat(parts, ignore_index=True)
+        level0 = sc[sc["level"] == 0]
+        shifted = sc[sc["level"] > 0]
+        null = float((level0["ood_score"] - 0.5).abs().max())
+        sat = float((shifted["ood_score"] > saturated_at).mean()) if len(shifted) else 0.0
+        rows.append(
+            {
+                "alpha": a,
+                "null_deviation": null,
+                "saturated_share": sat,
+                "mean_shifted_score": float(shifted["ood_score"].mean()),
+                "eligible": null <= null_tolerance and sat <= max_saturated,
+            }
+        )
+    table = pd.DataFrame(rows)
+    ok = table[table["eligible"]]
+    alpha = float(ok["alpha"].min()) if len(ok) else float(table["alpha"].max())
+    table["chosen"] = table["alpha"] == alpha
+    return alpha, table
+
+
+def choose_alpha(data_dir, spec: dict) -> tuple[float, pd.DataFrame]:
+    """``(alpha, table)`` for the study section ``spec``: the configured ``discriminator.alpha``
+    if set (table empty), else :func:`select_alpha` on the validation split's shift grid."""
+    from .grid import build_grid, raw_split
+
+    disc = spec["discriminator"]
+    if disc.get("alpha") is not None:
+        return float(disc["alpha"]), pd.DataFrame(
+            columns=["alpha", "null_deviation", "saturated_share", "mean_shifted_score"]
+        )
+    sel = disc.get("select")
+    if not sel:
+        raise ValueError(
+            "kang.discriminator needs either alpha or select (how alpha is chosen on held-out data)"
+        )
+    x_val, _, index_val = build_grid(data_dir, spec, split="val")
+    return select_alpha(
+        raw_split(data_dir, f"id_{disc.get('id_split', 'train')}"),
+        x_val,
+        index_val,
+        featurizer=spec["featurizer"],
+        discriminator=disc,
+        candidates=list(sel["candidates"]),
+        n_repeats=int(sel.get("n_repeats", 5)),
+        null_tolerance=float(sel.get("null_tolerance", 0.02)),
+        max_saturated=float(sel.get("max_saturated", 0.1)),
+    )

@@ -17,7 +17,13 @@ import torch
 
 from ...experiment import load_checkpoint
 from ...train import seed_everything
-from .ocs import mean_prediction, optimal_constant_solution, per_sample_distance, predict
+from .ocs import (
+    mean_prediction,
+    ocs_loss,
+    optimal_constant_solution,
+    per_sample_distance,
+    predict,
+)
 from .selective import action_fractions, evaluate_policies, reward_policy
 
 __all__ = ["REWARD_KEYS", "component_labels", "evaluate_grid", "forward", "grid_outputs"]
@@ -59,6 +65,25 @@ def grid_outputs(model_path, x: np.ndarray, batch_size: int):
     return model, ckpt, forward(model, normalise(x, ckpt["meta"]), batch_size)
 
 
+@torch.no_grad()
+def training_loss(model, ckpt: dict, data_dir, loss_entry: dict, batch_size: int) -> float:
+    """The model's own loss on the whole training split (eval mode: no dropout, batch-norm
+    running statistics), averaged over samples."""
+    from ...losses import build_loss
+
+    family, params = _split_entry(loss_entry)
+    fn = build_loss(family, params)
+    data_dir = Path(data_dir)
+    x = normalise(np.load(data_dir / "id_train_x.npy", allow_pickle=False), ckpt["meta"])
+    y = torch.from_numpy(np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64))
+    total = 0.0
+    for i in range(0, len(x), batch_size):
+        total += float(fn(model(x[i : i + batch_size]), y[i : i + batch_size])) * len(
+            y[i : i + batch_size]
+        )
+    return total / len(y)
+
+
 def _mechanism_frames(model, ckpt, x, index, x_train, mech, family, ocs, comps):
     from .features import accumulated_constants, energy_rank, norm_ratios, subspace_share
 
@@ -95,13 +120,18 @@ def _mechanism_frames(model, ckpt, x, index, x_train, mech, family, ocs, comps):
                 "std": float(share.std(ddof=1)) if len(share) > 1 else 0.0,
             }
         )
-    const = predict(family, accumulated_constants(model, 0, xt[:1])[None, :])[0]
+    from .features import affine_layer_names
+
+    layer = int(mech.get("constants_layer", -2))
+    names = affine_layer_names(model)
+    layer_name = names[layer]
+    const = predict(family, accumulated_constants(model, layer, xt[:1])[None, :])[0]
     crow = [
         {
             "kind": "constants",
-            "eval_set": "",
+            "eval_set": layer_name,
             "level": np.nan,
-            "layer": 0,
+            "layer": layer,
             "name": c,
             "mean": float(v),
             "std": 0.0,
@@ -125,7 +155,9 @@ def evaluate_grid(
     mechanism: dict | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Evaluate one checkpoint on the whole grid; returns frames ``sets``, ``components``,
-    ``policies`` and ``mechanism`` (empty unless ``mechanism`` is given).
+    ``policies``, ``mechanism`` (empty unless ``mechanism`` is given) and ``fit`` (one row: the
+    kept model's loss on the whole training split, in eval mode, beside the closed-form loss of
+    its OCS: the "fitted" premise).
 
     :param loss_entry: the run's loss entry (``{"loss": family, **params}``).
     :param rewards: ``correct_reward``, ``wrong_reward``, ``abstain_reward`` of the selective
@@ -219,6 +251,16 @@ def evaluate_grid(
                     "value": float(v),
                 }
             )
+    fit = pd.DataFrame(
+        [
+            {
+                "train_loss": training_loss(model, ckpt, data_dir, loss_entry, batch_size),
+                "ocs_loss": ocs_loss(family, y_train, k, ocs_params),
+                "best_epoch": int(ckpt.get("best_epoch", 0)),
+                "checkpoint": str(ckpt.get("checkpoint", "")),
+            }
+        ]
+    )
     mech = pd.DataFrame(columns=["kind", "eval_set", "level", "layer", "name", "mean", "std"])
     if mechanism is not None:
         x_train = np.load(data_dir / "id_train_x.npy", allow_pickle=False)
@@ -242,4 +284,5 @@ def evaluate_grid(
         "components": pd.DataFrame(comp_rows),
         "policies": policies,
         "mechanism": mech,
+        "fit": fit,
     }

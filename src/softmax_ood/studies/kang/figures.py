@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ...analysis.style import new_figure, save_figure, style
+from ...analysis.style import REPORT_WIDTH_IN, color_of, new_figure, save_figure, style
 
 __all__ = [
     "DISTANCE_LABELS",
@@ -68,8 +68,15 @@ POLICY_LABELS = {
     "classification_argmax": "classification (arg-max)",
     "oracle_eval_temperature": "oracle (T fit on eval split)",
 }
-_BLUE, _ORANGE = sns.color_palette("colorblind", 2)
-_RED = (0.84, 0.15, 0.16)
+_BLUE, _ORANGE = color_of("ce"), color_of("ocs")
+_RED = color_of("far")
+#: policy -> palette role (analysis.style)
+POLICY_ROLES = {
+    "reward_prediction": "reward_mse",
+    "classification": "practice",
+    "classification_argmax": "ce",
+    "oracle_eval_temperature": "oracle",
+}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -117,16 +124,28 @@ def _grouped_bars(ax, table: pd.DataFrame, x_order, hue_order, palette, labels) 
 
 # --------------------------------------------------------------------------- Fig. 2
 def fig2(frame: pd.DataFrame, path: str | Path) -> None:
-    """Fig. 2: the average prediction per shift level (blue) and the OCS (orange)."""
+    """Fig. 2: the average prediction per shift level (blue) and the OCS (orange). One row per
+    ``row`` (default: per loss; e.g. "cross-entropy, rotation"), each with its own levels."""
     _require(frame, ["loss", "level", "component", "value"], "fig2")
-    losses = _order(frame["loss"])
-    levels = [lv for lv in _order(frame["level"]) if lv != OCS_LEVEL] + [OCS_LEVEL]
+    frame = frame if "row" in frame.columns else frame.assign(row=frame["loss"])
+    rows = _order(frame["row"])
+    per_row = {
+        r: [lv for lv in _order(frame.loc[frame["row"] == r, "level"]) if lv != OCS_LEVEL]
+        + [OCS_LEVEL]
+        for r in rows
+    }
+    ncols = max(len(v) for v in per_row.values())
+    width = min(REPORT_WIDTH_IN, 1.05 * ncols)
     with style():
-        fig, axes = new_figure((1.7 * len(levels), 1.6 * len(losses)), len(levels), len(losses))
-        for r, loss in enumerate(losses):
-            sub = frame[frame["loss"] == loss]
+        fig, axes = new_figure((width, 1.25 * len(rows)), ncols, len(rows))
+        for ax in axes:
+            ax.set_visible(False)
+        for r, row in enumerate(rows):
+            sub = frame[frame["row"] == row]
+            loss = sub["loss"].iloc[0]
+            levels = per_row[row]
             if OCS_LEVEL not in set(sub["level"]):
-                raise ValueError(f"fig2 needs an {OCS_LEVEL!r} level for loss {loss!r}.")
+                raise ValueError(f"fig2 needs an {OCS_LEVEL!r} level for row {row!r}.")
             comps = [str(c) for c in _order(sub["component"])]
             if loss == "gaussian_nll":
                 stats = {
@@ -136,9 +155,10 @@ def fig2(frame: pd.DataFrame, path: str | Path) -> None:
                 hi = max(s["mean"] + 4 * s["std"] for s in stats.values() if len(s))
                 grid = np.linspace(lo, hi, 200)
             for c, level in enumerate(levels):
-                ax = axes[r * len(levels) + c]
+                ax = axes[r * ncols + c]
+                ax.set_visible(True)
                 cell = sub[sub["level"] == level]
-                color = _ORANGE if level == OCS_LEVEL else _BLUE
+                color = _ORANGE if level == OCS_LEVEL else color_of(str(loss))
                 if loss == "gaussian_nll":
                     if len(cell):
                         m, s = stats[level]["mean"], stats[level]["std"]
@@ -156,15 +176,16 @@ def fig2(frame: pd.DataFrame, path: str | Path) -> None:
                         errorbar=None,
                     )
                     ax.set_xlabel("")
-                ax.set_ylabel(_label(LOSS_LABELS, loss) if c == 0 else "")
-                if r == 0:
-                    ax.set_title(str(level))
+                ax.tick_params(labelsize=5)
+                ax.set_ylabel(str(row) if c == 0 else "", fontsize=6)
+                ax.set_title(str(level), fontsize=7)
         save_figure(fig, path)
 
 
 # --------------------------------------------------------------------------- Fig. 3
-def fig3(frame: pd.DataFrame, path: str | Path) -> None:
-    """Fig. 3: OOD score (x) vs distance to the OCS (y), mean ± std over seeds."""
+def fig3(frame: pd.DataFrame, path: str | Path, max_cols: int = 6) -> None:
+    """Fig. 3: OOD score (x) vs distance to the OCS (y), mean ± std over seeds. One row of
+    panels per loss (wrapped every ``max_cols`` shift types), at most the report's width."""
     cols = ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
     _require(frame, cols, "fig3")
     ood = frame[~frame["is_id"].astype(bool)]
@@ -174,13 +195,20 @@ def fig3(frame: pd.DataFrame, path: str | Path) -> None:
         raise ValueError("fig3 needs at least one evaluation set with is_id False.")
     losses = _order(ood["loss"])
     shifts = _order(ood["shift"])
+    ncols = min(len(shifts), max_cols)
+    wraps = -(-len(shifts) // ncols)
     with style():
-        # one row per loss, one column per shift type
-        fig, axes = new_figure((2.3 * len(shifts), 2.1 * len(losses)), len(shifts), len(losses))
+        # per loss: rows of up to ncols shift types
+        fig, axes = new_figure(
+            (min(REPORT_WIDTH_IN, 1.25 * ncols), 1.3 * wraps * len(losses)),
+            ncols,
+            wraps * len(losses),
+        )
         for ax in axes:
             ax.set_visible(False)
         for loss, shift in panels:
-            ax = axes[losses.index(loss) * len(shifts) + shifts.index(shift)]
+            i = shifts.index(shift)
+            ax = axes[(losses.index(loss) * wraps + i // ncols) * ncols + i % ncols]
             ax.set_visible(True)
             sub = ood[(ood["loss"] == loss) & (ood["shift"] == shift)]
             x = _agg(sub, ["eval_set"], "ood_score")
@@ -191,11 +219,11 @@ def fig3(frame: pd.DataFrame, path: str | Path) -> None:
                 yerr=y["std"],
                 xerr=x["std"],
                 fmt="o",
-                color=_BLUE,
-                ms=4,
-                lw=0.8,
-                capsize=2,
-                label="evaluation sets",
+                color=color_of(str(loss)) if str(loss) in LOSS_LABELS else _BLUE,
+                ms=3,
+                lw=0.6,
+                capsize=1.5,
+                label="shifted sets",
             )
             idf = ident[ident["loss"] == loss]
             if len(idf):
@@ -208,15 +236,17 @@ def fig3(frame: pd.DataFrame, path: str | Path) -> None:
                     xerr=xi["std"],
                     fmt="*",
                     color=_RED,
-                    ms=10,
-                    lw=0.8,
-                    capsize=2,
+                    ms=7,
+                    lw=0.6,
+                    capsize=1.5,
                     label="held-out ID",
                 )
-            ax.set_xlabel("OOD score")
-            ax.set_ylabel(_label(DISTANCE_LABELS, loss))
-            ax.set_title(f"{_label(LOSS_LABELS, loss)}, {shift}")
-        axes[0].legend(loc="best")
+            ax.tick_params(labelsize=5)
+            ax.set_xlabel("OOD score", fontsize=6)
+            ax.set_ylabel(_label(DISTANCE_LABELS, loss), fontsize=5)
+            ax.set_title(f"{_label(LOSS_LABELS, loss)}\n{shift}", fontsize=6)
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=6)
         save_figure(fig, path)
 
 
@@ -232,7 +262,11 @@ def fig4(
     losses = _order(constants["loss"])
     colors = dict(zip(levels, sns.color_palette("viridis", len(levels)), strict=True))
     with style():
-        fig, axes = new_figure((2.8 * (2 + len(losses)), 2.6), 2 + len(losses), 1)
+        fig, axes = new_figure(
+            (REPORT_WIDTH_IN, 2.4 * -(-(2 + len(losses)) // 2)), 2, -(-(2 + len(losses)) // 2)
+        )
+        for ax in axes[2 + len(losses) :]:
+            ax.set_visible(False)
         ax = axes[0]
         for level in levels:
             sub = norms[norms["level"] == level].sort_values("layer")
@@ -249,9 +283,9 @@ def fig4(
             )
         names = norms.drop_duplicates("layer").sort_values("layer")
         ax.set_xticks(names["layer"], names["name"], rotation=45)
-        ax.set_ylabel("E ||W phi||^2 relative to train")
-        ax.set_title("feature norm ratio")
-        ax.legend(title="shift", loc="best")
+        ax.set_ylabel("E ||W phi||^2 relative to train", fontsize=7)
+        ax.set_title("feature norm ratio (cross-entropy)", fontsize=8)
+        ax.legend(title="shift", loc="best", fontsize=5, ncol=2, title_fontsize=6)
         ax = axes[1]
         sub = subspace.set_index("level").reindex(_order(subspace["level"]))
         pos = np.arange(len(sub))
@@ -265,17 +299,17 @@ def fig4(
             lw=0.8,
             capsize=2,
         )
-        ax.set_xticks(pos, [str(lv) for lv in sub.index])
-        ax.set_ylabel("share of ||phi||^2 in top subspace")
-        ax.set_title("top singular subspace")
-        for ax, loss in zip(axes[2:], losses, strict=True):
+        ax.set_xticks(pos, [str(lv) for lv in sub.index], rotation=90, fontsize=6)
+        ax.set_ylabel("share of ||phi||^2 in top subspace", fontsize=7)
+        ax.set_title("top singular subspace (cross-entropy)", fontsize=8)
+        for ax, loss in zip(axes[2 : 2 + len(losses)], losses, strict=True):
             sub = constants[constants["loss"] == loss].assign(
                 x=lambda d: d["component"].astype(str),
                 hue=lambda d: d["source"],
                 mean=lambda d: d["value"],
                 std=0.0,
             )
-            palette = {"constants": _BLUE, "OCS": _ORANGE}
+            palette = {"constants": color_of(str(loss)), "OCS": _ORANGE}
             _grouped_bars(
                 ax,
                 sub,
@@ -284,7 +318,13 @@ def fig4(
                 palette,
                 {"constants": "accumulated constants", "OCS": "OCS"},
             )
-            ax.set_title(f"{_label(LOSS_LABELS, loss)}: constants vs OCS")
+            layer = sub["layer_name"].iloc[0] if "layer_name" in sub.columns else ""
+            ax.set_title(
+                f"{_label(LOSS_LABELS, loss)}: constants from {layer} on vs OCS"
+                if layer
+                else f"{_label(LOSS_LABELS, loss)}: constants vs OCS",
+                fontsize=8,
+            )
             ax.legend(loc="best")
         save_figure(fig, path)
 
@@ -299,10 +339,10 @@ def fig5(frame: pd.DataFrame, path: str | Path) -> None:
         levels.append(OCS_LEVEL)
     actions = [str(a) for a in _order(frame["action"])]
     with style():
-        fig, axes = new_figure((1.8 * len(levels), 3.2), len(levels), 2)
+        fig, axes = new_figure((min(REPORT_WIDTH_IN, 1.1 * len(levels)), 3.0), len(levels), 2)
         for c, level in enumerate(levels):
             cell = frame[frame["level"] == level].assign(action=lambda d: d["action"].astype(str))
-            color = _ORANGE if level == OCS_LEVEL else _BLUE
+            color = _ORANGE if level == OCS_LEVEL else color_of("reward_mse")
             for r, (col, label) in enumerate(
                 (("predicted_reward", "predicted reward"), ("action_fraction", "fraction chosen"))
             ):
@@ -310,10 +350,11 @@ def fig5(frame: pd.DataFrame, path: str | Path) -> None:
                 sns.barplot(
                     data=cell, x="action", y=col, order=actions, color=color, ax=ax, errorbar=None
                 )
-                ax.set_xlabel("action" if r == 1 else "")
-                ax.set_ylabel(label if c == 0 else "")
+                ax.tick_params(labelsize=5)
+                ax.set_xlabel("action" if r == 1 else "", fontsize=6)
+                ax.set_ylabel(label if c == 0 else "", fontsize=6)
                 if r == 0:
-                    ax.set_title(str(level))
+                    ax.set_title(str(level), fontsize=7)
                 else:
                     ax.set_ylim(0, 1)
         save_figure(fig, path)
@@ -327,11 +368,11 @@ def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path
         frame["panel"] = ""
     panels = _order(frame["panel"])
     policies = _order(frame["policy"])
-    palette = dict(zip(policies, sns.color_palette("colorblind", len(policies)), strict=True))
-    ncols = min(len(panels), 4)
+    palette = {p: color_of(POLICY_ROLES.get(p, "control")) for p in policies}
+    ncols = min(len(panels), 3)
     nrows = -(-len(panels) // ncols)
     with style():
-        fig, axes = new_figure((3.2 * ncols, 2.6 * nrows), ncols, nrows)
+        fig, axes = new_figure((REPORT_WIDTH_IN, 1.9 * nrows + 0.4), ncols, nrows)
         for ax in axes[len(panels) :]:
             ax.set_visible(False)
         for ax, panel in zip(axes, panels, strict=False):
@@ -339,12 +380,17 @@ def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path
             table = _agg(sub, ["level", "policy"], value).rename(
                 columns={"level": "x", "policy": "hue"}
             )
-            _grouped_bars(ax, table, _order(sub["level"]), policies, palette, POLICY_LABELS)
-            ax.set_xlabel("shift level")
-            ax.set_ylabel(ylabel)
+            x_order = _order(sub["level"])
+            _grouped_bars(ax, table, x_order, policies, palette, POLICY_LABELS)
+            crowded = len(x_order) > 7
+            ax.tick_params(axis="x", labelsize=5 if crowded else 6, rotation=90 if crowded else 0)
+            ax.tick_params(axis="y", labelsize=6)
+            ax.set_xlabel("rotation angle" if str(panel) == "rotation" else "level", fontsize=6)
+            ax.set_ylabel(ylabel, fontsize=6)
             if panel != "":
-                ax.set_title(str(panel))
-        axes[0].legend(loc="best")
+                ax.set_title(str(panel), fontsize=7)
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(policies), fontsize=6)
         save_figure(fig, path)
 
 

@@ -6,8 +6,15 @@ Evaluation sets (``index`` rows, in this order):
 * ``id`` -- the clean ID test split (level 0 of every shift type, the held-out ID point);
 * ``<corruption>@<severity>`` -- :func:`softmax_ood.corruptions.corrupt` of the test split
   (``seed = corruption_seed`` at every severity: common random numbers);
-* ``rotation@<angle>`` -- :func:`softmax_ood.corruptions.rotate` of the test split;
+* ``rotation@<angle>`` -- :func:`softmax_ood.corruptions.rotate_resampled` of the test split,
+  ``rotation@0`` included: every angle (0 too) goes through the same two bilinear resamplings, so
+  resampling itself is no signal and rotation's level 0 is ``rotation@0``, not ``id``;
 * ``far:<name>`` -- an OOD test set of the prepared data (no labels).
+
+Each graded set also records how much it changes the images: ``change`` = mean over images of
+the mean absolute pixel difference to the level below (level 1: the level-0 set of its shift
+type), and ``change_per_image`` (the per-image values, the samples of the "level changes the
+images" premise).
 
 Images are stored un-normalised in ``[0, 1]`` (what the corruptions and the featurizers take);
 models normalise them with their checkpoint's mean and std. Labels of the far sets are ``-1``.
@@ -24,7 +31,18 @@ import pandas as pd
 
 __all__ = ["INDEX_COLUMNS", "build_grid", "grid_sets", "load_grid", "raw_split"]
 
-INDEX_COLUMNS = ["eval_set", "shift", "group", "level", "start", "stop", "labelled", "is_id"]
+INDEX_COLUMNS = [
+    "eval_set",
+    "shift",
+    "group",
+    "level",
+    "start",
+    "stop",
+    "labelled",
+    "is_id",
+    "change",
+    "change_per_image",
+]
 ID_SET = "id"
 
 
@@ -34,7 +52,7 @@ def grid_sets(spec: dict) -> list[dict[str, Any]]:
     for name in spec["corruptions"]:
         for sev in sorted(spec["severities"]):
             sets.append({"eval_set": f"{name}@{sev}", "shift": name, "group": name, "level": sev})
-    for angle in sorted(spec["rotations"]):
+    for angle in [0.0, *sorted(spec["rotations"])] if spec["rotations"] else []:
         sets.append(
             {
                 "eval_set": f"rotation@{angle:g}",
@@ -58,15 +76,21 @@ def raw_split(data_dir: Path | str, name: str) -> np.ndarray:
     return np.asarray(x, dtype=np.float32)
 
 
-def build_grid(data_dir: Path | str, spec: dict) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+def build_grid(
+    data_dir: Path | str, spec: dict, split: str = "test"
+) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """``(x, y, index)``: stacked float32 images ``(M, C, H, W)`` in ``[0, 1]``, int64 labels
-    ``(M,)`` (-1 = unlabelled) and one index row per evaluation set (:data:`INDEX_COLUMNS`)."""
-    from ...corruptions import corrupt, rotate
+    ``(M,)`` (-1 = unlabelled) and one index row per evaluation set (:data:`INDEX_COLUMNS`).
+
+    :param split: the ID split that is shifted (``test``: what the models and the OOD score are
+        measured on; ``val``: held-out data on which the discriminator's regularisation is
+        chosen)."""
+    from ...corruptions import corrupt, rotate_resampled
 
     data_dir = Path(data_dir)
     meta = json.loads((data_dir / "meta.json").read_text())
-    x_test = raw_split(data_dir, "id_test")
-    y_test = np.load(data_dir / "id_test_y.npy", allow_pickle=False).astype(np.int64)
+    x_test = raw_split(data_dir, f"id_{split}")
+    y_test = np.load(data_dir / f"id_{split}_y.npy", allow_pickle=False).astype(np.int64)
     lo, hi = float(x_test.min()), float(x_test.max())
     if lo < 0.0 or hi > 1.0:
         raise ValueError(
@@ -81,11 +105,12 @@ def build_grid(data_dir: Path | str, spec: dict) -> tuple[np.ndarray, np.ndarray
     seed = int(spec.get("corruption_seed", 0))
     xs, ys, rows = [], [], []
     start = 0
+    below: dict[str, np.ndarray] = {}  # the previous level's images per shift type
     for s in grid_sets(spec):
         if s["shift"] == "none":
             xi, yi = x_test, y_test
         elif s["shift"] == "rotation":
-            xi, yi = rotate(x_test, s["level"]), y_test
+            xi, yi = rotate_resampled(x_test, s["level"]), y_test
         elif s["shift"] == "far_ood":
             xi = raw_split(data_dir, f"ood_{s['eval_set'].removeprefix('far:')}")
             yi = np.full(len(xi), -1, dtype=np.int64)
@@ -104,6 +129,15 @@ def build_grid(data_dir: Path | str, spec: dict) -> tuple[np.ndarray, np.ndarray
             xi = corrupt(x_test, s["shift"], int(s["level"]), seed, reference_size=ref)
             yi = y_test
         xi = np.asarray(xi, dtype=np.float32)
+        change, per_image = np.nan, []
+        graded = s["shift"] not in ("none", "far_ood")
+        if graded and not (s["shift"] == "rotation" and s["level"] == 0):
+            prev = below.get(s["shift"], x_test)
+            d = np.abs(xi.astype(np.float64) - prev.astype(np.float64))
+            per_image = d.reshape(len(d), -1).mean(axis=1).tolist()
+            change = float(np.mean(per_image))
+        if graded:
+            below[s["shift"]] = xi
         xs.append(xi)
         ys.append(yi)
         rows.append(
@@ -113,6 +147,8 @@ def build_grid(data_dir: Path | str, spec: dict) -> tuple[np.ndarray, np.ndarray
                 "stop": start + len(xi),
                 "labelled": s["shift"] != "far_ood",
                 "is_id": s["shift"] == "none",
+                "change": change,
+                "change_per_image": per_image,
             }
         )
         start += len(xi)

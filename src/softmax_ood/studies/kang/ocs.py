@@ -46,6 +46,7 @@ __all__ = [
     "mean_prediction",
     "ocs_cross_entropy",
     "ocs_gaussian",
+    "ocs_loss",
     "ocs_reward",
     "optimal_constant_solution",
     "per_sample_distance",
@@ -170,6 +171,41 @@ def optimal_constant_solution(
     if loss == "ce":
         return ocs_cross_entropy(labels, num_classes)
     return ocs_gaussian(labels)
+
+
+def ocs_loss(
+    loss: str,
+    labels: Any,
+    num_classes: int,
+    params: Mapping[str, Any] | None = None,
+) -> float:
+    """The training loss of the OCS itself, in closed form (the "fitted" premise's yardstick).
+
+    ``ce``: the entropy of the label marginal, :math:`-\\sum_a p_a \\log p_a`;
+    ``reward_mse``: the mean over the ``k + 1`` actions of the variance of each action's reward,
+    :math:`\\frac{1}{k+1} \\sum_a p_a (1 - p_a) (r_c - r_w)^2` (abstaining always earns
+    :math:`r_{abs}`, no variance); ``gaussian_nll``: :math:`\\tfrac12 \\log 2\\pi + \\log \\sigma +
+    \\tfrac12` with :math:`\\sigma` the labels' standard deviation (``ddof=0``), as
+    :class:`softmax_ood.losses.GaussianNLLLoss` computes it.
+    """
+    loss = _loss(loss)
+    params = dict(params or {})
+    k = _num_classes(num_classes)
+    y = _labels(labels, k if loss != "gaussian_nll" else None)
+    if loss == "gaussian_nll":
+        sd = float(y.astype(np.float64).std())
+        if sd <= 0:
+            raise ValueError("the Gaussian-NLL OCS loss needs labels with a positive spread")
+        return 0.5 * math.log(2.0 * math.pi) + math.log(sd) + 0.5
+    p = ocs_cross_entropy(y, k)
+    if loss == "ce":
+        q = p[p > 0]
+        return float(-(q * np.log(q)).sum())
+    missing = [key for key in REWARD_KEYS if key not in params]
+    if missing:
+        raise ValueError(f"reward_mse OCS loss needs parameter(s) {missing}")
+    gap = float(params["correct_reward"]) - float(params["wrong_reward"])
+    return float((p * (1.0 - p)).sum() * gap**2 / (k + 1))
 
 
 # --------------------------------------------------------------------------- predictions

@@ -1,8 +1,11 @@
 """The Kang study's long frames -> the tidy frames of :mod:`.figures` (Figs. 2-7).
 
 Means are over seeds (the figure functions take the std over the ``seed`` column where they show
-error bars). Figs. 2 and 5 show the configured ``figure_shift``; Fig. 4 the mechanism model;
-Figs. 3, 6 and 7 every shift type, one panel each.
+error bars). Figs. 2 and 5 show the configured ``figure_shift`` (Fig. 2 also rotation) on the
+configured ``figure_class``; Fig. 4 the mechanism models; Fig. 3 one representative shift type
+per family (``fig3_full``: every shift type, the appendix figure); Figs. 6 and 7 every shift
+type, one panel each. Levels dropped as no-ops (the ``changes`` premise) are left out of every
+figure, as out of every claim.
 """
 
 from __future__ import annotations
@@ -12,39 +15,121 @@ from pathlib import Path
 import pandas as pd
 
 from . import figures
-from .tables import by_shift, main_runs, mechanism_runs
+from .tables import FAR, by_shift, main_runs, mechanism_runs
 
-__all__ = ["FIGURES", "draw"]
+__all__ = ["FAMILIES", "FIGURES", "draw", "representatives"]
+
+#: shift families of Hendrycks & Dietterich (2019) plus rotation; Fig. 3 shows one member each
+FAMILIES = {
+    "noise": ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"),
+    "blur": ("gaussian_blur", "defocus_blur", "motion_blur"),
+    "weather": ("brightness",),
+    "digital": ("contrast", "pixelate", "jpeg_compression", "elastic_transform"),
+    "geometric": ("rotation",),
+}
+FIG2_ROTATIONS = (0.0, 45.0, 90.0, 135.0, 180.0)  #: Fig. 2's rotation row (where kept)
 
 
 def _level_name(shift: str, level: float) -> str:
-    if level == 0:
-        return "clean"
-    return f"{level:g}°" if shift == "rotation" else f"s{level:g}"
+    if shift == "rotation":
+        return f"{level:g}°"
+    return "clean" if level == 0 else f"s{level:g}"
 
 
-def _figure_series(frame: pd.DataFrame, spec: dict, shift: str) -> pd.DataFrame:
-    sub = by_shift(frame, spec)
+def _kept(frames: dict, spec: dict) -> dict[str, list[float]] | None:
+    if "levels" not in frames or frames["levels"] is None or frames["levels"].empty:
+        return None
+    from .claims import kept_levels
+
+    return kept_levels(frames["levels"], spec)
+
+
+def _drop_noops(frame: pd.DataFrame, kept: dict | None) -> pd.DataFrame:
+    """Rows of graded shift types at levels whose ``changes`` premise failed, removed."""
+    if kept is None:
+        return frame
+    keep = [
+        (sh not in kept) or (lv in kept[sh])
+        for sh, lv in zip(frame["shift"], frame["level"], strict=True)
+    ]
+    return frame[keep]
+
+
+def _figure_series(frame: pd.DataFrame, spec: dict, shift: str, kept=None) -> pd.DataFrame:
+    sub = _drop_noops(by_shift(frame, spec), kept)
     sub = sub[sub["shift"] == shift].sort_values("level", kind="stable")
     return sub.assign(level=[_level_name(shift, lv) for lv in sub["level"]])
 
 
+def representatives(spec: dict, kept: dict | None) -> list[str]:
+    """One shift type per family: the first configured member with at least two kept shifted
+    levels (else the first configured member), then the far OOD series."""
+    out = []
+    for members in FAMILIES.values():
+        present = [
+            m
+            for m in members
+            if m in spec["corruptions"] or (m == "rotation" and spec["rotations"])
+        ]
+        if not present:
+            continue
+        good = [m for m in present if kept is None or len(kept.get(m, [])) >= 3]
+        out.append((good or present)[0])
+    return out + ([FAR] if spec["far_ood"] else [])
+
+
 def fig2(frames: dict, spec: dict, path) -> None:
     comp = main_runs(frames["components"], spec)
-    pred = _figure_series(comp[comp["kind"] == "mean_prediction"], spec, spec["figure_shift"])
-    ocs = comp[(comp["kind"] == "ocs")].assign(level=figures.OCS_LEVEL)
-    rows = pd.concat([pred, ocs], ignore_index=True)
+    kept = _kept(frames, spec)
+    pred = comp[comp["kind"] == "mean_prediction"]
+    parts = [_figure_series(pred, spec, spec["figure_shift"], kept)]
+    if spec["rotations"] and spec["figure_shift"] != "rotation":
+        rot = _figure_series(pred, spec, "rotation", kept)
+        angles = {_level_name("rotation", a) for a in FIG2_ROTATIONS}
+        parts.append(rot[rot["level"].isin(angles)])
+    ocs = comp[(comp["kind"] == "ocs")]
+    rows = []
+    for part in parts:
+        if part.empty:
+            continue
+        shift = part["shift"].iloc[0]
+        rows.append(part)
+        rows.append(ocs.assign(level=figures.OCS_LEVEL, shift=shift))
+    rows = pd.concat(rows, ignore_index=True)
     rows = rows[rows["family"].isin(["ce", "gaussian_nll"])]
-    mean = rows.groupby(["family", "level", "component"], sort=False)["value"].mean().reset_index()
+    mean = (
+        rows.groupby(["family", "shift", "level", "component"], sort=False)["value"]
+        .mean()
+        .reset_index()
+    )
+    mean["row"] = [
+        f"{figures.LOSS_LABELS.get(f, f)}\n{s}"
+        for f, s in zip(mean["family"], mean["shift"], strict=True)
+    ]
+    mean = mean.sort_values(
+        ["family", "shift"],
+        key=lambda c: c.map({v: i for i, v in enumerate(dict.fromkeys(mean[c.name]))}),
+        kind="stable",
+    )
     figures.fig2(mean.rename(columns={"family": "loss"}), path)
 
 
-def fig3(frames: dict, spec: dict, path) -> None:
-    grid = main_runs(frames["grid"], spec)
-    out = grid.assign(loss=grid["family"])[
+def _fig3_frame(frames: dict, spec: dict) -> pd.DataFrame:
+    grid = _drop_noops(main_runs(frames["grid"], spec), _kept(frames, spec))
+    return grid.assign(loss=grid["family"])[
         ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
     ]
+
+
+def fig3(frames: dict, spec: dict, path) -> None:
+    out = _fig3_frame(frames, spec)
+    shown = representatives(spec, _kept(frames, spec))
+    out = out[out["shift"].isin(shown) | out["is_id"].astype(bool)]
     figures.fig3(out, path)
+
+
+def fig3_full(frames: dict, spec: dict, path) -> None:
+    figures.fig3(_fig3_frame(frames, spec), path, max_cols=5)
 
 
 def fig4(frames: dict, spec: dict, path) -> None:
@@ -69,6 +154,7 @@ def fig4(frames: dict, spec: dict, path) -> None:
         .reset_index()
     )
     const = mech[mech["kind"] == "constants"]
+    layer_name = const.groupby("family", sort=False)["eval_set"].first()
     const = const.groupby(["family", "name"], sort=False)["mean"].mean().reset_index()
     comp = mechanism_runs(frames["components"], spec)
     ocs = comp[comp["kind"] == "ocs"]
@@ -82,6 +168,7 @@ def fig4(frames: dict, spec: dict, path) -> None:
         ],
         ignore_index=True,
     )
+    constants["layer_name"] = constants["loss"].map(layer_name).fillna("")
     figures.fig4(norms, subspace, constants, path)
 
 
@@ -94,7 +181,9 @@ def fig5(frames: dict, spec: dict, path) -> None:
         ("action_fraction", "action_fraction"),
     ):
         rows = comp[comp["kind"] == kind]
-        series = _figure_series(rows[rows["shift"] != "OCS"], spec, spec["figure_shift"])
+        series = _figure_series(
+            rows[rows["shift"] != "OCS"], spec, spec["figure_shift"], _kept(frames, spec)
+        )
         ocs_kind = "ocs" if kind == "mean_prediction" else kind
         ocs = comp[(comp["shift"] == "OCS") & (comp["kind"] == ocs_kind)]
         both = pd.concat([series, ocs.assign(level=figures.OCS_LEVEL)], ignore_index=True)
@@ -104,7 +193,7 @@ def fig5(frames: dict, spec: dict, path) -> None:
 
 
 def _policies(frames: dict, spec: dict) -> pd.DataFrame:
-    pol = by_shift(main_runs(frames["policies"], spec), spec)
+    pol = _drop_noops(by_shift(main_runs(frames["policies"], spec), spec), _kept(frames, spec))
     pol = pol[pol["shift"] != "far_ood"].sort_values(["level"], kind="stable")
     return pol.assign(
         panel=pol["shift"],
@@ -120,7 +209,15 @@ def fig7(frames: dict, spec: dict, path) -> None:
     figures.fig7(_policies(frames, spec), path)
 
 
-FIGURES = {"fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5, "fig6": fig6, "fig7": fig7}
+FIGURES = {
+    "fig2": fig2,
+    "fig3": fig3,
+    "fig3_full": fig3_full,
+    "fig4": fig4,
+    "fig5": fig5,
+    "fig6": fig6,
+    "fig7": fig7,
+}
 
 
 def draw(name: str, frames: dict, spec: dict, path: str | Path) -> None:

@@ -11,7 +11,7 @@ KG = "results/kang/{dataset}"
 KGX = f"results/kang/{DATASET}"
 KG_FEATURIZER = config["kang"]["featurizer"]["name"]
 KG_EVAL = "results/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}"
-KG_FRAMES = ["grid", "components", "policies", "mechanism", "ood_scores"]
+KG_FRAMES = ["grid", "components", "policies", "mechanism", "ood_scores", "fit", "levels", "selection"]
 
 
 if KG_SPEC.get("corruption_source") == "cifar10c":
@@ -53,12 +53,34 @@ rule kang_grid:
         "scripts/grid.py"
 
 
+rule kang_discriminator_select:
+    # the discriminator's L2 strength, chosen on held-out data (the validation split under every
+    # shift), once per featurizer, before any test score
+    input:
+        data="data/{dataset}",
+        code=code(f"{KG_DIR}/scripts/select.py"),
+    output:
+        alpha=f"{KG}/discriminator/{{featurizer}}/alpha.json",
+        table=f"{KG}/discriminator/{{featurizer}}/selection.parquet",
+    log:
+        "logs/kang/{dataset}/discriminator/{featurizer}/select.log",
+    wildcard_constraints:
+        featurizer=re.escape(KG_FEATURIZER),
+    conda:
+        "../../../../envs/torch.yaml"
+    params:
+        spec=KG_SPEC,
+    script:
+        "scripts/select.py"
+
+
 rule kang_discriminator:
     # fitted once per (featurizer, shift group), independent of every trained model
     input:
         data="data/{dataset}",
         x=f"{KG}/grid/x.npy",
         index=f"{KG}/grid/index.parquet",
+        alpha=f"{KG}/discriminator/{{featurizer}}/alpha.json",
         code=code(f"{KG_DIR}/scripts/discriminator.py"),
     output:
         scores=f"{KG}/discriminator/{{featurizer}}/{{group}}.parquet",
@@ -118,6 +140,8 @@ rule kang_aggregate:
             group=KG_SPEC["groups"],
             allow_missing=True,
         ),
+        index=f"{KG}/grid/index.parquet",
+        selection=f"{KG}/discriminator/{KG_FEATURIZER}/selection.parquet",
         code=code(f"{KG_DIR}/scripts/aggregate.py"),
     output:
         **{name: f"{KG}/{name}.parquet" for name in KG_FRAMES},

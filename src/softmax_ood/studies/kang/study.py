@@ -19,8 +19,8 @@ HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 SRC = HERE.parents[1]
-TABLES = ["ocs", "distance", "selective", "trend_by_shift"]
-FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7"]
+TABLES = ["fit", "discriminator", "ocs", "distance", "selective", "trend_by_shift"]
+FIGURES = ["fig2", "fig3", "fig3_full", "fig4", "fig5", "fig6", "fig7"]
 #: the loss family each role must name (``losses:`` entries of the core config)
 ROLES = {"classifier": "ce", "reward_model": "reward_mse", "regressor": "gaussian_nll"}
 SEVERITIES = (1, 2, 3, 4, 5)
@@ -124,7 +124,7 @@ def targets(config: dict) -> list[str]:
 
 
 #: Per trained model: the files its grid evaluation writes.
-EVAL_FILES = ["sets", "components", "policies", "mechanism"]
+EVAL_FILES = ["sets", "components", "policies", "mechanism", "fit"]
 
 
 def eval_files(runs) -> list[str]:
@@ -140,7 +140,11 @@ def mechanism_params(spec: dict, recipe: str, arch: str, loss: str) -> dict | No
     """The Fig. 4 mechanism settings for a model of the mechanism chain, else ``None``."""
     m = spec["mechanism"]
     if recipe == m.get("recipe", spec["recipe"]) and arch == m["arch"] and loss in m["losses"]:
-        return {"shift": m["shift"], "subspace_energy": m["subspace_energy"]}
+        return {
+            "shift": m["shift"],
+            "subspace_energy": m["subspace_energy"],
+            "constants_layer": int(m.get("constants_layer", -2)),
+        }
     return None
 
 
@@ -156,3 +160,11 @@ def raw_sources(config: dict) -> list[str]:
     """Paper-scale sources this study needs downloaded besides the core data (CIFAR-10-C)."""
     s = config.get(NAME) or {}
     return ["cifar10c"] if s.get("corruption_source") == "cifar10c" else []
+
+
+def claim_specs(config: dict) -> list:
+    """The claims table's rows for ``config`` (the validated full config): premises and claims
+    of :mod:`softmax_ood.studies.kang.claims` (imported here, not at parse time)."""
+    from .claims import claim_specs as specs
+
+    return specs(spec(config))

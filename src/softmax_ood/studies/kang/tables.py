@@ -50,19 +50,30 @@ def _with_run(frame: pd.DataFrame, path: str, spec: dict) -> pd.DataFrame:
     return out
 
 
-def load_frames(eval_files: dict[str, list[str]], scores: list[str], spec: dict) -> dict:
+def load_frames(
+    eval_files: dict[str, list[str]],
+    scores: list[str],
+    spec: dict,
+    index: str | None = None,
+    selection: str | None = None,
+) -> dict:
     """Concatenate the per-run files (``eval_files[kind]`` = paths of ``<kind>.parquet``, one per
     run) and the discriminator groups into long frames; ``grid`` joins each run's sets with the
-    OOD score of the set."""
+    OOD score of the set; ``levels`` is the grid index (how much each level changes the images)
+    and ``selection`` the discriminator's regularisation choice on held-out data."""
     frames = {}
     for kind, paths in eval_files.items():
         parts = [_with_run(pd.read_parquet(p), p, spec) for p in paths]
         parts = [p for p in parts if len(p)]
         frames[kind] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     ood = pd.concat([pd.read_parquet(p) for p in scores], ignore_index=True)
-    frames["ood_scores"] = ood.drop(columns=["per_repeat"])
+    frames["ood_scores"] = ood
     keep = ["eval_set", "ood_score", "ood_score_std"]
     frames["grid"] = frames.pop("sets").merge(ood[keep], on="eval_set", how="left")
+    if index is not None:
+        frames["levels"] = pd.read_parquet(index).drop(columns=["start", "stop"])
+    if selection is not None:
+        frames["selection"] = pd.read_parquet(selection)
     return frames
 
 
@@ -72,12 +83,15 @@ def graded_shifts(spec: dict) -> list[str]:
 
 def by_shift(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
     """Rows of each shift series: the clean split (``shift == "none"``) is copied into every
-    graded shift type at level 0 and into the ``far_ood`` series."""
+    graded shift type at level 0 and into the ``far_ood`` series, except where a shift type has
+    its own level-0 set (rotation: ``rotation@0``, the same resampling path as every angle)."""
     clean = frame[frame["shift"] == "none"]
     parts = []
     for shift in graded_shifts(spec) + ([FAR] if spec["far_ood"] else []):
-        parts.append(clean.assign(shift=shift, level=0.0))
-        parts.append(frame[frame["shift"] == shift])
+        own = frame[frame["shift"] == shift]
+        if not (own["level"] == 0).any():
+            parts.append(clean.assign(shift=shift, level=0.0))
+        parts.append(own)
     return pd.concat(parts, ignore_index=True)
 
 
@@ -138,7 +152,8 @@ def table_selective(frames: dict, spec: dict) -> pd.DataFrame:
 
 def table_trend(frames: dict, spec: dict) -> pd.DataFrame:
     """Per loss and shift type: Spearman rho of (OOD score, distance to OCS) over the levels
-    (means over seeds), the paper's trend is negative; plus the pooled row per loss."""
+    (means over seeds), the paper's trend is negative. No pooled row: sets of different shift
+    types share their clean images, so a rho pooled over them has no valid test."""
     from scipy import stats
 
     dist = table_distance(frames, spec)
@@ -148,14 +163,31 @@ def table_trend(frames: dict, spec: dict) -> pd.DataFrame:
             stats.spearmanr(g["ood_score"], g["distance_mean"]).statistic if len(g) > 2 else np.nan
         )
         rows.append({"loss": loss, "shift": shift, "rho": float(rho), "n_points": len(g)})
-    pooled = dist.drop_duplicates(["loss", "eval_set"])
-    for loss, g in pooled.groupby("loss", sort=False):
-        rho = stats.spearmanr(g["ood_score"], g["distance_mean"]).statistic
-        rows.append({"loss": loss, "shift": "all (pooled)", "rho": float(rho), "n_points": len(g)})
     return pd.DataFrame(rows)
 
 
+def table_fit(frames: dict, spec: dict) -> pd.DataFrame:
+    """Per model: the kept checkpoint's training loss, its OCS's loss and their ratio, mean ±
+    std over seeds (the "fitted" premise's numbers)."""
+    fit = main_runs(frames["fit"], spec).assign(ratio=lambda d: d["train_loss"] / d["ocs_loss"])
+    t = summary(fit, ["loss"], ["train_loss", "ocs_loss", "ratio", "best_epoch"])
+    return t
+
+
+def table_discriminator(frames: dict, spec: dict) -> pd.DataFrame:
+    """The discriminator's L2 strength candidates on held-out data (the validation split under
+    every shift) and which one was chosen."""
+    sel = frames.get("selection")
+    if sel is None or sel.empty:
+        return pd.DataFrame(
+            columns=["alpha", "null_deviation", "saturated_share", "mean_shifted_score", "chosen"]
+        )
+    return sel.reset_index(drop=True)
+
+
 TABLES = {
+    "fit": table_fit,
+    "discriminator": table_discriminator,
     "ocs": table_ocs,
     "distance": table_distance,
     "selective": table_selective,

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
+from scipy.stats import kurtosis, norm, skew
 
 from .practice import (
     class_statistics,
@@ -24,7 +25,7 @@ from .practice import (
     paper_mixture,
     structured_mixture,
 )
-from .theory import FixedPointError, ridge_closed_form, solve_binary, solve_multiclass
+from .theory import SIGNS, FixedPointError, ridge_closed_form, solve_binary, solve_multiclass
 
 __all__ = [
     "binary_options",
@@ -32,6 +33,8 @@ __all__ = [
     "fig3_frame",
     "fig4_frame",
     "fig5_frame",
+    "fig5_networks",
+    "fit_test_split",
     "timing",
     "validation_frame",
 ]
@@ -83,18 +86,63 @@ def _fit(X, y, lam, train: dict | None, **kw):
     return fit_softmax(X, y, lam, **opts, **kw)
 
 
-def _accuracy_rows(fit, X, y, k: int, **keys) -> list[dict]:
+def _accuracy_rows(fit, X, y, k: int, *, moments: bool = False, **keys) -> list[dict]:
+    """Accuracy overall (``cls="all"``) and per class; ``n_points`` is the number of points
+    behind each accuracy. With ``moments`` (two classes, scalar form ``w``), each class row also
+    carries the measured moments of the score xᵀw (``score_mean``, ``score_std``,
+    ``score_skew``, excess ``score_kurt``) and ``gauss_accuracy``, the accuracy a Gaussian with
+    those two moments gives (Φ(±mean/std)); the "all" row's
+    ``gauss_accuracy`` weights the classes by their share of ``y``."""
     rows = []
     pred = fit.predict(X)
-    rows.append({**keys, "cls": "all", "accuracy": float(np.mean(pred == y))})
+    rows.append(
+        {**keys, "cls": "all", "accuracy": float(np.mean(pred == y)), "n_points": int(len(y))}
+    )
+    gauss = []
     for c in range(k):
-        rows.append({**keys, "cls": str(c), "accuracy": float(np.mean(pred[y == c] == c))})
+        sel = y == c
+        row = {
+            **keys,
+            "cls": str(c),
+            "accuracy": float(np.mean(pred[sel] == c)),
+            "n_points": int(sel.sum()),
+        }
+        if moments:
+            s = X[sel] @ fit.w
+            mean, std = float(s.mean()), float(s.std())
+            row.update(
+                score_mean=mean,
+                score_std=std,
+                score_skew=float(skew(s)),
+                score_kurt=float(kurtosis(s)),
+                gauss_accuracy=float(norm.cdf(SIGNS[c] * mean / std)),
+            )
+            gauss.append(row["gauss_accuracy"] * sel.mean())
+        rows.append(row)
+    if moments:
+        rows[0]["gauss_accuracy"] = float(sum(gauss))
     return rows
 
 
-def _theory_rows(per_class: np.ndarray, weights: np.ndarray, **keys) -> list[dict]:
-    rows = [{**keys, "cls": "all", "accuracy": float(weights @ per_class)}]
-    rows += [{**keys, "cls": str(c), "accuracy": float(a)} for c, a in enumerate(per_class)]
+def _theory_rows(per_class: np.ndarray, weights: np.ndarray, th=None, **keys) -> list[dict]:
+    """Theory rows; with ``th`` (a :class:`~.theory.BinaryTheory`) the class rows carry the
+    predicted score moments (a Gaussian: skew and excess kurtosis 0) and ``gauss_accuracy``
+    equal to the accuracy."""
+    all_acc = float(weights @ per_class)
+    rows = [{**keys, "cls": "all", "accuracy": all_acc}]
+    if th is not None:
+        rows[0]["gauss_accuracy"] = all_acc
+    for c, a in enumerate(per_class):
+        row = {**keys, "cls": str(c), "accuracy": float(a)}
+        if th is not None:
+            row.update(
+                score_mean=float(th.m[c]),
+                score_std=float(th.sigma[c]),
+                score_skew=0.0,
+                score_kurt=0.0,
+                gauss_accuracy=float(a),
+            )
+        rows.append(row)
     return rows
 
 
@@ -120,7 +168,10 @@ def fig2_frame(
     """Fig. 2: accuracy vs ``p`` on the Gaussian mixture (``C = I``, ``mu_1 _|_ mu_2``,
     ``|mu| = mean_norm``), theory (Theorem 4.8) vs L-BFGS-trained classifiers, train and test.
 
-    Columns: ``p, n, lam, source, split, seed, cls, accuracy``. Practice test accuracies use
+    Columns: ``p, n, lam, source, split, seed, cls, accuracy, n_points`` and, on test rows, the
+    score moments of :func:`_accuracy_rows` (practice: measured on the test points; theory: the
+    predicted Gaussian ``N(m, sigma^2)``), which split a theory-practice gap into its moments
+    part and its shape part. Practice test accuracies use
     ``n_test`` fresh points with the same proportions, one training/test draw per seed."""
     rows: list[dict] = []
     for p in ps:
@@ -139,14 +190,30 @@ def fig2_frame(
             ("train", th.train_accuracy_per_class),
             ("test", th.test_accuracy_per_class),
         ):
-            rows += _theory_rows(acc, spec.gammas, **base, source="theory", split=split, seed=pd.NA)
+            rows += _theory_rows(
+                acc,
+                spec.gammas,
+                th if split == "test" else None,
+                **base,
+                source="theory",
+                split=split,
+                seed=pd.NA,
+            )
         for seed in seeds:
             X, y = spec.sample(n, seed)
             Xt, yt = spec.sample(n_test, 10_000 + seed)
             fit = _fit(X, y, lam, train)
             for split, (A, b) in (("train", (X, y)), ("test", (Xt, yt))):
                 rows += _accuracy_rows(
-                    fit, A, b, 2, **base, source="practice", split=split, seed=seed
+                    fit,
+                    A,
+                    b,
+                    2,
+                    moments=split == "test",
+                    **base,
+                    source="practice",
+                    split=split,
+                    seed=seed,
                 )
     return _finish(rows, ["p", "n", "lam", "source", "split", "seed", "cls", "accuracy"])
 
@@ -236,7 +303,13 @@ def fig4_frame(
             ("test", th.test_accuracy_per_class),
         ):
             rows += _theory_rows(
-                acc, np.array([0.5, 0.5]), **base, source="theory", split=split, seed=pd.NA
+                acc,
+                np.array([0.5, 0.5]),
+                th if split == "test" else None,
+                **base,
+                source="theory",
+                split=split,
+                seed=pd.NA,
             )
         for seed in seeds:
             rng = np.random.default_rng(seed)
@@ -247,7 +320,15 @@ def fig4_frame(
             fit = _fit(d.X[train_idx], d.y[train_idx], lam, train)
             for split, idx in (("train", train_idx), ("test", test_idx)):
                 rows += _accuracy_rows(
-                    fit, d.X[idx], d.y[idx], 2, **base, source="practice", split=split, seed=seed
+                    fit,
+                    d.X[idx],
+                    d.y[idx],
+                    2,
+                    moments=split == "test",
+                    **base,
+                    source="practice",
+                    split=split,
+                    seed=seed,
                 )
     return _finish(rows, ["p", "n", "lam", "source", "split", "seed", "cls", "accuracy"])
 
@@ -288,7 +369,12 @@ def fig5_frame(
       ``value``; theory rows carry ``theory_std`` (predicted std of that weight);
     * ``"logits"``: one row per test point and logit ``output``: practice logits
       :math:`W^\\top x` and, for the same ``true_class``, one draw of the predicted Gaussian;
-    * ``"accuracy"``: ``source, split, cls, value`` (theory "all" uses the split's proportions).
+    * ``"logit_moments"``: per ``true_class`` and logit ``output``, the mean (``value``) and
+      standard deviation (``std``) of the test logits: theory (Theorem 4.8's Gaussian law) and
+      practice (measured over the class's test points, ``n_points``);
+    * ``"accuracy"``: ``source, split, cls, value`` (theory "all" uses the split's proportions)
+      and, on practice rows, ``n_points`` (the points behind the accuracy, for its binomial
+      interval).
     """
     Xtr, Xte = _normalise(features_train, row_norm), _normalise(features_test, row_norm)
     ytr, yte = np.asarray(y_train, dtype=int), np.asarray(y_test, dtype=int)
@@ -355,6 +441,30 @@ def fig5_frame(
                 }
                 for i, (c, v) in enumerate(zip(yte, L[:, a], strict=True))
             ]
+    for c in range(k):  # the law of the logits: predicted vs measured mean and std per class
+        sel = L_prac[yte == c]
+        for a in range(k):
+            rows.append(
+                {
+                    "panel": "logit_moments",
+                    "source": "theory",
+                    "true_class": c,
+                    "output": a,
+                    "value": float(th.logit_mean[c, a]),
+                    "std": float(np.sqrt(max(th.logit_cov[c, a, a], 0.0))),
+                }
+            )
+            rows.append(
+                {
+                    "panel": "logit_moments",
+                    "source": "practice",
+                    "true_class": c,
+                    "output": a,
+                    "value": float(sel[:, a].mean()),
+                    "std": float(sel[:, a].std()),
+                    "n_points": int(len(sel)),
+                }
+            )
     prop_te = np.bincount(yte, minlength=k) / len(yte)
     for split, A, b, per, w in (
         ("train", Xtr, ytr, th.train_accuracy_per_class, gammas),
@@ -379,8 +489,58 @@ def fig5_frame(
         "index",
         "value",
         "theory_std",
+        "std",
+        "n_points",
     ]
+    frame["n_points"] = frame["n_points"].astype("Int64")
     return frame[cols]
+
+
+def fit_test_split(groups: np.ndarray, fit_fraction: float, seed: int) -> np.ndarray:
+    """Boolean mask of the fit half: within every group (e.g. (ID split, class)),
+    ``round(fit_fraction * size)`` members drawn without replacement (seeded), so the fit and
+    test parts are random draws from the same pool with the same mix of groups."""
+    groups = np.asarray(groups)
+    if not 0 < fit_fraction < 1:
+        raise ValueError(f"fit_fraction must lie strictly between 0 and 1, got {fit_fraction}")
+    rng = np.random.default_rng(seed)
+    mask = np.zeros(len(groups), dtype=bool)
+    for g in sorted(set(groups.tolist())):
+        idx = np.flatnonzero(groups == g)
+        mask[rng.choice(idx, int(round(fit_fraction * len(idx))), replace=False)] = True
+    return mask
+
+
+def fig5_networks(
+    features: pd.DataFrame,
+    *,
+    fit_fraction: float = 0.5,
+    split_seed: int = 0,
+    **kwargs,
+) -> pd.DataFrame:
+    """:func:`fig5_frame` for every network of a features frame (one per training ``seed``,
+    as written by :func:`~.features.extract_network_features`), concatenated with a ``seed``
+    column.
+
+    Per network, the pooled images of every ID split in the frame are cut into a fit part and a
+    test part by :func:`fit_test_split` (stratified by ID split and class, ``split_seed``, the
+    same cut for every network): fit and test points are then draws from one pool, which is
+    what the theory assumes, and its class statistics are the pool's (``stats_from="all"``).
+    ``kwargs`` go to :func:`fig5_frame`."""
+    from .features import network_features, num_classes
+
+    k = num_classes(features)
+    frames = []
+    for seed in sorted(features["seed"].unique()):
+        X, y, split = network_features(features, int(seed))
+        groups = np.array([f"{s}/{c}" for s, c in zip(split, y, strict=True)])
+        fit = fit_test_split(groups, fit_fraction, split_seed)
+        f = fig5_frame(X[fit], y[fit], X[~fit], y[~fit], k=k, **kwargs)
+        f.insert(0, "seed", int(seed))
+        frames.append(f)
+    out = pd.concat(frames, ignore_index=True)
+    out["seed"] = out["seed"].astype("Int64")
+    return out
 
 
 def validation_frame(

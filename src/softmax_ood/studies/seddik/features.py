@@ -12,7 +12,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["extract_features", "feature_columns", "num_classes", "split_features"]
+__all__ = [
+    "extract_features",
+    "extract_network_features",
+    "feature_columns",
+    "network_features",
+    "num_classes",
+    "split_features",
+]
 
 
 def feature_columns(p: int) -> list[str]:
@@ -59,6 +66,35 @@ def extract_features(checkpoint: Path | str, data_dir: Path | str, splits) -> pd
             f.insert(0, "split", split)
             frames.append(f)
     return pd.concat(frames, ignore_index=True)
+
+
+def extract_network_features(
+    checkpoints: dict[int, Path | str], data_dir: Path | str, splits
+) -> pd.DataFrame:
+    """:func:`extract_features` for several networks (training seed -> checkpoint), one frame
+    with a leading ``seed`` column (seeds in increasing order)."""
+    frames = []
+    for seed in sorted(checkpoints):
+        f = extract_features(checkpoints[seed], data_dir, splits)
+        f.insert(0, "seed", int(seed))
+        frames.append(f)
+    if not frames:
+        raise ValueError("no network checkpoints given for the Fig. 5 features")
+    return pd.concat(frames, ignore_index=True)
+
+
+def network_features(frame: pd.DataFrame, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X (n, p), labels, ID split names)`` of one network of an
+    :func:`extract_network_features` frame (every split it holds, in the frame's order)."""
+    sel = frame[frame["seed"] == seed]
+    if sel.empty:
+        raise ValueError(f"the features frame has no rows for the network of seed {seed}")
+    cols = [c for c in frame.columns if c.startswith("f") and c[1:].isdigit()]
+    return (
+        sel[cols].to_numpy(dtype=float),
+        sel["label"].to_numpy(dtype=int),
+        sel["split"].to_numpy(dtype=str),
+    )
 
 
 def split_features(frame: pd.DataFrame, split: str) -> tuple[np.ndarray, np.ndarray]:

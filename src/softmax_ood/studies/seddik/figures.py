@@ -14,7 +14,7 @@ import pandas as pd
 import seaborn as sns
 from scipy.stats import norm
 
-from ...analysis.style import new_figure, save_figure, style
+from ...analysis.style import REPORT_WIDTH_IN, color_of, marker_of, new_figure, save_figure, style
 
 __all__ = ["FIGURES", "fig2", "fig3", "fig4", "fig5", "fig_validation"]
 
@@ -26,25 +26,27 @@ def _require(frame: pd.DataFrame, columns: list[str], where: str) -> None:
 
 
 def _accuracy_axes(ax, frame: pd.DataFrame, x: str, title: str) -> None:
+    """Theory (lines, the palette's ``theory`` colour) and practice (markers, ``practice``:
+    mean ± std over seeds); test solid / filled, train dashed / open."""
     sel = frame[frame["cls"] == "all"]
-    colors = dict(zip(["train", "test"], sns.color_palette("colorblind", 2), strict=True))
-    for split in ("train", "test"):
+    th_c, pr_c = color_of("theory"), color_of("practice")
+    for split, ls, face in (("test", "-", pr_c), ("train", "--", "none")):
         th = sel[(sel["source"] == "theory") & (sel["split"] == split)].sort_values(x)
-        ax.plot(th[x], th["accuracy"], color=colors[split], label=f"theory, {split}")
+        ax.plot(th[x], th["accuracy"], color=th_c, linestyle=ls, label=f"theory, {split}")
         pr = sel[(sel["source"] == "practice") & (sel["split"] == split)]
         stats = pr.groupby(x)["accuracy"].agg(["mean", "std"]).sort_index()
         ax.errorbar(
             stats.index,
             stats["mean"],
             yerr=np.nan_to_num(stats["std"]),
-            fmt="o",
-            color=colors[split],
-            markerfacecolor="none",
+            fmt=marker_of("practice"),
+            color=pr_c,
+            markerfacecolor=face,
             capsize=2,
             label=f"practice, {split}",
         )
     n_seeds = sel.loc[sel["source"] == "practice", "seed"].nunique()
-    ax.set(xlabel=x, ylabel="accuracy", title=f"{title} (practice: mean ± std, {n_seeds} seeds)")
+    ax.set(xlabel=x, ylabel="accuracy", title=f"{title}\n(practice: mean ± std, {n_seeds} seeds)")
     ax.legend(loc="best", frameon=True)
 
 
@@ -53,7 +55,7 @@ def fig2(frame: pd.DataFrame, path: str | Path) -> None:
     _require(frame, ["p", "source", "split", "cls", "accuracy"], "fig2")
     n, lam = frame["n"].iloc[0], frame["lam"].iloc[0]
     with style():
-        fig, (ax,) = new_figure((5.2, 3.6))
+        fig, (ax,) = new_figure((5.2, 3.8))
         _accuracy_axes(ax, frame, "p", f"Gaussian mixture, n={n}, λ={lam:g}")
         ax.set_xscale("log")
         ps = sorted(frame["p"].unique())
@@ -65,9 +67,8 @@ def fig2(frame: pd.DataFrame, path: str | Path) -> None:
 def fig3(frame: pd.DataFrame, path: str | Path) -> None:
     """Fig. 3: histograms of the LOO projections per class with the predicted Gaussians."""
     _require(frame, ["cls", "digit", "loo_projection", "theory_mean", "theory_std"], "fig3")
-    colors = sns.color_palette("colorblind", 2)
     with style():
-        fig, axes = new_figure((8.0, 3.2), ncols=2)
+        fig, axes = new_figure((REPORT_WIDTH_IN, 3.2), ncols=2)
         for ax, (c, sel) in zip(axes, frame.groupby("cls", sort=True), strict=True):
             m, s = sel["theory_mean"].iloc[0], sel["theory_std"].iloc[0]
             sns.histplot(
@@ -75,13 +76,16 @@ def fig3(frame: pd.DataFrame, path: str | Path) -> None:
                 stat="density",
                 bins=30,
                 ax=ax,
-                color=colors[int(c)],
+                color=color_of("practice"),
                 alpha=0.5,
-                label="$x_i^T w_{-i}$",
+                label="$x_i^T w_{-i}$ (practice)",
             )
             grid = np.linspace(m - 4.5 * s, m + 4.5 * s, 400)
             ax.plot(
-                grid, norm.pdf(grid, m, s), color="black", label=f"N(m, σ²), m={m:.3g}, σ={s:.3g}"
+                grid,
+                norm.pdf(grid, m, s),
+                color=color_of("theory"),
+                label=f"theory N(m, σ²)\nm={m:.3g}, σ={s:.3g}",
             )
             ax.set(
                 xlabel="$x_i^T w_{-i}$",
@@ -97,21 +101,29 @@ def fig4(frame: pd.DataFrame, path: str | Path) -> None:
     _require(frame, ["n", "source", "split", "cls", "accuracy"], "fig4")
     p, lam = frame["p"].iloc[0], frame["lam"].iloc[0]
     with style():
-        fig, (ax,) = new_figure((5.2, 3.6))
+        fig, (ax,) = new_figure((5.2, 3.8))
         _accuracy_axes(ax, frame, "n", f"digits 1 vs 2, p={p}, λ={lam:g}")
         save_figure(fig, path)
 
 
 def fig5(frame: pd.DataFrame, path: str | Path) -> None:
-    """Fig. 5: (left) learned weights vs theory ± std; (right) practical vs predicted logits
-    (first two logits of each test point, coloured by class)."""
+    """Fig. 5 for the first network of the frame: (left) learned weights vs theory ± std;
+    (middle, right) practical vs predicted logits (first two logits of each test point,
+    coloured by class)."""
     _require(frame, ["panel", "source", "output", "index", "value"], "fig5")
+    if "seed" in frame.columns and frame["seed"].notna().any():
+        first = frame["seed"].dropna().min()
+        frame = frame[frame["seed"] == first]
+        which = f"network seed {int(first)}"
+    else:
+        which = "one network"
     weights = frame[frame["panel"] == "weights"]
     logits = frame[frame["panel"] == "logits"]
     k = int(weights["output"].max()) + 1
     colors = sns.color_palette("colorblind", max(k, 3))
+    th_c, pr_c = color_of("theory"), color_of("practice")
     with style():
-        fig, axes = new_figure((11.0, 3.4), ncols=3)
+        fig, axes = new_figure((REPORT_WIDTH_IN, 2.9), ncols=3)
         ax = axes[0]
         for a in range(k):
             pr = weights[(weights["source"] == "practice") & (weights["output"] == a)]
@@ -119,27 +131,25 @@ def fig5(frame: pd.DataFrame, path: str | Path) -> None:
             p = len(th)
             x = th["index"].to_numpy(dtype=float) + a * p
             v, s = th["value"].to_numpy(), th["theory_std"].to_numpy(dtype=float)
-            ax.fill_between(x, v - s, v + s, color="red", alpha=0.15, linewidth=0)
+            ax.fill_between(x, v - s, v + s, color=th_c, alpha=0.15, linewidth=0)
             ax.plot(
                 pr["index"].to_numpy(dtype=float) + a * p,
                 pr["value"],
-                "o",
-                ms=2.5,
+                marker_of("practice"),
+                ms=2,
                 markerfacecolor="none",
-                color=colors[0],
+                color=pr_c,
                 label="learned" if a == 0 else None,
             )
-            ax.plot(x, v, "x", ms=2.5, color="red", label="theory ± std" if a == 0 else None)
+            ax.plot(x, v, "x", ms=2, color=th_c, label="theory ± std" if a == 0 else None)
         ax.set(
-            xlabel="coordinate (classes side by side)",
-            ylabel="weight",
-            title="Weights: learned vs Theorem 4.8",
+            xlabel="coordinate (classes side by side)", ylabel="weight", title=f"Weights ({which})"
         )
-        ax.legend(loc="best", frameon=True)
+        ax.legend(loc="best", frameon=True, fontsize=6)
         lims = []
         for ax, source, tag in (
-            (axes[1], "practice", "(a) practical"),
-            (axes[2], "theory", "(b) theory-predicted"),
+            (axes[1], "practice", "(a) practice"),
+            (axes[2], "theory", "(b) theory"),
         ):
             sel = logits[logits["source"] == source]
             wide = sel.pivot_table(
@@ -148,10 +158,10 @@ def fig5(frame: pd.DataFrame, path: str | Path) -> None:
             for c in sorted(wide["true_class"].unique()):
                 pts = wide[wide["true_class"] == c]
                 ax.scatter(
-                    pts[0], pts[1], s=4, alpha=0.5, color=colors[int(c)], label=f"class {int(c)}"
+                    pts[0], pts[1], s=3, alpha=0.5, color=colors[int(c)], label=f"class {int(c)}"
                 )
             ax.set(xlabel="logit 0", ylabel="logit 1", title=f"{tag} test logits")
-            ax.legend(loc="best", frameon=True, markerscale=3)
+            ax.legend(loc="best", frameon=True, markerscale=3, fontsize=5)
             lims.append((ax.get_xlim(), ax.get_ylim()))
         xl = (min(a[0][0] for a in lims), max(a[0][1] for a in lims))
         yl = (min(a[1][0] for a in lims), max(a[1][1] for a in lims))
@@ -165,7 +175,7 @@ def fig_validation(frame: pd.DataFrame, path: str | Path) -> None:
     _require(frame, ["check", "quantity", "theory", "reference", "reference_kind"], "validation")
     ok = frame[frame["quantity"] != "error"].dropna(subset=["theory", "reference"])
     with style():
-        fig, axes = new_figure((8.0, 3.6), ncols=2)
+        fig, axes = new_figure((REPORT_WIDTH_IN, 3.6), ncols=2)
         for ax, check in zip(axes, ("logistic", "ridge"), strict=True):
             sel = ok[ok["check"] == check]
             if not sel.empty:

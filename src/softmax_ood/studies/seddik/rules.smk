@@ -4,7 +4,7 @@
 # Compute (frames) and drawing (figures) are separate rules: restyling a figure recomputes nothing.
 
 SD_STUDY = STUDIES["seddik"]
-SD_RUN = SD_STUDY.fig5_run(config)
+SD_RUNS = SD_STUDY.fig5_runs(config)
 SD_F5 = config["seddik"]["fig5"]
 SD_DIR = "src/softmax_ood/studies/seddik"
 SD = "results/seddik/{dataset}"
@@ -33,9 +33,9 @@ rule seddik_frame:
 
 
 rule seddik_features:
-    # penultimate-layer features of the Fig. 5 network (trained by the core's train rule)
+    # penultimate-layer features of the Fig. 5 networks (trained by the core's train rule)
     input:
-        model=run_files([SD_RUN], "train", "model.pt")[0],
+        models=run_files(SD_RUNS, "train", "model.pt"),
         data="data/{dataset}",
         code=code(f"{SD_DIR}/scripts/features.py"),
     output:
@@ -48,8 +48,9 @@ rule seddik_features:
     resources:
         mem_mb=2000,
     params:
-        run=SD_RUN.name,
-        splits=[SD_F5["fit_split"], SD_F5["test_split"]],
+        runs=[r.name for r in SD_RUNS],
+        seeds=[r.seed for r in SD_RUNS],
+        splits=list(SD_F5["splits"]),
     script:
         "scripts/features.py"
 
@@ -68,9 +69,7 @@ rule seddik_fig5_frame:
     resources:
         mem_mb=2000,
     params:
-        run=SD_RUN.name,
-        fit_split=SD_F5["fit_split"],
-        test_split=SD_F5["test_split"],
+        runs=[r.name for r in SD_RUNS],
         kwargs=SD_STUDY.frame_kwargs(config, "fig5"),
     script:
         "scripts/fig5_frame.py"
@@ -230,7 +229,7 @@ rule seddik_report:
             "timing_path": input.timing,
             "seconds_path": input.seconds,
             "provenance_path": input.provenance,
-            "fig5_run": SD_RUN.name,
+            "fig5_run": SD_RUNS[0].name,
         },
     script:
         "../../../../workflow/scripts/render_report.py"

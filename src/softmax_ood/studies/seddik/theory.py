@@ -224,6 +224,38 @@ def _iterate(
     raise FixedPointError(fail(max_iter, res))
 
 
+def _solve(
+    G: Callable[[np.ndarray], tuple[np.ndarray, dict]],
+    theta0: np.ndarray,
+    blocks: list[slice],
+    valid: Callable[[np.ndarray], bool],
+    *,
+    rtol: float,
+    max_iter: int,
+    memory: int,
+    what: str,
+    n: float,
+    p: int,
+    lam: float,
+) -> tuple[np.ndarray, int, float, dict]:
+    """The scaffolding both solvers share: ``G(theta) -> (next theta, extras)`` iterated by
+    :func:`_iterate` on its vector part (a non-convergence names ``what``, ``n``, ``p``,
+    ``lam``), then evaluated once more at the returned point so that the extras (the weights'
+    mean and covariance, the expectations) belong to it. Returns
+    ``(theta, iterations, residual, extras)``."""
+    theta, it, res = _iterate(
+        lambda th: G(th)[0],
+        theta0,
+        blocks,
+        valid,
+        rtol,
+        max_iter,
+        memory,
+        lambda i, r: _message(what, n, p, lam, i, r),
+    )
+    return theta, it, res, G(theta)[1]
+
+
 # ----------------------------------------------------------------------------- binary
 
 
@@ -347,7 +379,6 @@ def solve_binary(
     L = _BinaryLoss(loss, float(lam))
     nodes, weights = _gh(n_nodes)
     eye = np.eye(p)
-    state: dict = {}
 
     def expectations(theta):
         d, m, s = theta[0:2], theta[2:4], theta[4:6]
@@ -369,8 +400,8 @@ def solve_binary(
         delta = np.einsum("cij,ji->c", covs, R1) / n
         m = means @ w_mean
         var = np.einsum("cij,ij->c", covs, w_cov) + np.einsum("i,cij,j->c", w_mean, covs, w_mean)
-        state.update(w_mean=w_mean, w_cov=w_cov, e=(e1, e2, e3))
-        return np.concatenate([delta, m, np.sqrt(np.maximum(var, 0.0))])
+        theta_new = np.concatenate([delta, m, np.sqrt(np.maximum(var, 0.0))])
+        return theta_new, {"w_mean": w_mean, "w_cov": w_cov, "e": (e1, e2, e3)}
 
     # start from the large-lambda limit: xi ~ f(0), K ~ 0
     f0 = np.array([L.f(0, 0.0), L.f(1, 0.0)])
@@ -385,17 +416,19 @@ def solve_binary(
     def valid(th):
         return bool(np.all(th[0:2] >= 0) and np.all(th[4:6] > 0))
 
-    theta, it, res = _iterate(
+    theta, it, res, state = _solve(
         G,
         theta0,
         [slice(0, 2), slice(2, 6)],
         valid,
-        rtol,
-        max_iter,
-        memory,
-        lambda i, r: _message(f"two-class {loss}", n, p, lam, i, r),
+        rtol=rtol,
+        max_iter=max_iter,
+        memory=memory,
+        what=f"two-class {loss}",
+        n=n,
+        p=p,
+        lam=lam,
     )
-    G(theta)  # state at the returned point
     d, m, s = theta[0:2], theta[2:4], theta[4:6]
     e1, e2, e3 = state["e"]
     # training projections t = z + delta xi(z): moments by quadrature, accuracy via threshold
@@ -563,7 +596,6 @@ def solve_multiclass(
     if k < 2:
         raise ValueError("need at least two classes")
     eye = np.eye(p * k)
-    state: dict = {}
     nd, nm = k * k * k, k * k
 
     def unpack(theta):
@@ -597,8 +629,8 @@ def solve_multiclass(
         M_new = means @ Wm
         S_new = np.einsum("cij,aibj->cab", covs, Cwb) + np.einsum("ia,cij,jb->cab", Wm, covs, Wm)
         S_new = (S_new + S_new.transpose(0, 2, 1)) / 2
-        state.update(w_mean=Wm, w_cov=w_cov)
-        return np.concatenate([Delta_new.ravel(), M_new.ravel(), S_new.ravel()])
+        theta_new = np.concatenate([Delta_new.ravel(), M_new.ravel(), S_new.ravel()])
+        return theta_new, {"w_mean": Wm, "w_cov": w_cov}
 
     # large-lambda start: W ~ (1/lam) sum_c gamma_c mu_c (e_c - 1/k)^T
     W0 = np.einsum("c,cp,ca->pa", gammas, means, np.eye(k) - 1.0 / k) / lam
@@ -612,17 +644,19 @@ def solve_multiclass(
         D, _, S = unpack(th)
         return all(np.linalg.eigvalsh((A + A.T) / 2).min() >= -1e-12 for A in (*D, *S))
 
-    theta, it, res = _iterate(
+    theta, it, res, state = _solve(
         G,
         theta0,
         [slice(0, nd), slice(nd, len(theta0))],
         valid,
-        rtol,
-        max_iter,
-        memory,
-        lambda i, r: _message(f"{k}-class softmax", n, p, lam, i, r),
+        rtol=rtol,
+        max_iter=max_iter,
+        memory=memory,
+        what=f"{k}-class softmax",
+        n=n,
+        p=p,
+        lam=lam,
     )
-    G(theta)
     Delta, M, S = unpack(theta)
     test_acc, train_acc = np.empty(k), np.empty(k)
     m_log2 = int(np.ceil(np.log2(max(accuracy_draws, 2))))

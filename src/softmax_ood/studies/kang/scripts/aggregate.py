@@ -12,7 +12,9 @@ from softmax_ood.studies.kang.tables import eval_paths, load_frames
 
 def main():
     inp, spec = snakemake.input, snakemake.params.spec
-    frames = load_frames(eval_paths(list(inp.evals)), list(inp.scores), spec)
+    frames = load_frames(
+        eval_paths(list(inp.evals)), list(inp.scores), spec, inp.index, inp.selection
+    )
     inputs = {f"eval:{q}": q for q in inp.evals if q.endswith("sets.parquet")}
     inputs.update({f"scores:{q}": q for q in inp.scores})
     prov = provenance_record(

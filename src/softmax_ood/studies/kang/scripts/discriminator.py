@@ -1,5 +1,6 @@
 """Snakemake script: OOD scores of one shift group's evaluation sets (one featurizer)."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -17,17 +18,19 @@ from softmax_ood.studies.kang.grid import raw_split
 def main():
     inp, p = snakemake.input, snakemake.params
     split = p.discriminator.get("id_split", "train")
+    alpha = json.loads(Path(inp.alpha).read_text())["alpha"]
+    disc = {**p.discriminator, "alpha": float(alpha)}
     scores = score_group(
         raw_split(inp.data, f"id_{split}"),
         np.load(inp.x, allow_pickle=False),
         pd.read_parquet(inp.index),
         snakemake.wildcards.group,
         featurizer=p.featurizer,
-        discriminator=p.discriminator,
+        discriminator=disc,
     )
     prov = provenance_record(
         inputs={"data": inp.data, "grid": inp.x, "index": inp.index},
-        config={"featurizer": p.featurizer, "discriminator": p.discriminator},
+        config={"featurizer": p.featurizer, "discriminator": disc},
         extra={"rule": snakemake.rule, "group": snakemake.wildcards.group},
     )
     write_parquet(scores, snakemake.output.scores, prov)

@@ -12,7 +12,7 @@ from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.kang.tables import TABLES
 
-FRAMES = ("grid", "components", "policies", "mechanism", "ood_scores")
+FRAMES = ("grid", "components", "policies", "mechanism", "ood_scores", "fit", "levels", "selection")
 
 
 def main():

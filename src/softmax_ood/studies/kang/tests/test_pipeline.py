@@ -133,7 +133,9 @@ def study(tmp_path_factory):
             for name, frame in frames.items():
                 write_parquet(frame, out / f"{name}.parquet")
                 evals.append(str(out / f"{name}.parquet"))
-    frames = load_frames(eval_paths(evals), scores, spec)
+    index_path = root / "grid_index.parquet"
+    index.to_parquet(index_path)
+    frames = load_frames(eval_paths(evals), scores, spec, str(index_path))
     return {
         "root": root,
         "data": data,
@@ -148,7 +150,7 @@ def study(tmp_path_factory):
 def test_grid_layout(study):
     x, y, index, spec = study["x"], study["y"], study["index"], study["spec"]
     assert list(index["eval_set"]) == [s["eval_set"] for s in grid_sets(spec)]
-    assert len(index) == 1 + 2 * 3 + 2 + 2 and index["stop"].iloc[-1] == len(x) == len(y)
+    assert len(index) == 1 + 2 * 3 + (1 + 2) + 2 and index["stop"].iloc[-1] == len(x) == len(y)
     assert x.dtype == np.float32 and 0.0 <= x.min() and x.max() <= 1.0
     far = index[index["shift"] == "far_ood"]
     assert (y[far["start"].min() :] == -1).all() and not far["labelled"].any()
@@ -230,7 +232,7 @@ def test_report_notebook_executes(study, tmp_path, monkeypatch):
     )
     text = out.read_text()
     assert "ORACLE" in text and "Premise" in text and '\\"config_sha256\\": \\"abc\\"' in text
-    assert text.count("image/png") == 6
+    assert text.count("image/png") == 7
 
 
 def test_grid_evaluation_is_deterministic(study):

@@ -1,4 +1,4 @@
-"""Snakemake script: penultimate-layer features of the Fig. 5 network on two ID splits."""
+"""Snakemake script: penultimate-layer features of the Fig. 5 networks on the pooled ID splits."""
 
 import sys
 from pathlib import Path
@@ -9,18 +9,23 @@ import torch
 
 from softmax_ood.cli import run_script
 from softmax_ood.provenance import provenance_record, write_parquet
-from softmax_ood.studies.seddik.features import extract_features
+from softmax_ood.studies.seddik.features import extract_network_features
 
 
 def main():
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     p = snakemake.params
-    frame = extract_features(snakemake.input.model, snakemake.input.data, p.splits)
+    models = list(snakemake.input.models)
+    checkpoints = dict(zip(p.seeds, models, strict=True))
+    frame = extract_network_features(checkpoints, snakemake.input.data, p.splits)
     prov = provenance_record(
-        inputs={"model": snakemake.input.model, "data": snakemake.input.data},
-        config={"run": p.run, "splits": list(p.splits)},
-        extra={"rule": snakemake.rule, "run": p.run},
+        inputs={
+            **{f"model_seed{s}": m for s, m in checkpoints.items()},
+            "data": snakemake.input.data,
+        },
+        config={"runs": list(p.runs), "splits": list(p.splits)},
+        extra={"rule": snakemake.rule, "runs": list(p.runs)},
     )
     write_parquet(frame, snakemake.output.features, prov)
 

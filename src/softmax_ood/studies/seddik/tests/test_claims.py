@@ -1,96 +1,129 @@
-"""The claims table: premise first, gaps in points, 'cannot test' when the premise fails."""
+"""The claims table: premises first, equivalence tests with p, n and power, binomial tests on
+the network features, the moments-vs-shape breakdown, 'cannot test' when a premise fails."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
-from softmax_ood.studies.seddik.claims import evaluate_seddik_claims, gap_over, ridge_premise
-
-
-def accuracy_frame(x, values, theory, practice):
-    rows = []
-    for v, t, prs in zip(values, theory, practice, strict=True):
-        rows.append(
-            {x: v, "source": "theory", "split": "test", "seed": pd.NA, "cls": "all", "accuracy": t}
-        )
-        for s, a in enumerate(prs):
-            rows.append(
-                {
-                    x: v,
-                    "source": "practice",
-                    "split": "test",
-                    "seed": s,
-                    "cls": "all",
-                    "accuracy": a,
-                }
-            )
-    return pd.DataFrame(rows)
+from softmax_ood.studies.seddik.claims import (
+    binomial_tost,
+    evaluate_seddik_claims,
+    features_gap,
+    gap_over,
+    informative,
+    ridge_sanity,
+    score_moments,
+)
+from softmax_ood.studies.seddik.experiments import fig4_frame
+from softmax_ood.studies.seddik.tests.controls import (
+    accuracy_frame,
+    features_frame,
+    validation_frame,
+)
 
 
-def validation(rel_gap, n=400):
-    ref = np.array([1.0, 2.0])
-    return pd.DataFrame(
-        {
-            "check": "ridge",
-            "reference_kind": "closed_form",
-            "lam": 0.1,
-            "p": 100,
-            "n": n,
-            "cls": ["0", "1"],
-            "quantity": "sigma",
-            "theory": ref * (1 + rel_gap),
-            "reference": ref,
-        }
-    )
-
-
-def fig5(theory, practice):
-    return pd.DataFrame(
-        [
-            {
-                "panel": "accuracy",
-                "source": "theory",
-                "split": "test",
-                "cls": "all",
-                "value": theory,
-            },
-            {
-                "panel": "accuracy",
-                "source": "practice",
-                "split": "test",
-                "cls": "all",
-                "value": practice,
-            },
-            {"panel": "weights", "source": "theory", "output": 2, "index": 0, "value": 0.0},
-            {"panel": "logits", "source": "practice", "output": 0, "index": 99, "value": 0.0},
-        ]
-    )
-
-
-def test_gap_is_the_worst_over_x_in_points():
-    f = accuracy_frame("p", [25, 50], [0.80, 0.70], [[0.79, 0.81], [0.66, 0.68]])
+def test_gap_is_the_mean_signed_gap_with_per_seed_samples():
+    f = accuracy_frame("p", [25, 50], [0.80, 0.70], 0.03)  # practice 3 points above
     m = gap_over(f, "p")
-    assert m.value == pytest.approx(3.0)
-    assert "worst at p=50" in m.detail and "2 seeds" in m.detail
+    per_seed = -100 * (0.03 + np.array([-0.003, 0.001, 0.002, -0.001, 0.0015]))  # theory − practice
+    assert m.value == pytest.approx(abs(per_seed.mean()))
+    # oriented to the side of the mean: the engine's one-sided test is the binding TOST half
+    assert np.allclose(m.samples, -per_seed) and m.n == 5
+    assert "mean signed gap theory − practice -3.01 ±" in m.detail and "per p" in m.detail
 
 
-def test_ridge_premise_scales_with_n():
-    assert ridge_premise(validation(1e-3, n=400)).value == pytest.approx(0.4)
-    assert np.isnan(ridge_premise(validation(1e-3).iloc[0:0]).value)
+def test_tost_p_is_the_larger_one_sided_p():
+    from softmax_ood.analysis.claims import one_sided_t
+
+    f = accuracy_frame("n", [20, 40], [0.93, 0.95], 0.012)
+    m = gap_over(f, "n")
+    signed = -np.asarray(m.samples)  # theory − practice is negative here
+    p_up = stats.ttest_1samp(signed, 2.0, alternative="less").pvalue
+    p_low = stats.ttest_1samp(signed, -2.0, alternative="greater").pvalue
+    assert one_sided_t(m.samples, 2.0, "<") == pytest.approx(max(p_up, p_low))
 
 
-def test_claims_table_premise_first_and_verdicts():
-    f2 = accuracy_frame("p", [25], [0.8], [[0.80, 0.81]])
-    f4 = accuracy_frame("n", [40], [0.9], [[0.85, 0.86]])
-    c = evaluate_seddik_claims(
-        f2, f4, fig5(0.95, 0.94), validation(1e-3), max_gap_points=2.0, ridge_n_gap=1.0
+def test_informative_is_the_distance_from_the_nearer_trivial_prediction():
+    f = accuracy_frame("n", [20], [0.97], 0.0)
+    m = informative(f, "n")
+    assert m.value == pytest.approx(3.0, abs=0.2) and m.n == 5
+    f = accuracy_frame("p", [25], [0.55], 0.0)
+    assert informative(f, "p").value == pytest.approx(5.0, abs=0.2)
+
+
+def test_ridge_sanity_scales_with_n():
+    assert ridge_sanity(validation_frame(1e-3, n=400)).value == pytest.approx(0.4)
+    assert math.isnan(ridge_sanity(validation_frame(1e-3).iloc[0:0]).value)
+
+
+def test_binomial_tost_by_hand():
+    # 880 of 1000 against 0.90 ± 0.02: p = max(P(X >= 880 | 0.88), P(X <= 880 | 0.92))
+    p, power = binomial_tost(880, 1000, 0.90, 0.02)
+    by_hand = max(stats.binom.sf(879, 1000, 0.88), stats.binom.cdf(880, 1000, 0.92))
+    assert p == pytest.approx(by_hand) and 0.4 < p < 0.6
+    # at the ceiling the upper half is settled; 452 points make the lower half decisive
+    p, power = binomial_tost(452, 452, 0.9999, 0.02)
+    assert p == pytest.approx(0.9799**452, rel=1e-6) and power > 0.99
+    # a few points cannot tell a 2-point match
+    assert binomial_tost(45, 50, 0.90, 0.02)[1] < 0.2
+
+
+def test_features_gap_is_an_intersection_union_test():
+    f = features_frame(0.90, 0.90, n_points=5000)
+    f.loc[(f["seed"] == 2) & (f["source"] == "practice"), "value"] = 0.885
+    m = features_gap(f, 2.0)
+    ps = [binomial_tost(4500, 5000, 0.90, 0.02)[0], binomial_tost(4425, 5000, 0.90, 0.02)[0]]
+    assert m.p_value == pytest.approx(max(ps)) and m.n == 5000
+    assert m.value == pytest.approx(1.5) and "3 network(s)" in m.detail
+
+
+def test_score_moments_split_the_gap_into_moments_and_shape():
+    f = fig4_frame(ns=(40, 120), seeds=(0, 1, 2))
+    m = score_moments(f, "n")
+    allc = m[m["cls"] == "all"]
+    gap = allc["theory_acc"] - allc["practice_acc"]
+    assert np.allclose(allc["moments_part"] + allc["shape_part"], gap)
+    cls = m[m["cls"] != "all"]
+    # Theorem 4.8 gets the score's moments of digits right to a few percent ...
+    assert np.allclose(cls["measured_mean"], cls["theory_mean"], rtol=0.1)
+    assert np.allclose(cls["measured_std"], cls["theory_std"], rtol=0.2)
+    # ... while digit 2's scores are skewed (the shape the Gaussian law misses)
+    assert cls.loc[cls["cls"] == "1", "skew"].min() > 0.8
+    assert gap_over(f, "n").detail.count("points come from") == 1
+
+
+def test_claims_table_premises_first_and_verdicts():
+    good = {
+        "fig2": accuracy_frame("p", [25, 100], [0.62, 0.59], 0.0),
+        "fig4": accuracy_frame("n", [20, 80], [0.93, 0.95], -0.05),
+        "fig5": features_frame(0.999, 0.996),
+        "validation": validation_frame(1e-4),
+    }
+    c = evaluate_seddik_claims(**good, max_gap_points=2.0, ridge_n_gap=1.0, alpha=0.05)
+    assert list(c["claim_id"]) == ["P1", "P2", "P3", "C1", "C2", "C3", "S1"]
+    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 3 + ["sanity"]
+    v = dict(zip(c["claim_id"], c["verdict"], strict=True))
+    assert v["C1"] == "holds" and v["C2"] == "does not hold"
+    assert v["P3"] == "does not hold" and v["C3"] == "cannot test: premise P3 does not hold"
+    assert v["S1"] == "sanity check passes" and not c.set_index("claim_id").loc["S1", "supports"]
+    assert c.loc[c["kind"] == "claim", "power"].notna().all()
+    bad = evaluate_seddik_claims(
+        **{**good, "validation": validation_frame(0.1)},
+        max_gap_points=2.0,
+        ridge_n_gap=1.0,
+        alpha=0.05,
     )
-    assert list(c["claim_id"]) == ["P1", "C1", "C2", "C3"]
-    assert list(c["verdict"]) == ["holds", "holds", "does not hold", "holds"]
-    c = evaluate_seddik_claims(
-        f2, f4, fig5(0.95, 0.94), validation(0.1), max_gap_points=2.0, ridge_n_gap=1.0
-    )
-    assert c["verdict"].iloc[0] == "does not hold"
-    assert (c["verdict"].iloc[1:] == "cannot test: premise P1 does not hold").all()
+    w = dict(zip(bad["claim_id"], bad["verdict"], strict=True))
+    assert w["S1"] == "sanity check fails"
+    assert all(w[i].startswith("cannot test: premise S1") for i in ("C1", "C2"))
+
+
+def test_fig5_frame_of_one_network_without_seed_column():
+    f = features_frame(0.9, 0.9).query("seed == 0").drop(columns="seed")
+    assert features_gap(f, 2.0).n == 5000
+    assert isinstance(f, pd.DataFrame)

@@ -42,7 +42,8 @@ def test_seddik_outputs_exist(smoke_runs):
     for fig in FIGURES:
         assert (a / BASE / f"figures/{fig}.png").read_bytes()[:8] == PNG
     claims = (a / BASE / "claims.md").read_text()
-    assert "| premise | P1 |" in claims and all(f"| C{i} |" in claims for i in (1, 2, 3))
+    assert all(f"| premise | P{i} |" in claims for i in (1, 2, 3))
+    assert all(f"| claim | C{i} |" in claims for i in (1, 2, 3)) and "| sanity | S1 |" in claims
     html = (a / "reports/seddik.html").read_text()
     assert "Figure 5" in html and "ResNet-18" in html and "iterations" in html
     assert "Departures from the printed text" in html

@@ -12,6 +12,8 @@ from softmax_ood.studies.seddik.experiments import (
     fig3_frame,
     fig4_frame,
     fig5_frame,
+    fig5_networks,
+    fit_test_split,
     timing,
     validation_frame,
 )
@@ -68,7 +70,7 @@ def test_fig4_frame(frames):
 
 def test_fig5_frame(frames):
     f = frames["fig5"]
-    assert set(f["panel"]) == {"weights", "logits", "accuracy"}
+    assert set(f["panel"]) == {"weights", "logits", "logit_moments", "accuracy"}
     w = f[f["panel"] == "weights"]
     assert len(w) == 2 * 3 * 24 and w.loc[w["source"] == "theory", "theory_std"].notna().all()
     lg = f[f["panel"] == "logits"]
@@ -76,6 +78,34 @@ def test_fig5_frame(frames):
     pr = w[w["source"] == "practice"]["value"].to_numpy()
     th = w[w["source"] == "theory"]["value"].to_numpy()
     assert np.corrcoef(pr, th)[0, 1] > 0.9
+
+
+def test_fit_test_split_is_stratified_and_seeded():
+    groups = np.array(["train/0"] * 10 + ["train/1"] * 6 + ["val/0"] * 4)
+    m = fit_test_split(groups, 0.5, 3)
+    assert [int(m[groups == g].sum()) for g in ("train/0", "train/1", "val/0")] == [5, 3, 2]
+    assert np.array_equal(m, fit_test_split(groups, 0.5, 3))
+    with pytest.raises(ValueError, match="fit_fraction"):
+        fit_test_split(groups, 1.0, 0)
+
+
+def test_fig5_networks_one_frame_per_network():
+    from softmax_ood.studies.seddik.features import feature_columns
+
+    parts = []
+    for seed in (0, 3):
+        for i, split in enumerate(("val", "test")):
+            X, y = _features(3, 90, 10 * seed + i, p=12)
+            f = pd.DataFrame(X, columns=feature_columns(12))
+            f.insert(0, "num_classes", 3)
+            f.insert(0, "label", y)
+            f.insert(0, "split", split)
+            f.insert(0, "seed", seed)
+            parts.append(f)
+    f = fig5_networks(pd.concat(parts, ignore_index=True), lam=1.5, fit_fraction=0.5)
+    assert sorted(f["seed"].unique()) == [0, 3]
+    acc = f[(f["panel"] == "accuracy") & (f["source"] == "practice") & (f["cls"] == "all")]
+    assert list(acc.loc[acc["split"] == "test", "n_points"]) == [90, 90]
 
 
 def test_fig5_frame_two_classes():

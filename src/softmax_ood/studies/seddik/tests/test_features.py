@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from softmax_ood.studies.seddik.features import extract_features, num_classes, split_features
+from softmax_ood.studies.seddik.features import (
+    extract_features,
+    extract_network_features,
+    network_features,
+    num_classes,
+    split_features,
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,3 +45,13 @@ def test_unknown_split(checkpoint, embedded_data):
     f = extract_features(checkpoint, embedded_data, ["val"])
     with pytest.raises(ValueError, match="no rows for split 'test'"):
         split_features(f, "test")
+
+
+def test_network_features_pool_every_split(checkpoint, embedded_data):
+    f = extract_network_features({2: checkpoint, 0: checkpoint}, embedded_data, ["val", "test"])
+    assert list(f["seed"].unique()) == [0, 2]
+    X, y, split = network_features(f, 2)
+    assert len(X) == len(y) == len(split) == (f["seed"] == 2).sum()
+    assert set(split) == {"val", "test"}
+    with pytest.raises(ValueError, match="no rows for the network of seed 5"):
+        network_features(f, 5)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+import pandas as pd
 import pytest
 
 from softmax_ood.studies.seddik.claims import evaluate_seddik_claims
@@ -15,10 +16,11 @@ from softmax_ood.studies.seddik.experiments import (
     fig2_frame,
     fig3_frame,
     fig4_frame,
-    fig5_frame,
+    fig5_networks,
     timing,
     validation_frame,
 )
+from softmax_ood.studies.seddik.features import feature_columns
 from softmax_ood.studies.seddik.figures import FIGURES
 
 ROOT = Path(__file__).resolve().parents[5]
@@ -55,6 +57,22 @@ def _features(k, n, seed, p=16):
     return np.maximum((r.standard_normal((n, 8)) + 1.0 * B[y]) @ A.T, 0.0), y
 
 
+def features_frame(k, n, seeds, p=16):
+    """A features frame as :func:`~softmax_ood.studies.seddik.features.extract_network_features`
+    writes it: two networks, two ID splits each."""
+    parts = []
+    for seed in seeds:
+        for i, split in enumerate(("val", "test")):
+            X, y = _features(k, n, 10 * seed + i, p)
+            f = pd.DataFrame(X, columns=feature_columns(p))
+            f.insert(0, "num_classes", k)
+            f.insert(0, "label", y)
+            f.insert(0, "split", split)
+            f.insert(0, "seed", seed)
+            parts.append(f)
+    return pd.concat(parts, ignore_index=True)
+
+
 def test_notebook_executes(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     frames_dir, figures_dir = tmp_path / "frames", tmp_path / "figures"
@@ -63,7 +81,7 @@ def test_notebook_executes(tmp_path, monkeypatch):
         "fig2": fig2_frame(ps=(20, 40), seeds=(0, 1), n_test=300),
         "fig3": fig3_frame(loo="newton"),
         "fig4": fig4_frame(ns=(40, 80), seeds=(0, 1)),
-        "fig5": fig5_frame(*_features(3, 120, 1), *_features(3, 90, 2), 1.5),
+        "fig5": fig5_networks(features_frame(3, 100, (0, 1)), lam=1.5),
         "validation": validation_frame(lams=(0.5,), seeds=(0,), p=20, n=80, n_test=300),
     }
     for name, frame in frames.items():
@@ -76,14 +94,15 @@ def test_notebook_executes(tmp_path, monkeypatch):
         frames["validation"],
         max_gap_points=2.0,
         ridge_n_gap=1.0,
+        alpha=0.05,
     )
     claims.to_parquet(tmp_path / "claims.parquet", index=False)
     departures_frame().to_parquet(tmp_path / "departures.parquet", index=False)
     t = timing(p=24, n=100, ks=(2,))
     t.drop(columns="seconds").to_parquet(tmp_path / "timing.parquet", index=False)
-    seconds = [{"solver": "solve_binary", "k": 2, "seconds": 0.25}]
+    seconds = [{"solver": "solve_binary", "k": 2, "seconds": 7.654321}]
     (tmp_path / "seconds.json").write_text(json.dumps(seconds))
-    (tmp_path / "prov.json").write_text(json.dumps({"run": "digits/adam/cnn/ce/seed0"}))
+    (tmp_path / "prov.json").write_text(json.dumps({"runs": ["digits/adam/cnn/ce/seed0"]}))
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "src"))  # the kernel imports softmax_ood
     out = tmp_path / "out.ipynb"
     papermill.execute_notebook(
@@ -110,14 +129,17 @@ def test_notebook_executes(tmp_path, monkeypatch):
     )
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 5
     assert "iterations" in text and "seconds.json" in text  # names the file of the seconds
-    assert "0.25" not in text  # ... but never shows them: reports are the same bytes every run
+    assert "7.654321" not in text  # ... but never shows them: reports are the same bytes every run
     assert "arch cnn, loss ce" in text  # Fig. 5 names its network
     assert "ResNet-18" in "\n".join(c.source for c in nb.cells)  # ... and says it is a stand-in
     assert "Theorem 4.4" in text  # the departures list
-    assert "P1" in text and "C3" in text
+    for cid in ("P1", "P2", "P3", "C1", "C2", "C3", "S1"):
+        assert f"**{cid}** (" in text
+    assert "Moments vs shape" in "\n".join(c.source for c in nb.cells)
+    assert "shape part" in text and "95 % exact interval" in text
     # the reader's order: verdict, claims table, tables, figures (each with a caption), appendix
     order = [
-        text.index("P1 ("),
+        text.index("**P1** ("),
         text.index("Claims of Seddik et al. 2021 tested at this scale"),
         text.index("train: theory %"),
         text.index("arch cnn, loss ce"),

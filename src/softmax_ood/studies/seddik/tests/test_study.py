@@ -23,12 +23,13 @@ fig2: {ps: [25, 50], seeds: [0, 1], n: 400, lam: 20.0, gammas: [0.33333333333333
 digits: {pair: [1, 2], lam: 20.0, balance: true, seed: 0}
 fig3: {loo: exact}
 fig4: {ns: [20, 40], seeds: [0, 1]}
-fig5: {recipe: adam, arch: wrn-10-1, loss: ce, seed: 0, fit_split: val, test_split: test,
-       lam: 1.5, row_norm: 0.1, center: false, stats_from: all, draw_seed: 0}
+fig5: {recipe: adam, arch: wrn-10-1, loss: ce, seeds: [0, 1], splits: [train, val, test],
+       fit_fraction: 0.5, split_seed: 0, lam: 1.5, row_norm: 0.1, center: false,
+       stats_from: all, draw_seed: 0}
 validation: {lams: [0.1], seeds: [0], p: 30, n: 120, mean_norm: 1.0, gammas: [0.4, 0.6],
              n_test: 500}
 timing: {p: 512, n: 3000, ks: [2, 3], lam: 1.0, seed: 0}
-claims: {max_gap_points: 2.0, ridge_n_gap: 1.0}
+claims: {max_gap_points: 2.0, ridge_n_gap: 1.0, alpha: 0.05}
 """
 )
 
@@ -61,8 +62,8 @@ def test_check_accepts_the_default_and_names_bad_values():
         study.check(make_config(fig5={"arch": "wrn-40-2"}))
     with pytest.raises(ConfigError, match=r"seddik\.fig5\.recipe is 'sgd'; allowed values: adam"):
         study.check(make_config(fig5={"recipe": "sgd"}))
-    with pytest.raises(ConfigError, match="must differ"):
-        study.check(make_config(fig5={"test_split": "val"}))
+    with pytest.raises(ConfigError, match="listed twice"):
+        study.check(make_config(fig5={"splits": ["val", "val"]}))
     with pytest.raises(ConfigError, match="does not sum to 1"):
         study.check(make_config(fig2={"gammas": [0.5, 0.6]}))
     for err in (ConfigError,):
@@ -71,10 +72,17 @@ def test_check_accepts_the_default_and_names_bad_values():
         assert str(info.value).count(".") <= 3 and "\n" not in str(info.value)
 
 
-def test_runs_is_the_fig5_network():
+def test_runs_are_the_fig5_networks():
     cfg = make_config()
-    assert study.runs(cfg) == [Run("digits", "adam", "wrn-10-1", "ce", 0)]
+    assert study.runs(cfg) == [Run("digits", "adam", "wrn-10-1", "ce", s) for s in (0, 1)]
     assert study.loss_variants(cfg) == {}
+
+
+def test_claim_specs_are_the_claims_table_ids():
+    ids = [s.id for s in study.claim_specs(make_config())]
+    assert ids == ["P1", "P2", "P3", "C1", "C2", "C3", "S1"]
+    kinds = {s.id: s.kind for s in study.claim_specs(make_config())}
+    assert kinds["S1"] == "sanity" and kinds["P1"] == "premise" and kinds["C2"] == "claim"
 
 
 def test_targets_cover_figures_claims_report():
@@ -101,7 +109,10 @@ def test_frame_kwargs_match_the_functions(name):
         "timing": experiments.timing,
     }[name]
     kwargs = study.frame_kwargs(make_config(), name)
-    assert set(kwargs) <= set(inspect.signature(fn).parameters)
+    params = set(inspect.signature(fn).parameters)
+    if name == "fig5":  # fig5_networks takes the fit/test cut and passes the rest on
+        params |= set(inspect.signature(experiments.fig5_networks).parameters)
+    assert set(kwargs) <= params
 
 
 def test_frame_kwargs_unknown_name():

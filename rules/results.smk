@@ -1,0 +1,109 @@
+# The results section across every enabled study (study-agnostic: each study's tables, figures
+# and claims are read from its targets). Outputs: results/claims_all.{parquet,csv},
+# results/audit.json, every table/figure under results/<study>/<ds>/latex/, the document
+# results/results_section.tex, and the page reports/results.{ipynb,html}.
+import json
+
+from softmax_ood.results_section import latex_path, study_outputs
+from softmax_ood.studies.registry import STUDIES as REGISTRY  # the papers' order
+
+RESULTS_STUDIES = study_outputs(
+    {name: STUDIES[name] for name in REGISTRY if name in STUDIES}, config
+)
+RESULTS_TABLES = [t for s in RESULTS_STUDIES for t in s.tables]
+RESULTS_FIGURES = [f for s in RESULTS_STUDIES for f in s.figures]
+RESULTS_CLAIMS = {s.name: s.claims for s in RESULTS_STUDIES if s.claims}
+
+
+def results_targets():
+    if not RESULTS_STUDIES:
+        return []
+    return [
+        "results/claims_all.parquet",
+        "results/claims_all.csv",
+        "results/results_section.tex",
+        "reports/results.ipynb",
+        "reports/results.html",
+    ]
+
+
+rule results_claims:
+    input:
+        claims=list(RESULTS_CLAIMS.values()),
+        code=code("workflow/scripts/results_section.py"),
+    output:
+        parquet="results/claims_all.parquet",
+        csv=report(
+            "results/claims_all.csv",
+            caption="../workflow/report/claims_all.rst",
+            category="Results section",
+        ),
+    log:
+        "logs/results/claims.log",
+    params:
+        step="claims",
+        claims=RESULTS_CLAIMS,
+    script:
+        "../workflow/scripts/results_section.py"
+
+
+rule results_latex:
+    input:
+        tables=RESULTS_TABLES,
+        figures=RESULTS_FIGURES,
+        code=code("workflow/scripts/results_section.py"),
+    output:
+        fragments=[latex_path(p) for p in RESULTS_TABLES + RESULTS_FIGURES],
+        section="results/results_section.tex",
+    log:
+        "logs/results/latex.log",
+    params:
+        step="latex",
+        studies=[vars(s) for s in RESULTS_STUDIES],
+    script:
+        "../workflow/scripts/results_section.py"
+
+
+rule results_audit:
+    # the audit as a rule: a stale or tampered input of any table or figure shows on the page
+    input:
+        files=RESULTS_TABLES + RESULTS_FIGURES + list(RESULTS_CLAIMS.values()),
+        code=code("workflow/scripts/results_section.py"),
+    output:
+        "results/audit.json",
+    log:
+        "logs/results/audit.log",
+    params:
+        step="audit",
+        files=RESULTS_TABLES + RESULTS_FIGURES + list(RESULTS_CLAIMS.values()),
+    script:
+        "../workflow/scripts/results_section.py"
+
+
+rule results_report:
+    input:
+        notebook="workflow/notebooks/results.ipynb",
+        claims="results/claims_all.parquet",
+        audit="results/audit.json",
+        section="results/results_section.tex",
+        tables=RESULTS_TABLES,
+        figures=RESULTS_FIGURES,
+        code=code("workflow/scripts/render_report.py")
+        + code("workflow/notebooks/results.ipynb"),
+    output:
+        notebook="reports/results.ipynb",
+        html=report(
+            "reports/results.html",
+            caption="../workflow/report/results.rst",
+            category="Results section",
+        ),
+    log:
+        "logs/results/report.log",
+    params:
+        parameters=lambda w, input: {
+            "studies_json": json.dumps([vars(s) for s in RESULTS_STUDIES]),
+            "claims_path": input.claims,
+            "audit_path": input.audit,
+        },
+    script:
+        "../workflow/scripts/render_report.py"

@@ -1,0 +1,125 @@
+"""Hand-built control frames: for every claim id of the Seddik claims table, one input where it
+must hold and one where it must not, judged through the study's real measure/evaluate code
+(:func:`~softmax_ood.studies.seddik.claims.evaluate_seddik_claims`). Used by
+``tests/test_study_contract.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from softmax_ood.studies.seddik.claims import evaluate_seddik_claims
+
+SEEDS = 5
+#: small per-seed spread of a practical accuracy around its mean (points / 100)
+JITTER = np.array([-0.003, 0.001, 0.002, -0.001, 0.0015])
+
+
+def accuracy_frame(x: str, values, theory, practice_offset: float) -> pd.DataFrame:
+    """Theory accuracies per value of ``x``; practice = theory + offset + a small per-seed
+    spread, ``SEEDS`` seeds."""
+    rows = []
+    for v, t in zip(values, theory, strict=True):
+        rows.append(
+            {x: v, "source": "theory", "split": "test", "seed": pd.NA, "cls": "all", "accuracy": t}
+        )
+        for s in range(SEEDS):
+            rows.append(
+                {
+                    x: v,
+                    "source": "practice",
+                    "split": "test",
+                    "seed": s,
+                    "cls": "all",
+                    "accuracy": t + practice_offset + JITTER[s],
+                    "n_points": 1000,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    frame["seed"] = frame["seed"].astype("Int64")
+    return frame
+
+
+def features_frame(theory: float, practice: float, *, n_points: int = 5000, k: int = 5):
+    """Fig. 5 accuracy rows for three networks (and the weights row that gives ``k``)."""
+    rows = []
+    for seed in range(3):
+        rows += [
+            {
+                "seed": seed,
+                "panel": "accuracy",
+                "source": "theory",
+                "split": "test",
+                "cls": "all",
+                "value": theory,
+            },
+            {
+                "seed": seed,
+                "panel": "accuracy",
+                "source": "practice",
+                "split": "test",
+                "cls": "all",
+                "value": round(practice * n_points) / n_points,
+                "n_points": n_points,
+            },
+            {"seed": seed, "panel": "weights", "source": "theory", "output": k - 1, "value": 0.0},
+        ]
+    return pd.DataFrame(rows)
+
+
+def validation_frame(rel_gap: float, n: int = 400) -> pd.DataFrame:
+    ref = np.array([1.0, 2.0])
+    return pd.DataFrame(
+        {
+            "check": "ridge",
+            "reference_kind": "closed_form",
+            "lam": 0.1,
+            "p": 100,
+            "n": n,
+            "cls": ["0", "1"],
+            "quantity": "sigma",
+            "theory": ref * (1 + rel_gap),
+            "reference": ref,
+        }
+    )
+
+
+def _inputs(**changes) -> dict:
+    """Inputs where every claim holds: accuracies far from 50 % and 100 %, theory on practice,
+    the fixed point on the ridge closed form; ``changes`` replace one of them."""
+    good = {
+        "fig2": accuracy_frame("p", [25, 100, 400], [0.62, 0.59, 0.55], 0.0),
+        "fig4": accuracy_frame("n", [20, 80, 240], [0.93, 0.95, 0.96], 0.0),
+        "fig5": features_frame(0.90, 0.90),
+        "validation": validation_frame(1e-4),
+    }
+    good.update(changes)
+    return good
+
+
+def _table(config: dict, **changes) -> pd.DataFrame:
+    bars = config["seddik"]["claims"]
+    return evaluate_seddik_claims(
+        **_inputs(**changes),
+        max_gap_points=bars["max_gap_points"],
+        ridge_n_gap=bars["ridge_n_gap"],
+        alpha=bars["alpha"],
+    )
+
+
+def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
+    good = _table(config)
+    for cid in ("P1", "P2", "P3", "C1", "C2", "C3", "S1"):
+        yield cid, True, good
+    # premises: the accuracy sits at the ceiling (within the bar of 100 %)
+    yield "P1", False, _table(config, fig2=accuracy_frame("p", [25, 100], [0.995, 0.994], 0.0))
+    yield "P2", False, _table(config, fig4=accuracy_frame("n", [20, 80], [0.996, 0.995], 0.0))
+    yield "P3", False, _table(config, fig5=features_frame(0.999, 0.996))
+    # claims: practice 5 points below the theory everywhere
+    yield "C1", False, _table(config, fig2=accuracy_frame("p", [25, 100], [0.62, 0.59], -0.05))
+    yield "C2", False, _table(config, fig4=accuracy_frame("n", [20, 80], [0.93, 0.95], -0.05))
+    yield "C3", False, _table(config, fig5=features_frame(0.90, 0.85))
+    # sanity: the fixed point 10 % off the ridge closed form (n x gap = 40)
+    yield "S1", False, _table(config, validation=validation_frame(0.1))

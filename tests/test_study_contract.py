@@ -1,0 +1,109 @@
+"""Every registered study obeys one contract (parametrised over the registry, like timm's
+plug-in tests): the :class:`~softmax_ood.studies.registry.Study` protocol, claims declared as
+data with kinds, and, for every claim, one hand-built frame where it must hold and one where it
+must not (the study's ``tests/controls.py``), so that no row of a claims table is true by
+construction unless it says so (kind ``sanity``)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from softmax_ood.analysis.claims import KINDS, ClaimSpec
+from softmax_ood.config import validate_config
+from softmax_ood.studies.registry import (
+    OPTIONAL_HOOKS,
+    STUDIES,
+    Study,
+    load_study,
+    registered_studies,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = sorted(STUDIES)
+
+
+@pytest.fixture(scope="module")
+def config():
+    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    return validate_config(cfg, ROOT / "workflow/schemas/config.schema.yaml", registered_studies())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_study_satisfies_the_protocol(name):
+    study = load_study(name)
+    assert isinstance(study, Study), f"{name} lacks a hook of the Study protocol"
+    assert study.NAME == name and Path(study.RULES).is_file() and Path(study.SCHEMA).is_file()
+    hooks = {"check", "loss_variants", "runs", "targets", "claim_specs", *OPTIONAL_HOOKS}
+    for hook in hooks & set(vars(study)):
+        if hook.isupper():  # a data hook: a file of the study
+            assert Path(getattr(study, hook)).is_file(), f"{name}.{hook} names no file"
+        else:
+            assert callable(getattr(study, hook)), f"{name}.{hook} is not callable"
+    assert not (Path(study.RULES).parent / "INTEGRATION.md").exists()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_claims_are_data_with_a_kind_and_a_premise_first(name, config):
+    specs = load_study(name).claim_specs(config)
+    assert specs and all(isinstance(s, ClaimSpec) for s in specs)
+    ids = [s.id for s in specs]
+    assert len(ids) == len(set(ids)), f"{name}: claim ids repeat"
+    assert {s.kind for s in specs} <= set(KINDS)
+    assert any(s.kind == "premise" for s in specs), f"{name} declares no premise"
+    known = set(ids)
+    for s in specs:
+        assert set(s.requires) <= known and set(s.all_of) <= known, s.id
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_claim_has_a_control_where_it_holds_and_one_where_it_does_not(name, config):
+    controls = importlib.import_module(f"softmax_ood.studies.{name}.tests.controls")
+    seen: dict[str, set[bool]] = {}
+    for cid, expect, table in controls.cases(config):
+        row = table.set_index("claim_id").loc[cid]
+        assert bool(row["holds"]) is expect, (
+            f"{name} control for {cid}: expected holds={expect}, got {row['verdict']!r} "
+            f"({row['detail']})"
+        )
+        seen.setdefault(cid, set()).add(expect)
+    ids = [s.id for s in load_study(name).claim_specs(config)]
+    lacking = [i for i in ids if seen.get(i) != {True, False}]
+    assert not lacking, f"{name}: claims without both control frames: {lacking}"
+
+
+def _smoke_config(run: Path) -> dict:
+    from snakemake.utils import update_config
+
+    cfg = yaml.safe_load((run / "config/default.yaml").read_text())
+    update_config(cfg, yaml.safe_load((run / "config/smoke.yaml").read_text()))
+    return validate_config(cfg, run / "workflow/schemas/config.schema.yaml", registered_studies())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_every_output_of_the_smoke_run_carries_what_a_reader_needs(name, smoke_runs):
+    """On the smoke outputs: every figure passed the legibility check when it was drawn (report
+    width, no text off the canvas, no overlapping tick labels or titles, data on some axes);
+    every table has rows; the report names every claim id of the claims table."""
+    import pandas as pd
+
+    from softmax_ood.analysis.figcheck import read_check
+
+    run = smoke_runs[0]
+    targets = load_study(name).targets(_smoke_config(run))
+    figures = [t for t in targets if t.endswith(".png")]
+    assert figures, f"{name} draws no figure"
+    for f in figures:
+        check = read_check(run / f)
+        assert check is not None, f"{f} was not saved through analysis.style.save_figure"
+        assert check["problems"] == [], f"{f}: " + "; ".join(check["problems"])
+    for t in (t for t in targets if "/tables/" in t and t.endswith(".parquet")):
+        assert len(pd.read_parquet(run / t)) > 0, f"{t} has no rows"
+    claims = pd.read_parquet(run / next(t for t in targets if t.endswith("claims.parquet")))
+    report = (run / next(t for t in targets if t.endswith(".html"))).read_text()
+    missing = [c for c in claims["claim_id"] if c not in report]
+    assert not missing, f"reports/{name}.html does not name the claims {missing}"
