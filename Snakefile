@@ -10,6 +10,7 @@ min_version("9.0")
 workdir: workflow.basedir
 
 
+import os
 import sys
 from pathlib import Path
 
@@ -23,9 +24,13 @@ from softmax_ood.config import ConfigError, checked_configfile
 from softmax_ood.studies.registry import registered_studies
 
 if Path.cwd().resolve() != Path(workflow.basedir).resolve():
+    from softmax_ood.errors import remove_if_made_empty
+
+    _here = Path.cwd()
+    remove_if_made_empty(_here)  # `-d elsewhere` made that folder: leave nothing behind
     raise WorkflowError(
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
-        f"{Path.cwd()}; drop -d/--directory (or give -d {workflow.basedir})"
+        f"{_here}; drop -d/--directory (or give -d {workflow.basedir})"
     )
 try:
     _DEFAULT_CONFIG = checked_configfile(Path(workflow.basedir) / "config/default.yaml")
@@ -58,12 +63,56 @@ for _study in STUDIES.values():
 include: "rules/results.smk"
 
 
+# The command the user ran (with their --configfile) for the rebuild hints jobs print, and a
+# file a job notes them in (softmax_ood.errors); only the main process sets them, every job
+# (local or on a cluster) inherits them.
+from softmax_ood.errors import (
+    COMMAND_ENV,
+    HINTS_ENV,
+    rebuild_hints_printed,
+    user_command,
+)
+
+if workflow.is_main_process:
+    os.environ[COMMAND_ENV] = user_command(sys.argv)
+    _HINTS = Path(".snakemake/softmax_ood") / f"rebuild-hints-{os.getpid()}"
+    _HINTS.parent.mkdir(parents=True, exist_ok=True)
+    _HINTS.unlink(missing_ok=True)
+    os.environ[HINTS_ENV] = str(_HINTS.resolve())
+
+# Nothing stale unnoticed (softmax_ood.stale): a file whose bytes no longer match the sha256
+# its consumers recorded (changed with its mtime kept), or a deleted intermediate, is marked
+# (mtime set to 1970) so that its job and everything made from it rerun. Checked in the main
+# process only, once per invocation (well under a second).
+if workflow.is_main_process:
+    from softmax_ood.stale import find_stale, mark
+
+    _stale = find_stale(workflow.basedir, data_dirs=[f"data/{DATASET}"])
+    _seen = set()
+    for _s in _stale:
+        if _s.marks not in _seen:
+            print(f"stale: {_s.sentence()}", file=sys.stderr)
+            _seen.add(_s.marks)
+    mark(_stale, workflow.basedir)
+
+
+onsuccess:
+    rebuild_hints_printed()
+
+
 onerror:
-    print(
-        "To resume: rerun the same command (incomplete files are redone); after a kill, "
-        "if the folder is locked: snakemake --unlock, then rerun.",
-        file=sys.stderr,
-    )
+    if rebuild_hints_printed():
+        print(
+            "A job stopped on a file that does not match its record: run the rebuild command "
+            "printed above (it rebuilds that file and everything made from it).",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            "To resume: rerun the same command (incomplete files are redone); after a kill, "
+            "if the folder is locked: snakemake --unlock, then rerun.",
+            file=sys.stderr,
+        )
 
 
 rule all:

@@ -29,6 +29,12 @@ except ConfigError as err:
 config.clear()
 config.update(_validated)
 
+# Pinned numerics (softmax_ood.numerics): set in this process's environment before any job
+# starts, so every script, notebook kernel and cluster job inherits it; never by the user.
+from softmax_ood import numerics as _numerics  # noqa: E402
+
+_numerics.apply(config["numerics"])
+
 DATASET = config["data"]["dataset"]
 STUDIES = {name: KNOWN_STUDIES[name] for name in config["studies"]}
 LOSSES = expanded_losses(config, STUDIES)

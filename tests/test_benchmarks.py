@@ -44,3 +44,40 @@ def test_kang_benchmark_runs_and_prints_its_ratio_and_throughput():
     out = _run("workflow/bench/kang_bench.py", "--arch", "cnn", "--repeat", "1")
     assert re.search(r"grid evaluation \(cnn, ce\): .* -> ratio [\d.]+ \(target <= 1\.2\)", out)
     assert re.search(r"corruption jpeg_compression: [\d,]+ images/s \(8x8\)", out), out
+
+
+def test_train_benchmark_yardstick_prints_one_number():
+    out = _run("workflow/bench/bench_train.py", "--yardstick", "--repeat", "1")
+    assert re.search(r"^yardstick: \d+\.\d\d s CPU \(wall [\d.]+ s; bare loop, cnn", out, re.M), out
+
+
+def test_flops_benchmark_prints_each_architectures_ratio_to_matmul():
+    out = _run("workflow/bench/bench_flops.py", "--steps", "2", "--archs", "cnn", "wrn-10-1")
+    assert re.search(r"^CPU: .+\(x86_64, [\w-]+\); torch .* kernels \w+", out, re.M), out
+    assert re.search(r"^matmul 1024x1024 float32: [\d.]+ GFLOP/s$", out, re.M), out
+    for arch in ("cnn", "wrn-10-1"):
+        assert re.search(rf"^{arch}\s+\d+ MFLOP/step .* GFLOP/s  = [\d.]+ x matmul$", out, re.M), (
+            out
+        )
+
+
+def test_workflow_benchmark_counts_job_seconds_per_rule(tmp_path):
+    """The per-rule table reads Snakemake's metadata: one job per (rule, end time)."""
+    import base64
+    import json
+
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    from bench_workflow import per_rule
+
+    meta = tmp_path / ".snakemake/metadata"
+    meta.mkdir(parents=True)
+    recs = {
+        "a/model.pt": ("train", 10.0, 20.0),
+        "a/curve.tsv": ("train", 10.001, 20.0),  # same job, another output
+        "b/model.pt": ("train", 30.0, 35.0),
+        "e/summary.json": ("evaluate", 40.0, 41.5),
+    }
+    for path, (rule, start, end) in recs.items():
+        name = base64.urlsafe_b64encode(path.encode()).decode()
+        (meta / name).write_text(json.dumps({"rule": rule, "starttime": start, "endtime": end}))
+    assert per_rule(tmp_path) == {"train": (2, 15.0), "evaluate": (1, 1.5)}

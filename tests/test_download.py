@@ -328,3 +328,49 @@ def test_a_server_that_dribbles_bytes_hits_the_overall_limit(tmp_path):
         server.shutdown()
     assert time.monotonic() - start < 5
     assert not dest.exists() and not list(tmp_path.glob("*.part"))
+
+
+@pytest.mark.parametrize(
+    "location", ["ftp://127.0.0.1/data.bin", "file:///etc/passwd", "/ok.bin", "/ok-https"]
+)
+def test_redirects_are_followed_to_http_only(tmp_path, location):
+    """A redirect to ftp:// or file:// is refused with one sentence; one to http is followed."""
+    import http.server
+    import threading
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            if self.path == "/ok.bin":
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(PAYLOAD)))
+                self.end_headers()
+                self.wfile.write(PAYLOAD)
+                return
+            self.send_response(302)
+            target = location if location != "/ok-https" else "/ok.bin"
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    dest = tmp_path / "data.bin"
+    url = f"http://127.0.0.1:{server.server_address[1]}/data.bin"
+    try:
+        if location.startswith("/"):
+            assert download(url, dest, sha256=SHA256, timeout=5) == dest
+            assert dest.read_bytes() == PAYLOAD
+            return
+        with pytest.raises(DownloadError) as err:
+            download(url, dest, sha256=SHA256, timeout=5)
+    finally:
+        server.shutdown()
+    msg = str(err.value)
+    _one_sentence(msg)
+    assert f"refusing the redirect of {url} to '{location}'" in msg
+    assert "only http and https are followed" in msg
+    assert not dest.exists() and not list(tmp_path.glob("*.part"))

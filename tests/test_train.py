@@ -21,7 +21,7 @@ CFG = dict(
 )
 
 
-def _fit(data, loss="ce", seed=0, **over):
+def _fit(data, loss="ce", seed=0, recipe=None, **over):
     torch.manual_seed(seed)
     classes = 11 if loss == "reward_mse" else 10
     model = create_model("mlp", num_classes=classes, in_chans=1, image_size=8, hidden=[64])
@@ -37,6 +37,7 @@ def _fit(data, loss="ce", seed=0, **over):
         data.y["val"],
         cfg=TrainConfig.from_dict({**CFG, **over}),
         seed=seed,
+        recipe=recipe,
         monitor_ood=data.ood["textures"],
         name=f"mlp/{loss}/seed{seed}",
     )
@@ -151,13 +152,17 @@ def test_huge_lr_diverges_without_nan_and_stops_with_one_sentence(embedded_data)
     msg = str(err.value)
     assert re.fullmatch(
         r"training mlp/ce/seed0 stopped: the mean validation logit norm reached \S+ at "
-        r"epoch \d+, above the recipe's max_logit_norm 1e\+06 \(lower train\.lr or change "
-        r"train\.optimizer\)",
+        r"epoch \d+, above the recipe's max_logit_norm 1e\+06 \(lower recipes\.<recipe>\.lr or "
+        r"change recipes\.<recipe>\.optimizer\)",
         msg,
     ), msg
-    # the loss bound alone catches it too
+    # the loss bound alone catches it too; with the recipe's name, the advice names its keys
     with pytest.raises(DivergedError, match=r"the mean training loss reached .* max_loss 1000"):
-        _fit(data, max_loss=1e3, **over)
+        _fit(data, max_loss=1e3, recipe="sgd", **over)
+    with pytest.raises(
+        DivergedError, match=r"\(lower recipes\.sgd\.lr or change recipes\.sgd\.optimizer\)$"
+    ):
+        _fit(data, max_loss=1e3, recipe="sgd", **over)
 
 
 def test_chance_accuracy_at_the_end_stops(embedded_data):

@@ -25,8 +25,32 @@ sys.excepthook = _quiet_interrupt
 
 def user_errors() -> tuple[type[BaseException], ...]:
     from .errors import ConfigError, DownloadError, MissingDataError
+    from .numerics import NumericsError
 
-    return (ConfigError, MissingDataError, DownloadError, ValueError, FloatingPointError)
+    return (
+        ConfigError,
+        MissingDataError,
+        DownloadError,
+        NumericsError,
+        ValueError,
+        FloatingPointError,
+    )
+
+
+def _note_rebuild_hint(message: str) -> None:
+    """A job that printed a rebuild command tells the Snakemake process (its ``onerror``
+    then does not also say "rerun the same command")."""
+    import os
+
+    from .errors import HINTS_ENV
+
+    path = os.environ.get(HINTS_ENV)
+    if path and "--forcerun" in message:
+        try:
+            with open(path, "a") as fh:
+                fh.write(message.replace("\n", " ") + "\n")
+        except OSError:
+            pass  # only the wording of the closing line depends on it
 
 
 def run_script(main: Callable[[], None], log_path: str) -> None:
@@ -48,9 +72,13 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",  # file handler only
     )
     try:
+        from .numerics import check
+
+        check()  # under numerics: pinned, stop if the pin does not hold on this machine
         main()
     except user_errors() as err:
         logging.getLogger("softmax_ood").error("%s", err)  # to the log file and stderr
+        _note_rebuild_hint(str(err))
         sys.exit(1)
     except KeyboardInterrupt:
         logging.getLogger("softmax_ood").info("%s", INTERRUPTED)  # the log file only

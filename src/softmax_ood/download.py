@@ -187,6 +187,27 @@ def download(
     return dest
 
 
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow redirects to http(s) only (urllib would also follow one to ``ftp://``)."""
+
+    def __init__(self, dest: Path):
+        self.dest = dest
+
+    def http_error_302(self, req, fp, code, msg, headers):
+        newurl = headers.get("location") or headers.get("uri")
+        if newurl:
+            target = urllib.parse.urljoin(req.full_url, newurl)
+            scheme = urllib.parse.urlsplit(target).scheme.lower()
+            if scheme not in ("http", "https"):
+                raise DownloadError(
+                    f"refusing the redirect of {req.full_url} to {target!r}: only http and "
+                    f"https are followed; {_nothing_written(self.dest)}"
+                )
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
 def _stream(
     url: str, out, dest: Path, timeout: float, max_seconds: float | None = None
 ) -> dict[str, str]:
@@ -199,7 +220,8 @@ def _stream(
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     nothing = _nothing_written(dest)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:  # noqa: S310 (scheme checked)
+        opener = urllib.request.build_opener(_HttpOnlyRedirects(dest))
+        with opener.open(request, timeout=timeout) as resp:  # scheme checked, redirects too
             length = resp.headers.get("Content-Length")
             expected_len = int(length) if length and length.strip().isdigit() else None
             got = 0

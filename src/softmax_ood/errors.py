@@ -28,8 +28,77 @@ class ArtifactError(ValueError):
     makes it and the one command that rebuilds it."""
 
 
+COMMAND_ENV = "SOFTMAX_OOD_COMMAND"  # the snakemake command the user ran (set by the Snakefile)
+HINTS_ENV = "SOFTMAX_OOD_HINTS"  # file a job appends its printed rebuild command to
+_VALUE_OPTIONS = ("--forcerun", "-R")  # options dropped from the user's command (and their values)
+
+
+def user_command(argv) -> str:
+    """The snakemake command line ``argv`` (``sys.argv`` of the Snakemake process) as the user
+    can paste it: program name ``snakemake``, every option and target kept (``--configfile``
+    included), any ``--forcerun``/``-R`` and its values dropped (a rebuild hint adds its own)."""
+    import shlex
+
+    args, skip = [], False
+    for a in list(argv)[1:]:
+        if skip:
+            if a.startswith("-"):
+                skip = False
+            else:
+                continue
+        if a in _VALUE_OPTIONS:
+            skip = True
+            continue
+        if a.startswith(tuple(o + "=" for o in _VALUE_OPTIONS)):
+            continue
+        args.append(a)
+    return shlex.join(["snakemake", *args])
+
+
 def rebuild_hint(path, rule: str) -> str:
-    """The recovery clause of an :class:`ArtifactError` (one command)."""
-    return (
-        f"it is made by the rule '{rule}'; rebuild it with: snakemake --cores all --forcerun {path}"
-    )
+    """The recovery clause of an :class:`ArtifactError` (one command): the snakemake command
+    the user ran (with their ``--configfile``s), plus ``--forcerun <path>``."""
+    import os
+    import shlex
+
+    command = os.environ.get(COMMAND_ENV) or "snakemake --cores all"
+    return f"it is made by the rule '{rule}'; rebuild it with: {command} --forcerun {shlex.quote(str(path))}"
+
+
+def remove_if_made_empty(folder) -> bool:
+    """Remove ``folder`` if it is empty and was made after this process started (Snakemake's
+    ``-d <folder>`` makes it before the workflow can refuse to run there); True if removed."""
+    import os
+    import time
+    from pathlib import Path
+
+    folder = Path(folder)
+    try:
+        import psutil
+
+        started = psutil.Process().create_time()
+    except Exception:  # noqa: BLE001 - without psutil: the last minute counts as "now"
+        started = time.time() - 60
+    try:
+        if any(folder.iterdir()) or folder.stat().st_ctime < started - 1:
+            return False
+        os.chdir(folder.parent)  # a folder cannot be removed while it is the cwd everywhere
+        folder.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+def rebuild_hints_printed() -> bool:
+    """In the Snakemake process at its end: did a job print a rebuild command (noted in the
+    file ``$SOFTMAX_OOD_HINTS``)? Removes the note."""
+    import os
+    from pathlib import Path
+
+    name = os.environ.get(HINTS_ENV)
+    if not name:
+        return False
+    path = Path(name)
+    printed = path.is_file() and path.stat().st_size > 0
+    path.unlink(missing_ok=True)
+    return printed

@@ -205,6 +205,7 @@ def train_run(
         seed=seed,
         monitor_ood=monitor[monitor_set].to(dev),
         name=name,
+        recipe=recipe_name,
     )
     model = model.cpu()
     spec = {

@@ -6,7 +6,8 @@ Every table the workflow writes carries a provenance record, both inside the par
 * ``git``: commit of the working tree and whether it had uncommitted changes,
 * ``config_sha256``: hash of the validated config (canonical JSON),
 * ``inputs``: sha256 of every input file (directories: of their sorted file list and contents),
-* ``seeds`` and ``versions`` (python, torch, numpy, pandas, scikit-learn, ...).
+* ``seeds`` and ``versions`` (python, torch, numpy, pandas, scikit-learn, ...),
+* ``numerics``: ``pinned`` (with the pinned values) or ``native`` (:mod:`softmax_ood.numerics`).
 
 Nothing time-dependent is recorded, so two runs of the same commit give identical bytes.
 This module imports neither torch nor pandas at import time (the Snakefile uses it).
@@ -22,6 +23,8 @@ import subprocess
 import tempfile
 from importlib import metadata
 from pathlib import Path
+
+from . import numerics
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -131,6 +134,7 @@ def provenance_record(
         },
         "seeds": sorted(seeds) if seeds is not None else None,
         "versions": versions(),
+        "numerics": numerics.record(),
         **(extra or {}),
     }
 

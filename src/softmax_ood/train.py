@@ -195,6 +195,7 @@ def fit(
     seed: int,
     monitor_ood: Tensor | None = None,
     name: str = "model",
+    recipe: str | None = None,
 ) -> tuple[nn.Module, list[dict], dict]:
     """Train ``model`` with ``loss_fn`` and return ``(model, curve, info)``.
 
@@ -243,7 +244,7 @@ def fit(
             if not torch.isfinite(loss):
                 raise NonFiniteLossError(
                     f"training {name} stopped: the loss became {loss.item()} at epoch {epoch}, "
-                    f"batch {b + 1} of {steps} (lower train.lr or change train.optimizer)"
+                    f"batch {b + 1} of {steps} ({_advice(recipe)})"
                 )
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -272,7 +273,7 @@ def fit(
             "lr": lr,
         }
         curve.append(row)
-        _guard(cfg, row, name)
+        _guard(cfg, row, name, recipe)
         if cfg.checkpoint == "best_val_acc" and val_acc > best_acc:
             best_acc, best_epoch = val_acc, epoch
             best_state = copy.deepcopy(model.state_dict())
@@ -312,26 +313,31 @@ def fit(
         raise DivergedError(
             f"training {name} stopped: the kept model's validation accuracy {final_acc:.3f} is "
             f"not above chance (1/{classes}) plus the recipe's chance_margin "
-            f"{cfg.chance_margin:g} (lower train.lr, train longer or change the recipe)"
+            f"{cfg.chance_margin:g} ({_advice(recipe, longer=True)})"
         )
     model.eval()
     return model, curve, {"best_epoch": best_epoch, "checkpoint": cfg.checkpoint}
 
 
-def _guard(cfg: TrainConfig, row: dict, name: str) -> None:
+def _advice(recipe: str | None, longer: bool = False) -> str:
+    """What to change, naming the config keys that exist (``recipes.<name>.lr``)."""
+    key = f"recipes.{recipe or '<recipe>'}"
+    return f"lower {key}.lr{', train longer' if longer else ''} or change {key}.optimizer"
+
+
+def _guard(cfg: TrainConfig, row: dict, name: str, recipe: str | None = None) -> None:
     """Stop a training that diverged without a NaN (the recipe's bounds; ``None`` = off)."""
     epoch, norm, loss = row["epoch"], row["logit_norm_id"], row["train_loss"]
     if cfg.max_logit_norm is not None and not norm <= cfg.max_logit_norm:
         raise DivergedError(
             f"training {name} stopped: the mean validation logit norm reached {norm:.3g} at "
-            f"epoch {epoch}, above the recipe's max_logit_norm {cfg.max_logit_norm:g} (lower "
-            "train.lr or change train.optimizer)"
+            f"epoch {epoch}, above the recipe's max_logit_norm {cfg.max_logit_norm:g} "
+            f"({_advice(recipe)})"
         )
     if cfg.max_loss is not None and not loss <= cfg.max_loss:
         raise DivergedError(
             f"training {name} stopped: the mean training loss reached {loss:.3g} at epoch "
-            f"{epoch}, above the recipe's max_loss {cfg.max_loss:g} (lower train.lr or change "
-            "train.optimizer)"
+            f"{epoch}, above the recipe's max_loss {cfg.max_loss:g} ({_advice(recipe)})"
         )
 
 

@@ -1,27 +1,42 @@
-"""Benchmark: the whole default (every registered study) from scratch, then a no-op rerun.
+"""Benchmark: the whole default (every registered study) from scratch, then a no-op rerun, in
+machine-independent units.
 
 Copies this checkout (without results/data/logs) to a temporary directory, runs
-``snakemake --cores N`` there from scratch, then runs it again (nothing to do), and prints each
-wall time against the budget (10 min from scratch on 2 cores, 10 s for a no-op rerun):
+``snakemake --cores N`` there from scratch, then runs it again (nothing to do). Machines differ
+several-fold, so the same run also times a fixed **yardstick**, the bare training loop of
+``bench_train.py --yardstick`` (CPU seconds, one thread; measured before and after the
+workflow, the mean is used), and prints the whole default in yardsticks against the budget of
+88 (600 s on the machine where the yardstick took 6.77 s), the no-op rerun against 10 s, the CPU
+model and ISA, the numerics mode, and where the time goes (job-seconds per rule, from
+Snakemake's metadata):
 
     python workflow/bench/bench_workflow.py [--cores 2] [--configfile config/default.yaml]
 
-Prints e.g. ``from scratch: 513.5 s vs budget 600 s -> ratio 0.86``, and the jobs per rule.
+Prints e.g. ``from scratch: 513.5 s = 75.8 yardsticks of 6.77 s vs budget 88 -> ratio 0.86``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "src"))
 from e2e import fresh_copy  # noqa: E402  (the same copy the end-to-end tests make)
+
+from softmax_ood.numerics import host_description  # noqa: E402
+
+BUDGET_YARDSTICKS = 88
+NOOP_BUDGET_S = 10.0
 
 
 def run(cwd: Path, args: list[str]) -> float:
@@ -36,10 +51,63 @@ def run(cwd: Path, args: list[str]) -> float:
     return elapsed
 
 
+def yardstick(repeat: int) -> float:
+    """CPU seconds of bench_train.py's bare loop (best of ``repeat``), in a fresh process."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "workflow/bench/bench_train.py"),
+            "--yardstick",
+            "--repeat",
+            str(repeat),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    m = re.search(r"yardstick: ([\d.]+) s", proc.stdout)
+    if proc.returncode != 0 or not m:
+        raise SystemExit(f"the yardstick failed:\n{proc.stdout[-1000:]}{proc.stderr[-2000:]}")
+    return float(m.group(1))
+
+
+def numerics_mode(work: Path, extra: list[str]) -> str:
+    """The config's numerics mode as the workflow validated it (default: pinned)."""
+    import yaml
+
+    mode = yaml.safe_load((work / "config/default.yaml").read_text()).get("numerics", "pinned")
+    for i, a in enumerate(extra):
+        if a == "--configfile" and i + 1 < len(extra):
+            mode = (yaml.safe_load((work / extra[i + 1]).read_text()) or {}).get("numerics", mode)
+    return mode
+
+
+def per_rule(work: Path) -> dict[str, tuple[int, float]]:
+    """``{rule: (jobs, job-seconds)}`` from ``.snakemake/metadata`` (one record per output;
+    a job is counted once: its outputs share its rule and end time)."""
+    jobs: dict[tuple[str, float], float] = {}  # (rule, end) -> earliest start
+    for f in (work / ".snakemake/metadata").rglob("*"):
+        if not f.is_file():
+            continue
+        try:
+            rec = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if rec.get("starttime") and rec.get("endtime") and rec.get("rule"):
+            key = (rec["rule"], rec["endtime"])  # a job's outputs share its end time
+            jobs[key] = min(jobs.get(key, rec["starttime"]), rec["starttime"])
+    out: dict[str, list] = defaultdict(lambda: [0, 0.0])
+    for (rule, end), start in jobs.items():
+        out[rule][0] += 1
+        out[rule][1] += end - start
+    return {r: (n, s) for r, (n, s) in sorted(out.items(), key=lambda kv: -kv[1][1])}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cores", default="2")
     ap.add_argument("--configfile", default=None)
+    ap.add_argument("--repeat", type=int, default=3, help="yardstick repeats (best of)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary copy")
     args = ap.parse_args()
     extra = ["--configfile", args.configfile] if args.configfile else []
@@ -47,10 +115,32 @@ def main() -> int:
     try:
         work = tmp / "repo"
         fresh_copy(work)
+        y0 = yardstick(args.repeat)
         scratch = run(work, ["--cores", args.cores, *extra])
         noop = run(work, ["--cores", args.cores, *extra])
-        print(f"from scratch: {scratch:.1f} s vs budget 600 s -> ratio {scratch / 600:.2f}")
-        print(f"no-op rerun:  {noop:.1f} s vs budget 10 s -> ratio {noop / 10:.2f}")
+        y1 = yardstick(args.repeat)
+        y = (y0 + y1) / 2
+        units = scratch / y
+        print(
+            f"machine: {host_description()}; numerics: {numerics_mode(work, extra)}; cores {args.cores}"
+        )
+        print(
+            f"yardstick (bench_train.py --yardstick): {y0:.2f} s before, {y1:.2f} s after -> {y:.2f} s"
+        )
+        print(
+            f"from scratch: {scratch:.1f} s = {units:.1f} yardsticks vs budget {BUDGET_YARDSTICKS} "
+            f"-> ratio {units / BUDGET_YARDSTICKS:.2f}"
+        )
+        print(
+            f"no-op rerun:  {noop:.1f} s vs budget {NOOP_BUDGET_S:g} s -> ratio {noop / NOOP_BUDGET_S:.2f}"
+        )
+        rules = per_rule(work)
+        total = sum(s for _, s in rules.values())
+        print(
+            f"where the time goes ({sum(n for n, _ in rules.values())} jobs, {total:.0f} job-seconds):"
+        )
+        for rule, (n, s) in rules.items():
+            print(f"  {rule:<24} {n:4d} jobs  {s:8.1f} s  {100 * s / total:5.1f} %")
     finally:
         if args.keep:
             print(f"kept {tmp}")

@@ -1,0 +1,195 @@
+"""Nothing stale unnoticed: the recorded hashes of what existing results rest on, checked at
+the start of every Snakemake run (``Snakefile``), so a file changed with its mtime kept (a
+truncated array or checkpoint, a restored backup) is rebuilt instead of "Nothing to be done".
+
+Snakemake decides from modification times; a file whose bytes changed but whose mtime did not
+looks up to date. Every result here carries a record of the sha256 of what it was made from:
+
+* ``data/<ds>/meta.json``: ``files`` = the sha256 of every prepared array (the producer's own
+  record);
+* ``results/eval/.../summary.json``: ``inputs.model_sha256`` (the run's ``model.pt``) and
+  ``inputs.data_sha256`` (``data/<ds>``);
+* every ``*.prov.json`` sidecar under ``results/`` (tables, frames, figures): ``inputs`` =
+  ``{name: {path, sha256}}``.
+
+A recorded input is *stale* when it exists, is not newer than the record (if it were newer,
+Snakemake reruns the consumer anyway: no check needed) and its sha256 differs from the record;
+or when it is missing (Snakemake 9 says "Nothing to be done" when a deleted intermediate's
+consumers are up to date). :func:`find_stale` returns those files and :func:`mark` ages what
+must rerun: a changed file itself (a prepared-data file: its folder ``data/<ds>``), or, for a
+missing one, the consumer whose record names it. Snakemake then sees those outputs older than
+their inputs and reruns their jobs and everything made from them. (Not ``--forcerun``: the
+Snakefile cannot change the DAG settings, Snakemake 9 hands them to the workflow only after
+parsing; and not deleting: a deleted intermediate is exactly what Snakemake overlooks.)
+
+Each distinct file is hashed once; on the default run (a few hundred records) this takes well
+under a second. Imports neither torch nor pandas (the Snakefile uses it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .provenance import path_sha256
+
+__all__ = ["MARK_MTIME", "Stale", "find_stale", "mark"]
+
+
+MARK_MTIME = 86400.0  # 1970-01-02: older than any input, so Snakemake reruns the producer
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A file whose bytes differ from what ``record`` says its consumer was made from, or that
+    is missing although a consumer's record names it."""
+
+    path: str  # relative to the workflow folder
+    record: str  # the file holding the record
+    marks: tuple[str, ...]  # the outputs whose mtime :func:`mark` sets to MARK_MTIME
+    missing: bool = False
+
+    def sentence(self) -> str:
+        if self.missing:
+            return (
+                f"{self.path} is missing but recorded as an input in {self.record}; rerunning "
+                "the job that made it and everything made from it"
+            )
+        return (
+            f"{self.path} does not match the sha256 recorded in {self.record} (changed with its "
+            f"modification time kept); rebuilding {self.marks[0]} and everything made from it"
+        )
+
+
+class _Checker:
+    def __init__(self, root: Path):
+        self.root = root
+        self._sha: dict[str, str | None] = {}
+        self._mtime: dict[str, float | None] = {}
+        self.found: dict[str, Stale] = {}
+
+    def rel(self, path: str | Path) -> str:
+        p = Path(path)
+        if p.is_absolute():
+            try:
+                return p.resolve().relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                return p.as_posix()
+        return p.as_posix()
+
+    def sha(self, rel: str) -> str | None:
+        if rel not in self._sha:
+            p = self.root / rel
+            try:
+                self._sha[rel] = path_sha256(p) if p.exists() else None
+            except OSError:
+                self._sha[rel] = None
+        return self._sha[rel]
+
+    def mtime(self, rel: str) -> float | None:
+        """A file's mtime; a folder's newest mtime (itself or any file in it)."""
+        if rel not in self._mtime:
+            p = self.root / rel
+            try:
+                t = p.stat().st_mtime
+                if p.is_dir():
+                    t = max([t, *(f.stat().st_mtime for f in p.rglob("*") if f.is_file())])
+            except OSError:
+                t = None
+            self._mtime[rel] = t
+        return self._mtime[rel]
+
+    def compare(self, rel: str, want: str, record: Path, rebuild: str | None = None) -> None:
+        """``rel`` must exist and hash to ``want`` unless it is newer than ``record`` (then
+        Snakemake reruns the consumer anyway). A missing one is reported too: Snakemake does
+        not remake an intermediate file whose consumers are up to date."""
+        if rel in self.found:
+            return
+        t_in, t_rec = self.mtime(rel), self.mtime(self.rel(record))
+        if t_rec is None:
+            return
+        if t_in is None:  # rerun its consumer (the record's file and its same-stem siblings)
+            stem = record.name.removesuffix(".prov.json").removesuffix(".json")
+            marks = [self.rel(f) for f in sorted(record.parent.glob(stem + ".*"))]
+            self.found[rel] = Stale(rel, self.rel(record), tuple(marks), missing=True)
+            return
+        if t_in > t_rec:
+            return
+        have = self.sha(rel)
+        if have is not None and have != want:
+            self.found[rel] = Stale(rel, self.rel(record), (rebuild or rel,))
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None  # an unreadable record is the audit's finding, not a reason to rebuild
+
+
+def find_stale(root: str | Path = ".", data_dirs=None) -> list[Stale]:
+    """Every recorded input under ``root`` whose bytes no longer match its record (see the
+    module docstring); ``data_dirs`` (default: every ``data/*`` with a ``meta.json``)."""
+    root = Path(root)
+    c = _Checker(root)
+    if data_dirs is None:
+        data_dirs = sorted(p.parent for p in (root / "data").glob("*/meta.json"))
+    for d in data_dirs:
+        d = root / d
+        meta = _read_json(d / "meta.json")
+        files = meta.get("files") if isinstance(meta, dict) else None
+        if not isinstance(files, dict):
+            continue
+        folder = c.rel(d)
+        for name, want in sorted(files.items()):
+            rel = f"{folder}/{name}"
+            have = c.sha(rel)
+            if have is not None and have != want and rel not in c.found:
+                c.found[rel] = Stale(rel, f"{folder}/meta.json", (folder,))
+    results = root / "results"
+    for summary in sorted(results.glob("eval/**/summary.json")):
+        rec = _read_json(summary)
+        inputs = rec.get("inputs") if isinstance(rec, dict) else None
+        if not isinstance(inputs, dict):
+            continue
+        parts = summary.relative_to(root).parts  # results/eval/<ds>/.../seed<k>/summary.json
+        if inputs.get("model_sha256"):
+            model = Path("results", "train", *parts[2:-1], "model.pt").as_posix()
+            c.compare(model, inputs["model_sha256"], summary)
+        if inputs.get("data_sha256") and len(parts) > 2:
+            c.compare(f"data/{parts[2]}", inputs["data_sha256"], summary)
+    for side in sorted(results.rglob("*.prov.json")):
+        rec = _read_json(side)
+        inputs = rec.get("inputs") if isinstance(rec, dict) else None
+        if not isinstance(inputs, dict):
+            continue
+        for inp in inputs.values():
+            if isinstance(inp, dict) and isinstance(inp.get("path"), str) and inp.get("sha256"):
+                rel = c.rel(inp["path"])
+                if not rel.startswith("src/"):  # code: Snakemake's own code trigger
+                    c.compare(rel, inp["sha256"], side)
+    return list(c.found.values())
+
+
+def mark(stale: list[Stale], root: str | Path = ".") -> list[str]:
+    """Age the outputs each finding names (mtime := :data:`MARK_MTIME`; a folder: itself and
+    every file in it), so Snakemake sees them older than their inputs and reruns their jobs
+    and everything downstream. The mark persists until the job rewrites them (a dry run marks
+    too). Returns the paths marked."""
+    root = Path(root)
+    done: list[str] = []
+    for item in stale:
+        for rel in item.marks:
+            if rel in done:
+                continue
+            p = root / rel
+            targets = [p, *sorted(p.rglob("*"))] if p.is_dir() else [p]
+            for t in targets:
+                try:
+                    os.utime(t, (MARK_MTIME, MARK_MTIME), follow_symlinks=False)
+                except OSError:
+                    pass
+            done.append(rel)
+    return done

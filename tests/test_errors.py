@@ -1,0 +1,128 @@
+"""The printed rebuild command is the one the user ran (with their --configfile), plus
+--forcerun; the closing line does not contradict it; `-d elsewhere` leaves no folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from softmax_ood.errors import COMMAND_ENV, rebuild_hint, remove_if_made_empty, user_command
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import SMOKE, snakemake  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["/usr/bin/snakemake", "--cores", "all"], "snakemake --cores all"),
+        (
+            [
+                "/x/site-packages/snakemake/__main__.py",
+                "--cores",
+                "2",
+                "--configfile",
+                "config/smoke.yaml",
+            ],
+            "snakemake --cores 2 --configfile config/smoke.yaml",
+        ),
+        (
+            [
+                "snakemake",
+                "-R",
+                "a",
+                "b",
+                "--cores",
+                "1",
+                "--forcerun=c",
+                "t.txt",
+                "--forcerun",
+                "d",
+            ],
+            "snakemake --cores 1 t.txt",
+        ),
+        (
+            ["snakemake", "--configfile", "my config.yaml"],
+            "snakemake --configfile 'my config.yaml'",
+        ),
+    ],
+)
+def test_user_command_keeps_everything_but_forcerun(argv, expected):
+    assert user_command(argv) == expected
+
+
+def test_rebuild_hint_is_the_users_command_plus_forcerun(monkeypatch):
+    monkeypatch.setenv(COMMAND_ENV, "snakemake --cores 2 --configfile config/smoke.yaml")
+    assert rebuild_hint("data/digits", "prepare_data") == (
+        "it is made by the rule 'prepare_data'; rebuild it with: snakemake --cores 2 "
+        "--configfile config/smoke.yaml --forcerun data/digits"
+    )
+    monkeypatch.delenv(COMMAND_ENV)
+    assert rebuild_hint("data/digits", "prepare_data").endswith(
+        "rebuild it with: snakemake --cores all --forcerun data/digits"
+    )
+
+
+def test_only_a_folder_made_just_now_and_empty_is_removed(tmp_path):
+    new = tmp_path / "new"
+    new.mkdir()
+    assert remove_if_made_empty(new) and not new.exists()
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "f").write_text("x")
+    assert not remove_if_made_empty(full) and full.exists()
+
+
+@pytest.mark.slow
+def test_d_elsewhere_stops_and_leaves_no_folder(tmp_path):
+    from e2e import ROOT
+
+    cwd = tmp_path / "run"
+    cwd.mkdir()
+    proc = snakemake(cwd, "-n", "-s", str(ROOT / "Snakefile"), "-d", "elsewhere")
+    assert proc.returncode != 0
+    assert "this workflow runs in its checkout" in proc.stdout + proc.stderr
+    assert not (cwd / "elsewhere").exists()
+
+
+@pytest.mark.slow
+def test_a_bad_checkpoint_prints_the_users_command_and_no_contradiction(smoke_runs, tmp_path):
+    work = tmp_path / "repo"
+    shutil.copytree(smoke_runs[0], work, symlinks=True)
+    model = work / "results/train/digits/sgd/cnn/ce/seed0/model.pt"
+    model.write_bytes(b"not a checkpoint")  # a newer mtime: Snakemake reruns its consumers
+    proc = snakemake(work, "--cores", "2", *SMOKE)
+    err = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    m = re.search(r"rebuild it with: (snakemake [^\n]*)", err)
+    assert m, err[-3000:]
+    assert m.group(1) == (
+        "snakemake --cores 2 --configfile config/smoke.yaml --forcerun "
+        "results/train/digits/sgd/cnn/ce/seed0/model.pt"
+    )
+    assert "run the rebuild command printed above" in err
+    assert "To resume: rerun the same command" not in err
+    assert not list((work / ".snakemake/softmax_ood").glob("rebuild-hints-*"))
+    # the printed command, pasted as printed, rebuilds it and finishes
+    args = m.group(1).split()[1:]
+    proc = snakemake(work, *args)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert os.path.getsize(model) > 1000
+
+
+def test_rebuild_hints_printed_reads_and_clears_the_note(tmp_path, monkeypatch):
+    from softmax_ood.cli import _note_rebuild_hint
+    from softmax_ood.errors import HINTS_ENV, rebuild_hints_printed
+
+    note = tmp_path / "hints"
+    monkeypatch.setenv(HINTS_ENV, str(note))
+    assert not rebuild_hints_printed()
+    _note_rebuild_hint("data file x is wrong; rebuild it with: snakemake --forcerun x")
+    _note_rebuild_hint("a message without a command")
+    assert note.read_text().count("\n") == 1
+    assert rebuild_hints_printed() and not note.exists()

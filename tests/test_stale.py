@@ -1,0 +1,153 @@
+"""Nothing stale unnoticed: softmax_ood.stale finds files whose bytes no longer match what
+their consumers recorded (or that a record names but are gone) and marks them for Snakemake;
+the end-to-end tests (slow) corrupt a copy of the smoke run as a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from softmax_ood.provenance import path_sha256
+from softmax_ood.stale import MARK_MTIME, find_stale, mark
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import SMOKE, snakemake  # noqa: E402
+
+MODEL = "results/train/digits/sgd/cnn/ce/seed0/model.pt"
+SUMMARY = "results/eval/digits/sgd/cnn/ce/seed0/summary.json"
+DATA_FILE = "data/digits/id_test_x.npy"
+
+
+def _tree(root: Path) -> Path:
+    """data/digits with meta.json, a model, its summary and a table sidecar recording both."""
+    d = root / "data/digits"
+    d.mkdir(parents=True)
+    (d / "id_test_x.npy").write_bytes(b"x" * 100)
+    (d / "meta.json").write_text(
+        json.dumps({"files": {"id_test_x.npy": path_sha256(d / "id_test_x.npy")}})
+    )
+    m = root / MODEL
+    m.parent.mkdir(parents=True)
+    m.write_bytes(b"weights" * 10)
+    s = root / SUMMARY
+    s.parent.mkdir(parents=True)
+    s.write_text(
+        json.dumps({"inputs": {"model_sha256": path_sha256(m), "data_sha256": path_sha256(d)}})
+    )
+    t = root / "results/logitnorm/digits/runs.prov.json"
+    t.parent.mkdir(parents=True)
+    (t.parent / "runs.parquet").write_bytes(b"table")
+    t.write_text(json.dumps({"inputs": {"summary": {"path": SUMMARY, "sha256": path_sha256(s)}}}))
+    later = s.stat().st_mtime + 10  # records are written after their inputs
+    for f in (s, t, t.parent / "runs.parquet"):
+        os.utime(f, (later, later))
+    return root
+
+
+def _truncate_keep_mtime(path: Path) -> None:
+    st = path.stat()
+    path.write_bytes(path.read_bytes()[: max(1, st.st_size // 2)])
+    os.utime(path, (st.st_atime, st.st_mtime))
+
+
+def test_an_intact_tree_has_nothing_stale(tmp_path):
+    assert find_stale(_tree(tmp_path)) == []
+
+
+def test_a_truncated_data_file_marks_its_data_folder(tmp_path):
+    root = _tree(tmp_path)
+    _truncate_keep_mtime(root / DATA_FILE)
+    found = find_stale(root)
+    assert [(s.path, s.marks) for s in found][0] == (DATA_FILE, ("data/digits",))
+    assert "does not match the sha256 recorded in data/digits/meta.json" in found[0].sentence()
+    assert "data/digits" in mark(found, root)
+    assert (root / "data/digits").stat().st_mtime == MARK_MTIME
+    assert (root / DATA_FILE).stat().st_mtime == MARK_MTIME
+
+
+def test_a_truncated_model_with_its_mtime_kept_is_marked(tmp_path):
+    root = _tree(tmp_path)
+    _truncate_keep_mtime(root / MODEL)
+    (found,) = find_stale(root)
+    assert found.path == MODEL and found.record == SUMMARY and found.marks == (MODEL,)
+    mark([found], root)
+    assert (root / MODEL).stat().st_mtime == MARK_MTIME
+
+
+def test_a_changed_file_newer_than_its_record_is_left_to_snakemake(tmp_path):
+    root = _tree(tmp_path)
+    (root / MODEL).write_bytes(b"retrained")  # newer mtime: Snakemake reruns the consumer
+    t = (root / SUMMARY).stat().st_mtime + 100
+    os.utime(root / MODEL, (t, t))
+    assert find_stale(root) == []
+
+
+def test_a_deleted_intermediate_marks_its_consumer(tmp_path):
+    root = _tree(tmp_path)
+    (root / SUMMARY).unlink()
+    (found,) = find_stale(root)
+    assert found.missing and found.path == SUMMARY
+    assert found.marks == (
+        "results/logitnorm/digits/runs.parquet",
+        "results/logitnorm/digits/runs.prov.json",
+    )
+    assert "is missing but recorded as an input in results/logitnorm/digits/runs.prov.json" in (
+        found.sentence()
+    )
+
+
+# --------------------------------------------------------------------------- end to end (slow)
+@pytest.fixture
+def run_copy(smoke_runs, tmp_path):
+    """A copy of the first smoke run (the shared runs are never touched)."""
+    dst = tmp_path / "repo"
+    shutil.copytree(smoke_runs[0], dst, symlinks=True)
+    return dst
+
+
+def _plan(work: Path) -> tuple[str, dict[str, int]]:
+    proc = snakemake(work, "-n", "--quiet", "rules", *SMOKE)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    if "Nothing to be done" in out:
+        return out, {}
+    stats = out.split("Job stats:")[1].split("Reasons:")[0]
+    return out, {k: int(v) for k, v in re.findall(r"^(\w+)\s+(\d+)$", stats, re.M)}
+
+
+@pytest.mark.slow
+def test_truncated_data_file_with_mtime_kept_is_rebuilt(run_copy):
+    _truncate_keep_mtime(run_copy / DATA_FILE)
+    out, jobs = _plan(run_copy)
+    assert f"stale: {DATA_FILE} does not match the sha256 recorded in data/digits/meta.json" in out
+    assert jobs.get("prepare_data") == 1 and jobs.get("train", 0) >= 1, jobs
+
+
+@pytest.mark.slow
+def test_deleted_intermediate_summary_is_rebuilt(run_copy):
+    (run_copy / SUMMARY).unlink()
+    out, jobs = _plan(run_copy)
+    assert f"stale: {SUMMARY} is missing but recorded as an input" in out
+    assert jobs.get("evaluate") == 1 and "train" not in jobs, jobs
+
+
+@pytest.mark.slow
+def test_truncated_model_with_mtime_kept_is_retrained_to_the_same_bytes(run_copy):
+    """The real run: the cell is retrained, and every result is byte-identical again."""
+    from softmax_ood.golden import manifest_of
+
+    before = manifest_of(run_copy)  # golden digests: the git commit in records aside
+    _truncate_keep_mtime(run_copy / MODEL)
+    proc = snakemake(run_copy, "--cores", "2", *SMOKE)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert f"stale: {MODEL} does not match the sha256 recorded in {SUMMARY}" in out
+    assert re.search(r"rule train:", out) and "Nothing to be done" not in out
+    assert manifest_of(run_copy) == before
+    assert "stale:" not in snakemake(run_copy, "-n", *SMOKE).stderr  # and then nothing is
