@@ -5,10 +5,9 @@
 import json
 
 from softmax_ood.results_section import latex_path, study_outputs
-from softmax_ood.studies.registry import STUDIES as REGISTRY  # the papers' order
 
 RESULTS_STUDIES = study_outputs(
-    {name: STUDIES[name] for name in REGISTRY if name in STUDIES}, config
+    {name: STUDIES[name] for name in KNOWN_STUDIES if name in STUDIES}  # the papers' order, config
 )
 RESULTS_TABLES = [t for s in RESULTS_STUDIES for t in s.tables]
 RESULTS_FIGURES = [f for s in RESULTS_STUDIES for f in s.figures]
