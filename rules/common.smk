@@ -126,3 +126,29 @@ def loss_digest(wildcards):
 
 def final_outputs():
     return [t for study in STUDIES.values() for t in study.targets(config)]
+
+
+# -- the results section (rules/results.smk): what each enabled study contributes, read from
+# its targets, in the papers' order (the registry's, handed in by the Snakefile)
+import json
+
+from softmax_ood.results_section import latex_path, study_outputs  # noqa: E402
+
+RESULTS_STUDIES = study_outputs(
+    {name: STUDIES[name] for name in KNOWN_STUDIES if name in STUDIES}, config
+)
+RESULTS_TABLES = [t for s in RESULTS_STUDIES for t in s.tables]
+RESULTS_FIGURES = [f for s in RESULTS_STUDIES for f in s.figures]
+RESULTS_CLAIMS = {s.name: s.claims for s in RESULTS_STUDIES if s.claims}
+
+
+def results_targets():
+    if not RESULTS_STUDIES:
+        return []
+    return [
+        "results/claims_all.parquet",
+        "results/claims_all.csv",
+        "results/results_section.tex",
+        "reports/results.ipynb",
+        "reports/results.html",
+    ]

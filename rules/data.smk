@@ -11,12 +11,12 @@ rule download_source:
         "data/raw/{filename}",
     log:
         "logs/data/download/{filename}.log",
+    wildcard_constraints:
+        filename="|".join(re.escape(f) for f in RAW_FILES) or "^$",
     conda:
         "../envs/torch.yaml"
     resources:
         runtime=240,
-    wildcard_constraints:
-        filename="|".join(re.escape(f) for f in RAW_FILES) or "^$",
     params:
         name=lambda w: RAW_FILES[w.filename],
     script:

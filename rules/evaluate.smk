@@ -8,8 +8,12 @@ rule evaluate:
         data="data/{dataset}",
         code=code("workflow/scripts/evaluate.py"),
     output:
-        summary=seed_files("results/eval/{dataset}/{recipe}/{arch}/{loss}", "summary.json"),
-        samples=seed_files("results/eval/{dataset}/{recipe}/{arch}/{loss}", "msp.parquet"),
+        summary=seed_files(
+            "results/eval/{dataset}/{recipe}/{arch}/{loss}", "summary.json"
+        ),
+        samples=seed_files(
+            "results/eval/{dataset}/{recipe}/{arch}/{loss}", "msp.parquet"
+        ),
     log:
         "logs/eval/{dataset}/{recipe}/{arch}/{loss}.log",
     conda:

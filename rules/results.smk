@@ -1,31 +1,8 @@
 # The results section across every enabled study (study-agnostic: each study's tables, figures
 # and claims are read from its targets). Outputs: results/claims_all.{parquet,csv},
 # results/audit.json, every table/figure under results/<study>/<ds>/latex/, the document
-# results/results_section.tex, and the page reports/results.{ipynb,html}.
-import json
-
-from softmax_ood.results_section import latex_path, study_outputs
-
-RESULTS_STUDIES = study_outputs(
-    {name: STUDIES[name] for name in KNOWN_STUDIES if name in STUDIES}  # the papers' order, config
-)
-RESULTS_TABLES = [t for s in RESULTS_STUDIES for t in s.tables]
-RESULTS_FIGURES = [f for s in RESULTS_STUDIES for f in s.figures]
-RESULTS_CLAIMS = {s.name: s.claims for s in RESULTS_STUDIES if s.claims}
-
-
-def results_targets():
-    if not RESULTS_STUDIES:
-        return []
-    return [
-        "results/claims_all.parquet",
-        "results/claims_all.csv",
-        "results/results_section.tex",
-        "reports/results.ipynb",
-        "reports/results.html",
-    ]
-
-
+# results/results_section.tex, and the page reports/results.{ipynb,html}. Its Python (what each
+# study contributes, results_targets) is in rules/common.smk.
 rule results_claims:
     input:
         claims=list(RESULTS_CLAIMS.values()),
@@ -39,6 +16,8 @@ rule results_claims:
         ),
     log:
         "logs/results/claims.log",
+    conda:
+        "../envs/report.yaml"
     params:
         step="claims",
         claims=RESULTS_CLAIMS,
@@ -56,6 +35,8 @@ rule results_latex:
         section="results/results_section.tex",
     log:
         "logs/results/latex.log",
+    conda:
+        "../envs/report.yaml"
     params:
         step="latex",
         studies=[vars(s) for s in RESULTS_STUDIES],
@@ -72,6 +53,8 @@ rule results_audit:
         "results/audit.json",
     log:
         "logs/results/audit.log",
+    conda:
+        "../envs/report.yaml"
     params:
         step="audit",
         files=RESULTS_TABLES + RESULTS_FIGURES + list(RESULTS_CLAIMS.values()),
@@ -98,6 +81,8 @@ rule results_report:
         ),
     log:
         "logs/results/report.log",
+    conda:
+        "../envs/report.yaml"
     params:
         parameters=lambda w, input: {
             "studies_json": json.dumps([vars(s) for s in RESULTS_STUDIES]),

@@ -18,10 +18,6 @@ wildcard_constraints:
     uds="|".join(UL_STUDY.DATASETS),
 
 
-def _ul_frames(names):
-    return lambda w: {n: UL_STUDY.seed_files(config, w.uds, f"{n}.parquet") for n in names}
-
-
 rule ulmer_run:
     # breast cancer: train every kind and the control with one seed, fit, scaling, directions
     input:
@@ -90,7 +86,7 @@ rule ulmer_run_grid:
 
 rule ulmer_aggregate:
     input:
-        unpack(_ul_frames(("fit", "scaling", "directions"))),
+        unpack(UL_STUDY.frame_inputs(config, ("fit", "scaling", "directions"))),
         code=code(f"{UL_DIR}/scripts/aggregate.py"),
     output:
         fit=f"{UL}/frames/{{uds}}/fit.parquet",

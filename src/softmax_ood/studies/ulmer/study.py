@@ -101,6 +101,12 @@ def seed_files(config: dict, dataset: str, name: str) -> list[str]:
     return [f"{base(config)}/runs/{dataset}/seed{k}/{name}" for k in seeds(config)]
 
 
+def frame_inputs(config: dict, names):
+    """Input function of the aggregate rule: frame name -> every seed's file for dataset
+    ``{uds}``."""
+    return lambda w: {n: seed_files(config, w.uds, f"{n}.parquet") for n in names}
+
+
 def fig1_names(config: dict) -> list[str]:
     return list(FIG1)
 
