@@ -102,3 +102,18 @@ def test_a_fresh_smoke_run_reproduces_the_golden_manifest(smoke_runs):
         f"the manifest with `{REGENERATE}` and commit it; if not, the run is not reproducible "
         f"(package versions: {json.dumps(manifest['versions'])})"
     )
+
+
+def test_the_results_pages_commit_spans_are_normalised(tmp_path):
+    from softmax_ood.golden import digest
+
+    a, b, c = (tmp_path / f"{n}.html" for n in "abc")
+    a.write_text('<li>commit <code class="rs-git">0123456789ab</code>, seeds [0]</li>')
+    b.write_text('<li>commit <code class="rs-git">ba9876543210 (dirty)</code>, seeds [0]</li>')
+    c.write_text('<li>commit <code class="rs-git">0123456789ab</code>, seeds [1]</li>')
+    assert digest(a) == digest(b) != digest(c)
+    nb = tmp_path / "p.ipynb"  # the notebook stores the same HTML with escaped quotes
+    nb.write_text('"<code class=\\"rs-git\\">0123</code>"')
+    nb2 = tmp_path / "q.ipynb"
+    nb2.write_text('"<code class=\\"rs-git\\">4567</code>"')
+    assert digest(nb) == digest(nb2)

@@ -19,7 +19,8 @@ input hashes that change with it) cannot be in a manifest committed in the same 
   ``git``;
 * text (notebooks, HTML, markdown, TSV): the bytes with a printed provenance record's
   ``"commit": "<40 hex>"`` and ``"dirty": …`` replaced by placeholders (reports print Table 1's
-  record);
+  record), and the results page's commit-dependent spans (``<code class="rs-git">``: the commit,
+  input hashes) likewise;
 * everything else (PNG, ``.npy``): the bytes.
 
 ``python3 -m softmax_ood.audit`` checks the recorded input hashes; this checks the results.
@@ -111,6 +112,8 @@ def _checkpoint_digest(path: Path) -> str:
 _Q = r'(?:\\?"|&quot;)'
 _COMMIT = re.compile(_Q + r"commit" + _Q + r":\s*" + _Q + r"[0-9a-f]{40}")
 _DIRTY = re.compile(_Q + r"dirty" + _Q + r":\s*(?:true|false|null)")
+# the results page marks what changes with the commit: <code class="rs-git">...</code>
+_MARKED = re.compile(r"(rs-git" + _Q + r">)[^<]*")
 TEXT_SUFFIXES = (".html", ".ipynb", ".md", ".txt", ".tsv", ".csv", ".svg")
 
 
@@ -119,6 +122,7 @@ def _text_digest(data: bytes) -> str:
     text = data.decode("utf-8", errors="surrogateescape")
     text = _COMMIT.sub('"commit": "<commit>', text)
     text = _DIRTY.sub('"dirty": <dirty>', text)
+    text = _MARKED.sub(r"\1<git>", text)
     return _sha(text.encode("utf-8", errors="surrogateescape"))
 
 

@@ -371,8 +371,7 @@ def audit_records(paths: Iterable[str], root: str | Path = ".") -> dict[str, dic
             "rule": node.rule,
             "script": node.script,
             "modules": list(node.modules),
-            "commit": git.get("commit"),
-            "dirty": git.get("dirty"),
+            "git": {"commit": git.get("commit"), "dirty": git.get("dirty")},
             "config_sha256": node.config_sha256,
             "seeds": node.seeds,
             "inputs": {c.name: {"path": c.path, "sha256": c.sha256} for c in node.checks},
@@ -462,15 +461,18 @@ def provenance_html(path: str, rec: dict | None) -> str:
         if rec.get("provenance")
         else "no sidecar"
     )
-    commit = str(rec.get("commit") or "unknown")[:12] + (" (dirty)" if rec.get("dirty") else "")
+    git = rec.get("git") or {}
+    commit = str(git.get("commit") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
     items = [
         f"<li>rule <code>{_esc(rec.get('rule'))}</code>, script <code>{_esc(rec.get('script'))}</code></li>",
         "<li>library modules: "
         + ", ".join(f"<code>{_esc(m)}</code>" for m in rec.get("modules") or [])
         + "</li>",
-        f"<li>commit <code>{_esc(commit)}</code>, config sha256 <code>{_esc(str(rec.get('config_sha256'))[:16])}</code>, seeds {_esc(rec.get('seeds'))}</li>",
+        f'<li>commit <code class="rs-git">{_esc(commit)}</code>, config sha256 '
+        f"<code>{_esc(str(rec.get('config_sha256'))[:16])}</code>, seeds {_esc(rec.get('seeds'))}</li>",
     ] + [
-        f"<li>input <code>{_esc(k)}</code>: <code>{_esc(v['path'])}</code> sha256 <code>{_esc(v['sha256'][:16])}</code></li>"
+        f"<li>input <code>{_esc(k)}</code>: <code>{_esc(v['path'])}</code> sha256 "
+        f'<code class="rs-git">{_esc(v["sha256"][:16])}</code></li>'
         for k, v in sorted((rec.get("inputs") or {}).items())
     ]
     return (
