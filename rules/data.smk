@@ -11,6 +11,8 @@ rule download_source:
         "data/raw/{filename}",
     log:
         "logs/data/download/{filename}.log",
+    benchmark:
+        "logs/benchmarks/download_source/download/{filename}.tsv"
     wildcard_constraints:
         filename="|".join(re.escape(f) for f in RAW_FILES) or "^$",
     conda:
@@ -30,6 +32,8 @@ rule prepare_data:
         directory("data/{dataset}"),
     log:
         "logs/data/{dataset}.log",
+    benchmark:
+        "logs/benchmarks/prepare_data/{dataset}.tsv"
     conda:
         "../envs/torch.yaml"
     resources:

@@ -16,6 +16,8 @@ rule evaluate:
         ),
     log:
         "logs/eval/{dataset}/{recipe}/{arch}/{loss}.log",
+    benchmark:
+        "logs/benchmarks/evaluate/{dataset}/{recipe}/{arch}/{loss}.tsv"
     conda:
         "../envs/torch.yaml"
     threads: lambda w: config["recipes"][w.recipe]["threads"]

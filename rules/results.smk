@@ -16,6 +16,8 @@ rule results_claims:
         ),
     log:
         "logs/results/claims.log",
+    benchmark:
+        "logs/benchmarks/results_claims/claims.tsv"
     conda:
         "../envs/report.yaml"
     params:
@@ -35,6 +37,8 @@ rule results_latex:
         section="results/results_section.tex",
     log:
         "logs/results/latex.log",
+    benchmark:
+        "logs/benchmarks/results_latex/latex.tsv"
     conda:
         "../envs/report.yaml"
     params:
@@ -53,6 +57,8 @@ rule results_audit:
         "results/audit.json",
     log:
         "logs/results/audit.log",
+    benchmark:
+        "logs/benchmarks/results_audit/audit.tsv"
     conda:
         "../envs/report.yaml"
     params:
@@ -81,6 +87,8 @@ rule results_report:
         ),
     log:
         "logs/results/report.log",
+    benchmark:
+        "logs/benchmarks/results_report/report.tsv"
     conda:
         "../envs/report.yaml"
     params:

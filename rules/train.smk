@@ -14,6 +14,8 @@ rule train:
         curve=seed_files("results/train/{dataset}/{recipe}/{arch}/{loss}", "curve.tsv"),
     log:
         "logs/train/{dataset}/{recipe}/{arch}/{loss}.log",
+    benchmark:
+        "logs/benchmarks/train/{dataset}/{recipe}/{arch}/{loss}.tsv"
     conda:
         "../envs/torch.yaml"
     threads: lambda w: config["recipes"][w.recipe]["threads"]

@@ -81,3 +81,37 @@ def test_workflow_benchmark_counts_job_seconds_per_rule(tmp_path):
         name = base64.urlsafe_b64encode(path.encode()).decode()
         (meta / name).write_text(json.dumps({"rule": rule, "starttime": start, "endtime": end}))
     assert per_rule(tmp_path) == {"train": (2, 15.0), "evaluate": (1, 1.5)}
+
+
+def test_workflow_benchmark_sums_the_benchmark_files_per_rule(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    from bench_workflow import benchmark_table
+
+    head = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    for rule, name, s, cpu in [
+        ("train", "a", 10.0, 9.5),
+        ("train", "b/c", 5.0, 4.0),
+        ("kang_grid", "g", 2.0, 1.0),
+    ]:
+        f = tmp_path / "logs/benchmarks" / rule / f"{name}.tsv"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(head + f"{s}\t0:00:{s:02.0f}\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
+    assert benchmark_table(tmp_path) == {"train": (2, 15.0, 13.5), "kang_grid": (1, 2.0, 1.0)}
+
+
+def test_every_rule_writes_a_benchmark_file_named_after_it():
+    import re
+
+    files = list((ROOT / "rules").glob("*.smk")) + list(
+        (ROOT / "src/softmax_ood/studies").glob("*/rules.smk")
+    )
+    for p in files:
+        for block in re.split(r"(?m)^(?=rule )", p.read_text())[1:]:
+            name = re.match(r"rule (\w+)", block).group(1)
+            if name == "all":
+                continue
+            assert f"logs/benchmarks/{name}/" in block, (
+                f"{p.name}: rule {name} has no benchmark file"
+            )

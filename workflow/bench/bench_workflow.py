@@ -103,6 +103,23 @@ def per_rule(work: Path) -> dict[str, tuple[int, float]]:
     return {r: (n, s) for r, (n, s) in sorted(out.items(), key=lambda kv: -kv[1][1])}
 
 
+def benchmark_table(work: Path) -> dict[str, tuple[int, float, float]]:
+    """``{rule: (jobs, wall s, CPU s)}`` summed over the rules' ``benchmark:`` files
+    (``logs/benchmarks/<rule>/...tsv``, written by Snakemake for every job)."""
+    out: dict[str, list] = defaultdict(lambda: [0, 0.0, 0.0])
+    for f in sorted((work / "logs/benchmarks").glob("*/**/*.tsv")):
+        rule = f.relative_to(work / "logs/benchmarks").parts[0]
+        lines = f.read_text().splitlines()
+        if len(lines) < 2:
+            continue
+        row = dict(zip(lines[0].split("\t"), lines[-1].split("\t"), strict=False))
+        out[rule][0] += 1
+        out[rule][1] += float(row.get("s", 0) or 0)
+        cpu = row.get("cpu_time", "0")
+        out[rule][2] += float(cpu) if cpu not in ("", "NA", "-") else 0.0
+    return {r: tuple(v) for r, v in sorted(out.items(), key=lambda kv: -kv[1][1])}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cores", default="2")
@@ -141,6 +158,11 @@ def main() -> int:
         )
         for rule, (n, s) in rules.items():
             print(f"  {rule:<24} {n:4d} jobs  {s:8.1f} s  {100 * s / total:5.1f} %")
+        bench = benchmark_table(work)
+        print("per rule from the benchmark files (wall and CPU seconds, summed over jobs):")
+        print(f"  {'rule':<26} {'jobs':>5} {'wall s':>9} {'CPU s':>9}")
+        for rule, (n, w, c) in bench.items():
+            print(f"  {rule:<26} {n:5d} {w:9.1f} {c:9.1f}")
     finally:
         if args.keep:
             print(f"kept {tmp}")

@@ -11,7 +11,16 @@ KG = "results/kang/{dataset}"
 KGX = f"results/kang/{DATASET}"
 KG_FEATURIZER = config["kang"]["featurizer"]["name"]
 KG_EVAL = "results/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}"
-KG_FRAMES = ["grid", "components", "policies", "mechanism", "ood_scores", "fit", "levels", "selection"]
+KG_FRAMES = [
+    "grid",
+    "components",
+    "policies",
+    "mechanism",
+    "ood_scores",
+    "fit",
+    "levels",
+    "selection",
+]
 
 
 if KG_SPEC.get("corruption_source") == "cifar10c":
@@ -43,6 +52,8 @@ rule kang_grid:
         provenance=f"{KG}/grid/index.prov.json",
     log:
         "logs/kang/{dataset}/grid.log",
+    benchmark:
+        "logs/benchmarks/kang_grid/{dataset}/grid.tsv"
     conda:
         "../../../../envs/torch.yaml"
     resources:
@@ -64,6 +75,8 @@ rule kang_discriminator_select:
         table=f"{KG}/discriminator/{{featurizer}}/selection.parquet",
     log:
         "logs/kang/{dataset}/discriminator/{featurizer}/select.log",
+    benchmark:
+        "logs/benchmarks/kang_discriminator_select/{dataset}/discriminator/{featurizer}/select.tsv"
     wildcard_constraints:
         featurizer=re.escape(KG_FEATURIZER),
     conda:
@@ -87,6 +100,8 @@ rule kang_discriminator:
         provenance=f"{KG}/discriminator/{{featurizer}}/{{group}}.prov.json",
     log:
         "logs/kang/{dataset}/discriminator/{featurizer}/{group}.log",
+    benchmark:
+        "logs/benchmarks/kang_discriminator/{dataset}/discriminator/{featurizer}/{group}.tsv"
     wildcard_constraints:
         featurizer=re.escape(KG_FEATURIZER),
         group="|".join(re.escape(g) for g in KG_SPEC["groups"]),
@@ -115,6 +130,8 @@ rule kang_evaluate:
         provenance=f"{KG_EVAL}/sets.prov.json",
     log:
         "logs/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.log",
+    benchmark:
+        "logs/benchmarks/kang_evaluate/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.tsv"
     conda:
         "../../../../envs/torch.yaml"
     resources:
@@ -123,7 +140,9 @@ rule kang_evaluate:
     params:
         loss_entry=lambda w: LOSSES[w.loss],
         rewards=lambda w: {
-            k: v for k, v in LOSSES[config["kang"]["reward_model"]].items() if k != "loss"
+            k: v
+            for k, v in LOSSES[config["kang"]["reward_model"]].items()
+            if k != "loss"
         },
         figure_class=KG_SPEC["figure_class"],
         batch_size=KG_SPEC["batch_size"],
@@ -148,6 +167,8 @@ rule kang_aggregate:
         provenance=f"{KG}/grid.prov.json",
     log:
         "logs/kang/{dataset}/aggregate.log",
+    benchmark:
+        "logs/benchmarks/kang_aggregate/{dataset}/aggregate.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:
@@ -172,6 +193,8 @@ rule kang_table:
         ),
     log:
         "logs/kang/{dataset}/{table}.log",
+    benchmark:
+        "logs/benchmarks/kang_table/{dataset}/{table}.tsv"
     wildcard_constraints:
         table="|".join(KG_STUDY.TABLES),
     conda:
@@ -197,6 +220,8 @@ rule kang_figure:
         provenance=f"{KG}/figures/{{fig}}.prov.json",
     log:
         "logs/kang/{dataset}/{fig}.log",
+    benchmark:
+        "logs/benchmarks/kang_figure/{dataset}/{fig}.tsv"
     wildcard_constraints:
         fig="|".join(KG_STUDY.FIGURES),
     conda:
@@ -221,6 +246,8 @@ rule kang_claims:
         ),
     log:
         "logs/kang/{dataset}/claims.log",
+    benchmark:
+        "logs/benchmarks/kang_claims/{dataset}/claims.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:
@@ -248,6 +275,8 @@ rule kang_report:
         ),
     log:
         "logs/kang/report.log",
+    benchmark:
+        "logs/benchmarks/kang_report/report.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:

@@ -33,6 +33,8 @@ rule logitnorm_aggregate:
         ),
     log:
         "logs/logitnorm/{dataset}/aggregate.log",
+    benchmark:
+        "logs/benchmarks/logitnorm_aggregate/{dataset}/aggregate.tsv"
     conda:
         "../../../../envs/report.yaml"
     resources:
@@ -61,6 +63,8 @@ rule logitnorm_table:
         ),
     log:
         "logs/logitnorm/{dataset}/{table}.log",
+    benchmark:
+        "logs/benchmarks/logitnorm_table/{dataset}/{table}.tsv"
     wildcard_constraints:
         table="|".join(LN_STUDY.TABLES),
     conda:
@@ -89,6 +93,8 @@ rule logitnorm_figure:
         provenance=f"{LN}/figures/{{fig}}.prov.json",
     log:
         "logs/logitnorm/{dataset}/{fig}.log",
+    benchmark:
+        "logs/benchmarks/logitnorm_figure/{dataset}/{fig}.tsv"
     wildcard_constraints:
         fig="|".join(LN_STUDY.FIGURES),
     conda:
@@ -118,6 +124,8 @@ rule logitnorm_claims:
         ),
     log:
         "logs/logitnorm/{dataset}/claims.log",
+    benchmark:
+        "logs/benchmarks/logitnorm_claims/{dataset}/claims.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:
@@ -146,6 +154,8 @@ rule logitnorm_report:
         ),
     log:
         "logs/logitnorm/report.log",
+    benchmark:
+        "logs/benchmarks/logitnorm_report/report.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:

@@ -20,6 +20,8 @@ rule seddik_frame:
         provenance=f"{SD}/frames/{{frame}}.prov.json",
     log:
         "logs/seddik/{dataset}/frame_{frame}.log",
+    benchmark:
+        "logs/benchmarks/seddik_frame/{dataset}/frame_{frame}.tsv"
     wildcard_constraints:
         frame="|".join(SD_STUDY.FRAMES),
     conda:
@@ -43,6 +45,8 @@ rule seddik_features:
         provenance=f"{SD}/features.prov.json",
     log:
         "logs/seddik/{dataset}/features.log",
+    benchmark:
+        "logs/benchmarks/seddik_features/{dataset}/features.tsv"
     conda:
         "../../../../envs/torch.yaml"
     resources:
@@ -64,6 +68,8 @@ rule seddik_fig5_frame:
         provenance=f"{SD}/frames/fig5.prov.json",
     log:
         "logs/seddik/{dataset}/frame_fig5.log",
+    benchmark:
+        "logs/benchmarks/seddik_fig5_frame/{dataset}/frame_fig5.tsv"
     conda:
         "../../../../envs/report.yaml"
     resources:
@@ -85,6 +91,8 @@ rule seddik_timing:
         seconds="reports/seddik_timing_{dataset}.json",
     log:
         "logs/seddik/{dataset}/timing.log",
+    benchmark:
+        "logs/benchmarks/seddik_timing/{dataset}/timing.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:
@@ -145,6 +153,8 @@ rule seddik_figures:
         validation_provenance=f"{SD}/figures/validation.prov.json",
     log:
         "logs/seddik/{dataset}/figures.log",
+    benchmark:
+        "logs/benchmarks/seddik_figures/{dataset}/figures.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:
@@ -170,6 +180,8 @@ rule seddik_claims:
         ),
     log:
         "logs/seddik/{dataset}/claims.log",
+    benchmark:
+        "logs/benchmarks/seddik_claims/{dataset}/claims.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:
@@ -187,6 +199,8 @@ rule seddik_departures:
         markdown=f"{SD}/departures.md",
     log:
         "logs/seddik/{dataset}/departures.log",
+    benchmark:
+        "logs/benchmarks/seddik_departures/{dataset}/departures.tsv"
     conda:
         "../../../../envs/report.yaml"
     script:
@@ -218,6 +232,8 @@ rule seddik_report:
         ),
     log:
         "logs/seddik/report.log",
+    benchmark:
+        "logs/benchmarks/seddik_report/report.tsv"
     conda:
         "../../../../envs/report.yaml"
     params:

@@ -35,7 +35,7 @@ rule ulmer_run:
     log:
         f"logs/ulmer/{{uds}}/seed{{seed}}.log",
     benchmark:
-        f"logs/benchmarks/ulmer/run_{{uds}}_seed{{seed}}.tsv"
+        f"logs/benchmarks/ulmer_run/run_{{uds}}_seed{{seed}}.tsv"
     wildcard_constraints:
         uds="|".join(d for d in UL_STUDY.DATASETS if d != UL_GRID),
     conda:
@@ -70,7 +70,7 @@ rule ulmer_run_grid:
     log:
         f"logs/ulmer/{{uds}}/seed{{seed}}.log",
     benchmark:
-        f"logs/benchmarks/ulmer/run_{{uds}}_seed{{seed}}.tsv"
+        f"logs/benchmarks/ulmer_run_grid/run_{{uds}}_seed{{seed}}.tsv"
     wildcard_constraints:
         uds=UL_GRID,
     conda:
@@ -104,13 +104,14 @@ rule ulmer_aggregate:
             for t in UL_STUDY.TABLE_KINDS
         ],
         provenance=[
-            f"{UL}/frames/{{uds}}/{n}.prov.json" for n in ("fit", "scaling", "directions")
+            f"{UL}/frames/{{uds}}/{n}.prov.json"
+            for n in ("fit", "scaling", "directions")
         ]
         + [f"{UL}/tables/{t}_{{uds}}.prov.json" for t in UL_STUDY.TABLE_KINDS],
     log:
         f"logs/ulmer/{{uds}}/aggregate.log",
     benchmark:
-        f"logs/benchmarks/ulmer/aggregate_{{uds}}.tsv"
+        f"logs/benchmarks/ulmer_aggregate/aggregate_{{uds}}.tsv"
     conda:
         UL_ENV
     params:
@@ -139,7 +140,7 @@ rule ulmer_fig1:
     log:
         "logs/ulmer/fig1.log",
     benchmark:
-        "logs/benchmarks/ulmer/fig1.tsv"
+        "logs/benchmarks/ulmer_fig1/fig1.tsv"
     conda:
         UL_ENV
     params:
@@ -165,7 +166,7 @@ rule ulmer_scaling_figure:
     log:
         f"logs/ulmer/{{uds}}/scaling_figure.log",
     benchmark:
-        f"logs/benchmarks/ulmer/scaling_figure_{{uds}}.tsv"
+        f"logs/benchmarks/ulmer_scaling_figure/scaling_figure_{{uds}}.tsv"
     conda:
         UL_ENV
     script:
@@ -174,7 +175,9 @@ rule ulmer_scaling_figure:
 
 rule ulmer_directions_figure:
     input:
-        directions=expand(f"{UL}/frames/{{uds}}/directions.parquet", uds=UL_STUDY.DATASETS),
+        directions=expand(
+            f"{UL}/frames/{{uds}}/directions.parquet", uds=UL_STUDY.DATASETS
+        ),
         code=code(f"{UL_DIR}/scripts/directions_figure.py"),
     output:
         figure=report(
@@ -188,7 +191,7 @@ rule ulmer_directions_figure:
     log:
         "logs/ulmer/directions_figure.log",
     benchmark:
-        "logs/benchmarks/ulmer/directions_figure.tsv"
+        "logs/benchmarks/ulmer_directions_figure/directions_figure.tsv"
     conda:
         UL_ENV
     params:
@@ -218,7 +221,7 @@ rule ulmer_note:
     log:
         "logs/ulmer/note.log",
     benchmark:
-        "logs/benchmarks/ulmer/note.tsv"
+        "logs/benchmarks/ulmer_note/note.tsv"
     conda:
         UL_ENV
     params:
@@ -242,7 +245,7 @@ rule ulmer_note_figure:
     log:
         "logs/ulmer/note_figure.log",
     benchmark:
-        "logs/benchmarks/ulmer/note_figure.tsv"
+        "logs/benchmarks/ulmer_note_figure/note_figure.tsv"
     conda:
         UL_ENV
     script:
@@ -253,7 +256,9 @@ rule ulmer_claims:
     input:
         fit=expand(f"{UL}/frames/{{uds}}/fit.parquet", uds=UL_STUDY.DATASETS),
         scaling=expand(f"{UL}/frames/{{uds}}/scaling.parquet", uds=UL_STUDY.DATASETS),
-        directions=expand(f"{UL}/frames/{{uds}}/directions.parquet", uds=UL_STUDY.DATASETS),
+        directions=expand(
+            f"{UL}/frames/{{uds}}/directions.parquet", uds=UL_STUDY.DATASETS
+        ),
         code=code(f"{UL_DIR}/scripts/claims.py"),
     output:
         claims=f"{UL}/claims.parquet",
@@ -266,7 +271,7 @@ rule ulmer_claims:
     log:
         "logs/ulmer/claims.log",
     benchmark:
-        "logs/benchmarks/ulmer/claims.tsv"
+        "logs/benchmarks/ulmer_claims/claims.tsv"
     conda:
         UL_ENV
     params:
@@ -296,7 +301,7 @@ rule ulmer_report:
     log:
         "logs/ulmer/report.log",
     benchmark:
-        "logs/benchmarks/ulmer/report.tsv"
+        "logs/benchmarks/ulmer_report/report.tsv"
     conda:
         UL_ENV
     params:
