@@ -24,17 +24,12 @@ sys.excepthook = _quiet_interrupt
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
-    from .errors import ConfigError, DownloadError, MissingDataError
-    from .numerics import NumericsError
+    """What a script reports as one sentence without a traceback: :class:`~.errors.UserError`
+    (config, missing data, downloads, artifacts, numerics, divergence). Anything else is a bug
+    and keeps its traceback."""
+    from .errors import UserError
 
-    return (
-        ConfigError,
-        MissingDataError,
-        DownloadError,
-        NumericsError,
-        ValueError,
-        FloatingPointError,
-    )
+    return (UserError,)
 
 
 def _note_rebuild_hint(message: str) -> None:

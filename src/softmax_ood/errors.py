@@ -7,22 +7,29 @@ that raise them.
 
 from __future__ import annotations
 
-__all__ = ["ArtifactError", "ConfigError", "DownloadError", "MissingDataError"]
+__all__ = ["ArtifactError", "ConfigError", "DownloadError", "MissingDataError", "UserError"]
 
 
-class ConfigError(ValueError):
+class UserError(Exception):
+    """A problem with the user's input, data or machine, not with this code: its message is one
+    sentence saying what is wrong and what to do. A workflow script that raises one ends with
+    that sentence and no traceback (:func:`softmax_ood.cli.run_script`); every other exception,
+    a ``ValueError`` from a library bug included, keeps its traceback."""
+
+
+class ConfigError(UserError, ValueError):
     """The config is invalid; the message is one sentence."""
 
 
-class MissingDataError(FileNotFoundError):
+class MissingDataError(UserError, FileNotFoundError):
     """A prepared data file is missing; the message names the rule that makes it."""
 
 
-class DownloadError(RuntimeError):
+class DownloadError(UserError, RuntimeError):
     """A download, checksum verification or extraction failed; the message is one sentence."""
 
 
-class ArtifactError(ValueError):
+class ArtifactError(UserError, ValueError):
     """An artifact a rule consumes does not match what its producer recorded (content hash, or
     a checkpoint's run identity), or cannot be read; the message names the file, the rule that
     makes it and the one command that rebuilds it."""

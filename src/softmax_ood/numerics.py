@@ -37,6 +37,8 @@ import os
 import platform
 import sys
 
+from .errors import UserError
+
 __all__ = ["ENV_KEY", "MODES", "PINNED_ENV", "apply", "check", "current_mode", "record"]
 
 MODES = ("pinned", "native")
@@ -58,7 +60,7 @@ PINNED_ENV = {
 PINNED_TORCH_CAPABILITY = "AVX2"
 
 
-class NumericsError(RuntimeError):
+class NumericsError(UserError, RuntimeError):
     """Pinned numerics cannot hold on this machine; the message is one sentence."""
 
 

@@ -25,6 +25,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from .errors import UserError
+
 __all__ = [
     "DivergedError",
     "NonFiniteLossError",
@@ -38,17 +40,18 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+
 OPTIMIZERS = ("sgd", "adam")
 SCHEDULES = ("constant", "cosine", "multistep")
 CHECKPOINTS = ("last", "best_val_acc", "best_val_loss")
 AUGMENTS = ("none", "crop_flip")
 
 
-class NonFiniteLossError(FloatingPointError):
+class NonFiniteLossError(UserError, FloatingPointError):
     """The training loss became NaN or infinite."""
 
 
-class DivergedError(FloatingPointError):
+class DivergedError(UserError, FloatingPointError):
     """Training diverged without a NaN: logits or loss beyond the recipe's bounds, or chance
     accuracy at the end (the recipe's ``max_logit_norm`` / ``max_loss`` / ``chance_margin``)."""
 

@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from softmax_ood.softmax import log_softmax
-from softmax_ood.train import TrainConfig, build_optimizer
+from softmax_ood.train import NonFiniteLossError, TrainConfig, build_optimizer
 
 __all__ = [
     "KINDS",
@@ -448,7 +448,7 @@ def _fit(
             if is_bbb:
                 loss = loss + cfg.kl_weight * model.kl() / n
             if not torch.isfinite(loss):
-                raise FloatingPointError(
+                raise NonFiniteLossError(
                     f"training {model.kind} stopped: the loss became {loss.item()}"
                 )
             opt.zero_grad(set_to_none=True)
@@ -519,7 +519,7 @@ def _fit_members(
                 / idx.shape[1]
             )
             if not torch.isfinite(loss):
-                raise FloatingPointError(
+                raise NonFiniteLossError(
                     f"training ensemble stopped: the loss became {loss.item()}"
                 )
             opt.zero_grad(set_to_none=True)
