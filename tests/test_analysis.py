@@ -135,7 +135,9 @@ def test_all_of_and_errors():
 def test_one_sided_t_by_hand():
     assert one_sided_t((2.0, 3.0, 4.0), 1.0, ">") == pytest.approx(0.03709, abs=1e-4)
     assert one_sided_t((2.0, 3.0, 4.0), 1.0, "<") == pytest.approx(1 - 0.03709, abs=1e-4)
-    assert one_sided_t((2.0, 2.0), 1.0, ">") == 0.0 and one_sided_t((2.0, 2.0), 3.0, ">") == 1.0
+    # no spread: the exact sign test, 0.5 ** n; a sample on the threshold is not on the side
+    assert one_sided_t((2.0, 2.0), 1.0, ">") == 0.25 and one_sided_t((2.0, 2.0), 3.0, ">") == 1.0
+    assert one_sided_t((1.0,) * 5, 1.0, ">=") == 1.0 and one_sided_t((0.5,) * 5, 1.0, "<") == 0.5**5
     assert math.isnan(one_sided_t((2.0,), 1.0, ">"))
 
 
@@ -145,7 +147,7 @@ def test_paired_by_hand():
     m = paired(a, b)
     assert m.value == 2.0 and m.samples == (2.0, 2.0, 2.0) and m.n == 3
     spec = [ClaimSpec("a", "t", "s")]
-    assert _judge(spec, {"a": m}).loc["a", "p_value"] == 0.0
+    assert _judge(spec, {"a": m}).loc["a", "p_value"] == 0.125  # sign test, 3 seeds
     assert _judge(spec, {"a": paired(b, a)}).loc["a", "p_value"] == 1.0
     one = paired(a.iloc[:1], b)  # only seed 0 is common
     assert one.n == 1 and "cannot test" in _judge(spec, {"a": one}).loc["a", "verdict"]
@@ -223,3 +225,17 @@ def test_a_significant_opposite_is_not_too_few_seeds():
     assert row["verdict"].startswith("does not hold (the opposite is significant, p = ")
     near = Measurement(0.985, samples=(0.97, 0.995, 0.99, 0.98, 0.99))
     assert _judge([spec], {"c": near}).loc["c", "verdict"].startswith("too few seeds to tell")
+
+
+def test_a_study_p_has_its_opposite_and_a_rank_correlation_tests_against_zero_only():
+    spec = ClaimSpec("c", "t", "s", effect=5.0)
+    # a study's own one-sided p of 0.99: the opposite (0.01) is significant
+    m = Measurement(-10.0, p_value=0.99, n=5, power=0.3)
+    assert _judge([spec], {"c": m}).loc["c", "verdict"].startswith(
+        "does not hold (the opposite is significant"
+    )
+    given = Measurement(-10.0, p_value=0.99, n=5, power=0.3, p_opposite=0.2)
+    assert _judge([spec], {"c": given}).loc["c", "verdict"] == "too few seeds to tell (power 0.30)"
+    rho = spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4], alternative="greater")
+    with pytest.raises(ValueError, match="against 0"):
+        _judge([ClaimSpec("r", "t", "rho", threshold=0.5)], {"r": rho})

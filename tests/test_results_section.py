@@ -114,6 +114,7 @@ def test_page_says_a_failed_premise_first_and_lists_every_claim(tmp_path):
     studies = [StudyOutputs("a", "Paper A"), StudyOutputs("b", "Paper B")]
     html = page_html(studies, claims, {})
     a_part = html[html.index("Paper A") : html.index("Paper B")]
+    assert "read &quot;cannot test here&quot; (C1)" in a_part  # the claims that rest on it
     assert "Premise not met here" in a_part and a_part.index("Premise not met") < a_part.index(
         "Claims"
     )
@@ -152,3 +153,9 @@ def test_the_papers_printed_values_stand_beside_our_table(tmp_path):
         "The paper's printed values" in beside and "28.64" in beside and "30.00 ± 2" in beside
     )
     assert ">x<" not in beside  # only this table's printed rows
+
+
+def test_the_page_shows_the_direction_beside_the_threshold():
+    claims = collect_claims({"a": _claims("A")})
+    html = page_html([StudyOutputs("a", "Paper A")], claims, {})
+    assert "<td>&lt; 0.5</td>" in html and "<td>&gt; 0</td>" in html

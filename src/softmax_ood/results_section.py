@@ -504,17 +504,14 @@ def _figure_html(path: str, caption: str) -> str:
     )
 
 
-_CLAIM_VIEW = [
-    "kind",
-    "claim_id",
-    "claim",
-    "value",
-    "threshold",
-    "p_value",
-    "power",
-    "n",
-    "verdict",
-]
+_CLAIM_VIEW = ["kind", "claim_id", "claim", "value", "needed", "p_value", "power", "n", "verdict"]
+
+
+def _with_needed(df: pd.DataFrame) -> pd.DataFrame:
+    """A ``needed`` column: the direction and the threshold (``< 0.5`` is not ``> 0.5``)."""
+    df = df.copy()
+    df["needed"] = [f"{d} {t:g}" for d, t in zip(df["direction"], df["threshold"], strict=True)]
+    return df
 
 
 def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> str:
@@ -526,10 +523,18 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
     failed = prem[~prem["holds"].astype(bool)] if "holds" in prem else prem.iloc[0:0]
     if len(failed):
         names = ", ".join(f"{r.claim_id} ({r.verdict})" for r in failed.itertuples())
+        gated = mine[
+            (mine["kind"] != "premise")
+            & mine["verdict"].astype(str).str.startswith("cannot test: premise")
+        ]["claim_id"].tolist()
+        rest = (
+            f"The claims that rest on it read &quot;cannot test here&quot; ({_esc(', '.join(gated))}): "
+            "they are not evidence against the paper."
+            if gated
+            else "No claim rests on it; the claims below are read as they stand."
+        )
         parts.append(
-            f'<div class="rs-premise-fail"><b>Premise not met here:</b> {_esc(names)}. The claims '
-            "that rest on it read &quot;cannot test here&quot;: they are not evidence against the "
-            "paper.</div>"
+            f'<div class="rs-premise-fail"><b>Premise not met here:</b> {_esc(names)}. {rest}</div>'
         )
     elif len(prem):
         parts.append(
@@ -538,7 +543,8 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
         )
     if len(prem):
         parts.append(
-            "<h3>Premises</h3>" + _table_html(prem.reset_index(drop=True), cols=_CLAIM_VIEW)
+            "<h3>Premises</h3>"
+            + _table_html(_with_needed(prem.reset_index(drop=True)), cols=_CLAIM_VIEW)
         )
     paper = pd.read_csv(s.paper_values) if s.paper_values else None
     for t in s.tables:
@@ -564,7 +570,8 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
         counts = body["verdict"].astype(str).str.split(r"[:(]").str[0].str.strip().value_counts()
         summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
         parts.append(
-            f"<h3>Claims</h3><p>{_esc(summary)}.</p>" + _table_html(body, cols=_CLAIM_VIEW)
+            f"<h3>Claims</h3><p>{_esc(summary)}.</p>"
+            + _table_html(_with_needed(body), cols=_CLAIM_VIEW)
         )
     if s.claims:
         parts.append(provenance_html(s.claims, audit.get(s.claims)))
@@ -592,7 +599,7 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         "construction and never count as support.</p>"
     )
     sections = [study_section_html(s, claims, audit) for s in studies]
-    allc = claims.reset_index(drop=True)
+    allc = _with_needed(claims.reset_index(drop=True))
     table = _table_html(
         allc,
         sortable=True,
@@ -602,7 +609,7 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
             "kind",
             "statistic",
             "value",
-            "threshold",
+            "needed",
             "p_value",
             "power",
             "n",

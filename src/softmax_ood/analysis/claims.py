@@ -136,6 +136,8 @@ class Measurement:
     :param n: sample count behind ``p_value`` (filled from ``samples`` when those are given).
     :param power: power computed by the study (NaN: the engine computes it where it can).
     :param method: ``"t"`` (samples), ``"spearman"`` (rank correlation, n points) or ``""``.
+    :param p_opposite: the study's one-sided p for the opposite direction (NaN: ``1 - p_value``,
+        exact for a continuous test statistic).
     """
 
     value: float
@@ -145,6 +147,7 @@ class Measurement:
     n: int = 0
     power: float = math.nan
     method: str = ""
+    p_opposite: float = math.nan
 
     def __post_init__(self):
         if self.samples:
@@ -162,8 +165,9 @@ def fmt_mean_std(values: pd.Series, unit: str = "") -> str:
 
 def one_sided_t(samples: Sequence[float], threshold: float, direction: str) -> float:
     """p of the one-sample t-test of ``samples`` against ``threshold``, alternative: the mean
-    lies on the ``direction`` side. With all samples equal the t statistic is infinite: p is 0
-    when they lie strictly on the claimed side and 1 otherwise. NaN for fewer than 2 samples."""
+    lies on the ``direction`` side. With all samples equal there is no t statistic: the exact
+    sign test's ``0.5 ** n`` when they lie strictly on the claimed side (a sample equal to the
+    threshold is not on it), 1 otherwise. NaN for fewer than 2 samples."""
     from scipy import stats
 
     x = np.asarray(samples, dtype=float)
@@ -171,7 +175,9 @@ def one_sided_t(samples: Sequence[float], threshold: float, direction: str) -> f
         return math.nan
     greater = direction in (">", ">=")
     if float(x.max() - x.min()) <= 1e-12 * max(1.0, float(np.abs(x).max())):
-        return 0.0 if _OPS[direction](float(x.mean()), threshold) else 1.0
+        # no spread, no t statistic: the exact sign test (every sample strictly on the side)
+        strictly = x[0] > threshold if greater else x[0] < threshold
+        return 0.5 ** len(x) if strictly else 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         r = stats.ttest_1samp(x, threshold, alternative="greater" if greater else "less")
@@ -263,7 +269,9 @@ def _opposite_p(spec: ClaimSpec, m: Measurement, p: float) -> float:
     if m.samples:
         flip = {">": "<", ">=": "<", "<": ">", "<=": ">"}[spec.direction]
         return one_sided_t(m.samples, spec.threshold, flip)
-    return 1.0 - p if m.method == "spearman" and not math.isnan(p) else math.nan
+    if not math.isnan(m.p_opposite):
+        return m.p_opposite
+    return 1.0 - p if not math.isnan(p) else math.nan
 
 
 def evaluate_claims(
@@ -284,6 +292,11 @@ def evaluate_claims(
         raise ValueError(f"no measurement for claim(s) {missing}")
     by_id = {s.id: s for s in specs}
     verdict: dict[str, tuple[bool, str]] = {}
+    for s in specs:
+        if measurements[s.id].method == "spearman" and s.threshold != 0:
+            raise ValueError(
+                f"claim {s.id}: a rank correlation's p tests rho against 0, not {s.threshold:g}"
+            )
     tested: dict[str, tuple[float, float]] = {
         s.id: _test(s, measurements[s.id], alpha) for s in specs
     }

@@ -124,6 +124,10 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
             kind="premise",
         )
     )
+    # every statement about the OOD score rests on a discriminator in the paper's regime
+    disc = tuple(f"discriminator_null:{name}" for name in _null_sets(spec)) + (
+        "discriminator_graded",
+    )
     for s in shifts:
         out.append(
             ClaimSpec(
@@ -133,6 +137,7 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
                 0.0,
                 ">",
                 kind="premise",
+                requires=disc,
             )
         )
         out.append(
@@ -148,7 +153,7 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
         )
     for loss in losses:
         for s in shifts + ([FAR] if spec["far_ood"] else []):
-            req = (f"fitted:{loss}",) + ((f"score_rises:{s}",) if s != FAR else ())
+            req = (f"fitted:{loss}",) + ((f"score_rises:{s}",) if s != FAR else disc)
             out.append(
                 ClaimSpec(
                     f"ocs_trend:{loss}:{s}",
