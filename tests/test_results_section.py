@@ -149,9 +149,7 @@ def test_the_papers_printed_values_stand_beside_our_table(tmp_path):
     )
     html = page_html([s], collect_claims({"a": _claims("A")}), {})
     beside = html[html.index("<b>Ours</b>") :]
-    assert (
-        "The paper's printed values" in beside and "28.64" in beside and "30.00 ± 2" in beside
-    )
+    assert "The paper's printed values" in beside and "28.64" in beside and "30.00 ± 2" in beside
     assert ">x<" not in beside  # only this table's printed rows
 
 
@@ -159,3 +157,19 @@ def test_the_page_shows_the_direction_beside_the_threshold():
     claims = collect_claims({"a": _claims("A")})
     html = page_html([StudyOutputs("a", "Paper A")], claims, {})
     assert "<td>&lt; 0.5</td>" in html and "<td>&gt; 0</td>" in html
+
+
+def test_every_claim_row_links_to_its_provenance():
+    claims = collect_claims({"a": _claims("A")})
+    s = StudyOutputs("a", "Paper A", claims="results/a/d/claims.parquet")
+    audit = {
+        "results/a/d/claims.parquet": {
+            "provenance": "results/a/d/claims.prov.json",
+            "ok": True,
+            "checked": 3,
+            "differs": [],
+        }
+    }
+    html = page_html([s], claims, audit)
+    table = html[html.index('class="rs sortable"') :]
+    assert table.count('href="../results/a/d/claims.prov.json"') == len(claims)

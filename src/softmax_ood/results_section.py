@@ -486,9 +486,16 @@ def _table_html(df: pd.DataFrame, sortable: bool = False, cols: Sequence[str] | 
     shown = _display_columns(df if cols is None else df[list(cols)])
     cls = "rs sortable" if sortable else "rs"
     head = "".join(f'<th data-col="{_esc(h)}">{_esc(h)}</th>' for h, _ in shown)
+
+    def cell(h, text):
+        if h == "provenance" and text not in ("", "n/a", "None"):
+            href = _esc(_rel_from_report(text))
+            return f'<td><a class="rs-prov-link" href="{href}">provenance</a></td>'
+        return f"<td>{_esc(text)}</td>"
+
     rows = []
     for i in range(len(df)):
-        rows.append("<tr>" + "".join(f"<td>{_esc(cells[i])}</td>" for _, cells in shown) + "</tr>")
+        rows.append("<tr>" + "".join(cell(h, cells[i]) for h, cells in shown) + "</tr>")
     return (
         f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )
@@ -600,6 +607,9 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
     )
     sections = [study_section_html(s, claims, audit) for s in studies]
     allc = _with_needed(claims.reset_index(drop=True))
+    # every claim row links to the provenance record of its study's claims table
+    prov = {s.name: (audit.get(s.claims) or {}).get("provenance") for s in studies if s.claims}
+    allc["provenance"] = [prov.get(st) or "" for st in allc["study"]]
     table = _table_html(
         allc,
         sortable=True,
@@ -614,6 +624,7 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
             "power",
             "n",
             "verdict",
+            "provenance",
         ],
     )
     return "\n".join(
