@@ -129,7 +129,7 @@ def final_outputs():
 
 
 # -- the results section (rules/results.smk): what each enabled study contributes, read from
-# its targets, in the papers' order (the registry's, handed in by the Snakefile)
+# its targets, in the papers' order (KNOWN_STUDIES, handed in by the Snakefile)
 import json
 
 from softmax_ood.results_section import latex_path, study_outputs  # noqa: E402
