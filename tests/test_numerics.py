@@ -111,3 +111,14 @@ def test_pinned_bytes_do_not_depend_on_the_users_environment():
     native_user = _probe("native", 60, user)
     assert native_user["weights_sha256"] != pinned["weights_sha256"]
     assert native_user["numpy_sha256"] != pinned["numpy_sha256"]
+
+
+def test_a_rules_thread_count_is_not_a_broken_pin():
+    """Snakemake sets OMP/MKL/OPENBLAS_NUM_THREADS to a rule's ``threads``: that is the job's
+    setting, not a changed pin; an ISA variable changed after the workflow set it is."""
+    from softmax_ood.numerics import ENV_KEY, NumericsError, check
+
+    env = {**PINNED_ENV, ENV_KEY: "pinned", "OMP_NUM_THREADS": "4", "MKL_NUM_THREADS": "4"}
+    check(env, capability="AVX2")
+    with pytest.raises(NumericsError, match="MKL_CBWR"):
+        check({**env, "MKL_CBWR": "AUTO"}, capability="AVX2")

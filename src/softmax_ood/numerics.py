@@ -110,7 +110,11 @@ def check(environ=None, capability: str | None = None) -> None:
     env = os.environ if environ is None else environ
     if current_mode(env) != "pinned":
         return
-    changed = sorted(k for k, v in PINNED_ENV.items() if env.get(k) != v)
+    # thread counts are the job's own setting: Snakemake sets them from a rule's ``threads``
+    # (1 in the embedded default; more at paper scale), so they are not part of the check
+    changed = sorted(
+        k for k, v in PINNED_ENV.items() if not k.endswith("_NUM_THREADS") and env.get(k) != v
+    )
     if changed:
         raise NumericsError(
             f"numerics: pinned, but {', '.join(changed)} differ from the pinned values; run "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,15 @@ def test_readme_has_the_generated_block_markers():
     assert BEGIN in text and END in text
 
 
+@pytest.mark.skipif(
+    os.environ.get("SOFTMAX_OOD_README_CHECK") != "1",
+    reason="compares the README with this checkout's own default-config outputs, which depend "
+    "on what the user ran (config, numerics): the release step runs it with "
+    "SOFTMAX_OOD_README_CHECK=1 after `snakemake --cores all`",
+)
 def test_readme_block_matches_the_outputs():
     block = ROOT / "results/logitnorm/digits/readme_block.md"
-    if not block.is_file():
-        pytest.skip("no default-config outputs here (run the LogitNorm targets first)")
+    assert block.is_file(), "no default-config outputs here: run `snakemake --cores all` first"
     assert readme_section((ROOT / "README.md").read_text()) == block.read_text(), (
         "README's LogitNorm numbers differ from results/logitnorm/digits/readme_block.md; "
         "paste the generated block between the markers"
