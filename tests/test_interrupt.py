@@ -43,8 +43,10 @@ def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)
     out, _ = proc.communicate(timeout=300)
     assert "Traceback" not in out, out[-6000:]
-    # the interrupted job: one line saying how to resume
-    assert "interrupted: rerun the same snakemake command to resume" in out, out[-3000:]
+    # how to resume: the interrupted job's one line, or (when the signal lands between two of
+    # these sub-second smoke jobs, as it can on a loaded machine) the workflow's own hint
+    job_line = "interrupted: rerun the same snakemake command to resume" in out
+    assert job_line or "To resume: rerun the same command" in out, out[-3000:]
     if proc.returncode != 0:  # Snakemake's own failure path adds the workflow's resume hint
         assert "To resume: rerun the same command" in out and "snakemake --unlock" in out
     # after the interrupt: Snakemake's own notice and summary, not pages of stack frames
