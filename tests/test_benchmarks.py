@@ -115,3 +115,31 @@ def test_every_rule_writes_a_benchmark_file_named_after_it():
             assert f"logs/benchmarks/{name}/" in block, (
                 f"{p.name}: rule {name} has no benchmark file"
             )
+
+
+def test_readme_benchmark_block_is_the_recorded_measurement():
+    """The README's whole-default times are the workflow benchmark's output (its committed
+    record rendered), never retyped: regenerate with ``bench_workflow.py --record --readme``."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    from bench_workflow import README_BEGIN, README_END, RECORD, render_readme_block
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index(README_BEGIN) : readme.index(README_END) + len(README_END)]
+    rec = json.loads(RECORD.read_text())
+    assert block == render_readme_block(rec)
+    assert set(rec) >= {"commit", "machine", "yardstick_s", "scratch_s", "noop_s", "rules"}
+    assert rec["rules"] and all(r["cpu_s"] >= 0 for r in rec["rules"].values())
+
+
+def test_readme_benchmark_block_changes_with_the_record():
+    """The check above can fail: another measurement renders another block."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    from bench_workflow import RECORD, render_readme_block
+
+    rec = json.loads(RECORD.read_text())
+    other = dict(rec, scratch_s=rec["scratch_s"] + 1.0)
+    assert render_readme_block(other) != render_readme_block(rec)
