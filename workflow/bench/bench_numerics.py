@@ -11,7 +11,7 @@ pin cost?
 2. Another CPU. If ``qemu-x86_64`` is installed (Debian: ``apt-get install qemu-user``), the
    probe also runs under emulated CPUs without AVX-512 (an Intel Haswell and an AMD EPYC-Rome:
    there every library's own CPU detection sees AVX2 only and another vendor), pinned and
-   native; the pinned hashes must equal this machine's.
+   native; the pinned hashes must equal this machine's (also with the channels_last layout).
 3. Cost. ``bench_train.py``'s bare loop, pinned vs native, best of ``--repeat``.
 
     python workflow/bench/bench_numerics.py [--steps 200] [--qemu-steps 60] [--no-qemu]
@@ -62,9 +62,17 @@ def clean_env() -> dict:
     return env
 
 
-def probe(pin: str, steps: int, extra: dict | None = None, qemu_cpu: str | None = None) -> dict:
+def probe(
+    pin: str,
+    steps: int,
+    extra: dict | None = None,
+    qemu_cpu: str | None = None,
+    channels_last: bool = False,
+) -> dict:
     env = {**clean_env(), **(extra or {})}
     cmd = [sys.executable, str(PROBE), "--steps", str(steps), "--pin", pin]
+    if channels_last:
+        cmd.append("--channels-last")
     if qemu_cpu:
         cmd = ["qemu-x86_64", "-cpu", qemu_cpu, os.path.realpath(sys.executable), *cmd[1:]]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
@@ -143,6 +151,16 @@ def main() -> int:
                 )
                 show(
                     f"native, emulated {cpu}", probe("native", args.qemu_steps, qemu_cpu=cpu), qref
+                )
+            # the training code's channels_last layout (config gpu.channels_last) is pinned too
+            cref = probe("pinned", args.qemu_steps, channels_last=True)
+            show("pinned channels_last, this machine", cref)
+            for cpu in QEMU_CPUS:
+                show(
+                    f"pinned channels_last, emulated {cpu}",
+                    probe("pinned", args.qemu_steps, qemu_cpu=cpu, channels_last=True),
+                    cref,
+                    "pinned channels_last",
                 )
     if not args.no_speed:
         t_pin = bare_loop_seconds("pinned", args.repeat)

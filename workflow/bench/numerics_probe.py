@@ -25,6 +25,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--pin", choices=["pinned", "native", "none"], default="none")
+    ap.add_argument(
+        "--channels-last", action="store_true", help="model and images in channels_last layout"
+    )
     args = ap.parse_args()
     from softmax_ood import numerics
 
@@ -50,6 +53,9 @@ def main() -> int:
         nn.Flatten(),
         nn.Linear(256, 10),
     )
+    if args.channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
     opt = torch.optim.SGD(
         model.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=5e-4
     )
@@ -61,7 +67,7 @@ def main() -> int:
         loss.backward()
         opt.step()
     weights = hashlib.sha256(
-        b"".join(p.detach().numpy().tobytes() for p in model.state_dict().values())
+        b"".join(p.detach().contiguous().numpy().tobytes() for p in model.state_dict().values())
     ).hexdigest()
 
     from scipy.linalg import solve
