@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -231,11 +232,39 @@ def test_a_study_p_has_its_opposite_and_a_rank_correlation_tests_against_zero_on
     spec = ClaimSpec("c", "t", "s", effect=5.0)
     # a study's own one-sided p of 0.99: the opposite (0.01) is significant
     m = Measurement(-10.0, p_value=0.99, n=5, power=0.3)
-    assert _judge([spec], {"c": m}).loc["c", "verdict"].startswith(
-        "does not hold (the opposite is significant"
+    assert (
+        _judge([spec], {"c": m})
+        .loc["c", "verdict"]
+        .startswith("does not hold (the opposite is significant")
     )
     given = Measurement(-10.0, p_value=0.99, n=5, power=0.3, p_opposite=0.2)
     assert _judge([spec], {"c": given}).loc["c", "verdict"] == "too few seeds to tell (power 0.30)"
     rho = spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4], alternative="greater")
     with pytest.raises(ValueError, match="against 0"):
         _judge([ClaimSpec("r", "t", "rho", threshold=0.5)], {"r": rho})
+
+
+@pytest.mark.parametrize("margin,sd,n", [(2.0, 2.0, 5), (1.0, 1.5, 10), (0.5, 1.0, 20)])
+def test_tost_power_matches_a_simulation_and_is_below_the_one_sided_power(margin, sd, n):
+    """TOST power = P(both one-sided t-tests reject) at true difference 0, by simulation."""
+    from scipy import stats
+
+    from softmax_ood.analysis.claims import t_power, tost_power
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(0.0, sd, (100_000, n))
+    m, se = x.mean(1), x.std(1, ddof=1) / np.sqrt(n)
+    crit = stats.t.ppf(0.95, n - 1)
+    simulated = np.mean(((m + margin) / se > crit) & ((margin - m) / se > crit))
+    power = tost_power(margin, sd, n, 0.05)
+    assert abs(power - simulated) < 0.01
+    assert power < t_power(margin, sd, n, 0.05)
+
+
+def test_tost_power_edge_cases():
+    from softmax_ood.analysis.claims import tost_power
+
+    assert tost_power(2.0, 0.0, 5, 0.05) == 1.0  # no spread, inside the margin
+    assert tost_power(2.0, 0.0, 5, 0.05, true_diff=3.0) == 0.0
+    assert np.isnan(tost_power(2.0, 1.0, 1, 0.05))
+    assert tost_power(2.0, 1.0, 5, 0.05, true_diff=1.5) < tost_power(2.0, 1.0, 5, 0.05)

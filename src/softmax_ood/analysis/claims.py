@@ -61,6 +61,7 @@ __all__ = [
     "render_claims_markdown",
     "spearman",
     "t_power",
+    "tost_power",
 ]
 
 COLUMNS = [
@@ -196,6 +197,35 @@ def t_power(effect: float, sd: float, n: int, alpha: float) -> float:
     df = n - 1
     crit = stats.t.ppf(1 - alpha, df)
     return float(stats.nct.sf(crit, df, abs(effect) / sd * math.sqrt(n)))
+
+
+def tost_power(margin: float, sd: float, n: int, alpha: float, true_diff: float = 0.0) -> float:
+    """Power of the paired/one-sample t equivalence test (TOST) at level ``alpha``: the
+    probability that *both* one-sided tests reject, i.e. that the mean of ``n`` samples of
+    spread ``sd`` falls within ``±(margin − t_crit · s / √n)``, when the true mean is
+    ``true_diff`` (default 0: the paper's claim exactly true). Exact: integrates the normal
+    probability of the mean over the chi-square distribution of the sample spread ``s``. Always
+    below the one-sided :func:`t_power` for the same margin (both halves must reject)."""
+    from scipy import integrate, stats
+
+    if n < 2 or margin is None or not math.isfinite(margin) or margin <= 0:
+        return math.nan
+    if sd <= 0 or not math.isfinite(sd):
+        return 1.0 if abs(true_diff) < margin else 0.0
+    df = n - 1
+    crit = stats.t.ppf(1 - alpha, df)
+    se = sd / math.sqrt(n)
+
+    def given_v(v: float) -> float:
+        half = margin - crit * se * math.sqrt(v / df)  # the acceptance half-width given s
+        if half <= 0:
+            return 0.0
+        inside = stats.norm.cdf((half - true_diff) / se) - stats.norm.cdf((-half - true_diff) / se)
+        return inside * stats.chi2.pdf(v, df)
+
+    v_max = df * (margin / (crit * se)) ** 2  # beyond it the acceptance region is empty
+    value, _ = integrate.quad(given_v, 0.0, v_max, limit=200)
+    return float(min(max(value, 0.0), 1.0))
 
 
 def _rho_power(effect: float, n: int, alpha: float) -> float:
