@@ -12,9 +12,14 @@ Premises (listed first)
   optimal constant solution's (:func:`softmax_ood.analysis.premises.fitted`) is below 0.5.
 * ``N-<ds>`` — the certainty measurement can fail: the control model (a bounded smooth last
   hidden layer, outside the theorem's assumptions) is *not* certain far from the data.
-* ``K-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — ``K`` is large enough: per seed,
-  ``|stat(2K) - stat(K)|`` over ``max(seed spread of stat(2K), k_floor)`` is below 1 (the change
-  when the sample count doubles lies within the seed spread).
+* ``K-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — ``K`` is large enough: the
+  per-seed change ``stat(2K) - stat(K)`` is equivalent to zero within ``± k_margin``, a margin
+  fixed in the config before any run (half the distance from ``certain_max_prob`` to 1, so the
+  change cannot flip a certainty verdict by itself). Equivalence test (TOST) on the paired
+  changes: the engine's one-sided t-test of the changes oriented to their mean's side against
+  ``k_margin`` is the binding half; its power is the whole TOST's
+  (:func:`softmax_ood.analysis.claims.tost_power`) at change 0. (Not the seed spread of the same
+  samples: a margin estimated from the data it judges is circular.)
 
 Claims (tests of Theorem 1's certainty statement)
 
@@ -43,7 +48,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from softmax_ood.analysis.claims import ClaimSpec, Measurement, evaluate_claims, fmt_mean_std
+from softmax_ood.analysis.claims import (
+    ClaimSpec,
+    Measurement,
+    evaluate_claims,
+    fmt_mean_std,
+    tost_power,
+)
 from softmax_ood.analysis.premises import FITTED_RATIO, fitted
 from softmax_ood.analysis.seeds import require_columns
 
@@ -84,7 +95,7 @@ _METRICS = tuple(_METRIC_TEXT)
 
 def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
     """The claims as data for ``datasets``; ``spec`` holds ``kinds``, ``control`` (activation),
-    ``certain_max_prob``, ``grad_ratio``, ``k_floor``, ``confident``."""
+    ``certain_max_prob``, ``grad_ratio``, ``k_margin``, ``confident``."""
     level = float(spec["certain_max_prob"])
     kinds = list(spec["kinds"])
     specs = []
@@ -118,9 +129,12 @@ def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                     ClaimSpec(
                         f"K-{ds}-{kind}",
                         f"{_LABELS[kind]} on {ds}: K is large enough (the certainty statistic "
-                        "moves less than its seed spread when K doubles)",
-                        "per seed, |stat(2K) - stat(K)| / max(seed std of stat(2K), k_floor)",
-                        1.0,
+                        "does not move when K doubles: equivalent to no change within "
+                        f"± {spec['k_margin']:g})",
+                        "per seed, stat(2K) - stat(K), oriented to its mean's side; equivalence "
+                        "test (TOST) at ± k_margin (the binding one-sided test; power of the "
+                        "whole TOST at change 0)",
+                        float(spec["k_margin"]),
                         "<",
                         kind="premise",
                     )
@@ -192,17 +206,18 @@ def certainty_per_seed(
 
 
 def k_stability(
-    directions: pd.DataFrame, dataset: str, kind: str, k_floor: float
+    directions: pd.DataFrame, dataset: str, kind: str, k_margin: float
 ) -> tuple[pd.Series, pd.Series, pd.Series, float]:
-    """``(stat(K), stat(2K), normalised |change| per seed, margin)`` of :func:`certainty_per_seed`
-    where margin = max(seed std of stat(2K), ``k_floor``)."""
+    """``(stat(K), stat(2K), oriented change per seed, margin)`` of :func:`certainty_per_seed`:
+    the change ``stat(2K) - stat(K)`` times the sign of its mean (the side the binding half of
+    the equivalence test looks at) and the fixed margin ``k_margin``."""
     a = certainty_per_seed(directions, dataset, kind, "K")
     b = certainty_per_seed(directions, dataset, kind, "2K")
     seeds = sorted(set(a.index) & set(b.index))
     a, b = a.loc[seeds], b.loc[seeds]
-    spread = float(b.std(ddof=1)) if len(b) > 1 else math.nan
-    margin = max(spread, float(k_floor)) if math.isfinite(spread) else float(k_floor)
-    return a, b, (b - a).abs() / margin, margin
+    change = b - a
+    sign = 1.0 if float(change.mean()) >= 0 else -1.0
+    return a, b, sign * change, float(k_margin)
 
 
 def _k(directions: pd.DataFrame, ds: str, kind: str, role: str) -> int:
@@ -261,7 +276,7 @@ def evaluate_ulmer_claims(
     at K and 2K) frames of every dataset.
 
     :param spec: :func:`softmax_ood.studies.ulmer.study.claims_spec`: ``kinds``, ``control``,
-        ``certain_max_prob``, ``grad_ratio``, ``k_floor``, ``alpha``, ``confident``.
+        ``certain_max_prob``, ``grad_ratio``, ``k_margin``, ``alpha``, ``confident``.
     """
     require_columns(
         fit,
@@ -294,13 +309,17 @@ def evaluate_ulmer_claims(
         for kind in spec["kinds"]:
             stat = certainty_per_seed(directions, ds, kind)
             if kind in STOCHASTIC:
-                a, b, norm, margin = k_stability(directions, ds, kind, float(spec["k_floor"]))
+                a, b, oriented, margin = k_stability(directions, ds, kind, float(spec["k_margin"]))
                 k1, k2 = _k(directions, ds, kind, "K"), _k(directions, ds, kind, "2K")
+                sd = float(oriented.std(ddof=1)) if len(oriented) > 1 else math.nan
                 measured[f"K-{ds}-{kind}"] = Measurement(
-                    float(norm.mean()) if len(norm) else math.nan,
+                    float(oriented.mean()) if len(oriented) else math.nan,
                     f"K = {k1}: {fmt_mean_std(a)}; 2K = {k2}: {fmt_mean_std(b)}; change per seed "
-                    f"{_per_seed(b - a)}; margin {margin:.4f} (seed std of stat(2K) or k_floor)",
-                    samples=tuple(norm.to_numpy()),
+                    f"{_per_seed(b - a)}; equivalence margin ± {margin:g} (config k_margin)",
+                    samples=tuple(oriented.to_numpy()),
+                    power=tost_power(margin, sd, len(oriented), float(spec["alpha"]))
+                    if len(oriented) > 1
+                    else math.nan,
                 )
                 votes = certainty_per_seed(directions, ds, kind, column="vote_share")
                 measured[f"C-{ds}-{kind}"] = Measurement(

@@ -39,7 +39,7 @@ def main():
     )
     for n, f in frames.items():
         write_parquet(f, getattr(out, n), prov)
-    k_floor = float(snakemake.params.spec["k_floor"])
+    k_margin = float(snakemake.params.spec["k_margin"])
     tables = {
         "fit": (fit_table(frames["fit"]), render_fit, "held-out accuracy and fit"),
         "scaling": (
@@ -53,7 +53,7 @@ def main():
             "certainty at the largest alpha per direction",
         ),
         "kstability": (
-            kstability_table(frames["directions"], k_floor),
+            kstability_table(frames["directions"], k_margin),
             render_kstability,
             "the certainty statistic at K and 2K samples",
         ),
