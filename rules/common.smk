@@ -42,6 +42,13 @@ RUNS = all_runs(config, STUDIES)
 # every cell (dataset, recipe, arch, loss) is trained for the union of the seeds any study asks
 TRAIN_SEEDS = sorted({r.seed for r in RUNS})
 GPU = 1 if config["device"] == "cuda" else 0
+# the train/evaluate rules' `device` param: the device name alone while the `gpu:` options are
+# off (so existing runs keep their params), else softmax_ood.experiment.Execution's fields
+EXECUTION = (
+    {"device": config["device"], **config["gpu"]}
+    if any(config["gpu"].values())
+    else config["device"]
+)
 
 
 wildcard_constraints:

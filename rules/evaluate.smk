@@ -35,6 +35,6 @@ rule evaluate:
         scores=config["scores"],
         overrides=config["score_overrides"],
         evaluation=config["evaluation"],
-        device=config["device"],
+        device=EXECUTION,
     script:
         "../workflow/scripts/evaluate.py"

@@ -29,6 +29,6 @@ rule train:
         loss_cfg=lambda w: LOSSES[w.loss],
         loss_code=loss_digest,
         train_cfg=lambda w: config["recipes"][w.recipe],
-        device=config["device"],
+        device=EXECUTION,
     script:
         "../workflow/scripts/train.py"
