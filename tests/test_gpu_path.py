@@ -25,7 +25,7 @@ from softmax_ood.experiment import (
 from softmax_ood.losses import build_loss
 from softmax_ood.models import create_model
 from softmax_ood.studies.registry import registered_studies
-from softmax_ood.train import TrainConfig, fit, predict_logits
+from softmax_ood.train import GlobalMean, TrainConfig, deterministic_on_cuda, fit, predict_logits
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = registered_studies()
@@ -183,3 +183,31 @@ def test_options_are_recorded_in_checkpoint_and_summary_only_when_on(embedded_da
     # channels_last moves layouts, not values: the metrics agree to float32 rounding
     for a, b in zip(summary["ood"], plain_summary["ood"], strict=True):
         assert a["auroc"] == pytest.approx(b["auroc"], abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    "family,kw",
+    [
+        ("wrn", {"depth": 10, "widen_factor": 1}),
+        ("resnet", {"depth": 8}),
+        ("densenet", {"depth": 10}),
+        ("cnn", {}),
+    ],
+)
+def test_the_cuda_pooling_swap_keeps_values_and_weights(family, kw):
+    """CUDA has no deterministic backward for AdaptiveAvgPool2d (it raises under the
+    pipeline's deterministic setting), so training and evaluation on CUDA swap it for a mean
+    over height and width: same outputs, same gradients, same state_dict."""
+    torch.manual_seed(0)
+    model = create_model(family, num_classes=3, in_chans=1, image_size=8, **kw).eval()
+    x = torch.randn(4, 1, 8, 8, requires_grad=True)
+    ref = model(x)
+    (gref,) = torch.autograd.grad(ref.sum(), x)
+    keys = list(model.state_dict())
+    swapped = deterministic_on_cuda(model)
+    assert not any(isinstance(m, torch.nn.AdaptiveAvgPool2d) for m in swapped.modules())
+    assert any(isinstance(m, GlobalMean) for m in swapped.modules())
+    out = swapped(x)
+    (g,) = torch.autograd.grad(out.sum(), x)
+    assert torch.allclose(out, ref, atol=1e-6) and torch.allclose(g, gref, atol=1e-6)
+    assert list(swapped.state_dict()) == keys

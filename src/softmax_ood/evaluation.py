@@ -15,7 +15,7 @@ from torch import nn
 from . import calibration, metrics, scores
 from .data import PreparedData, load_prepared
 from .experiment import Execution, load_checkpoint, resolve_device
-from .train import memory_format, predict_logits, seed_everything
+from .train import deterministic_on_cuda, memory_format, predict_logits, seed_everything
 
 __all__ = ["evaluate_run", "scores_for"]
 
@@ -67,6 +67,8 @@ def evaluate_run(
     dev = resolve_device(ex.device)
     model, spec = load_checkpoint(ckpt_path, expected=expected, expected_digest=expected_digest)
     model = model.to(dev)
+    if dev.type == "cuda":  # input-gradient scores differentiate through the pooling
+        model = deterministic_on_cuda(model)
     if ex.channels_last:
         model = model.to(memory_format=torch.channels_last)
     seed_everything(spec["seed"], int(spec["train_cfg"].get("threads", 1)))

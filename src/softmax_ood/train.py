@@ -32,6 +32,7 @@ __all__ = [
     "NonFiniteLossError",
     "TrainConfig",
     "build_optimizer",
+    "deterministic_on_cuda",
     "fit",
     "memory_format",
     "predict_logits",
@@ -164,6 +165,29 @@ def build_optimizer(model: nn.Module, cfg: TrainConfig, steps_per_epoch: int):
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, factor)
 
 
+class GlobalMean(nn.Module):
+    """``AdaptiveAvgPool2d(1)`` as a mean over height and width: the same values, and a
+    backward pass CUDA runs deterministically (``adaptive_avg_pool2d_backward_cuda`` has no
+    deterministic implementation: under ``torch.use_deterministic_algorithms(True)`` it
+    raises on the first backward)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.mean(dim=(2, 3), keepdim=True)
+
+
+def deterministic_on_cuda(model: nn.Module) -> nn.Module:
+    """Swap every global ``AdaptiveAvgPool2d`` (output size 1) of ``model`` for
+    :class:`GlobalMean`, in place. Called for CUDA only (on the CPU the pooling kernel stays,
+    so CPU results keep their bytes); no parameter or buffer changes, so checkpoints load
+    either way."""
+    for module in list(model.modules()):
+        for name, child in list(module.named_children()):
+            size = getattr(child, "output_size", None)
+            if isinstance(child, nn.AdaptiveAvgPool2d) and size in (1, (1, 1), [1, 1]):
+                setattr(module, name, GlobalMean())
+    return model
+
+
 def memory_format(x: Tensor, channels_last: bool) -> Tensor:
     """``x`` in channels-last layout when asked and it is an image batch (N, C, H, W)."""
     if channels_last and x.dim() == 4:
@@ -255,6 +279,8 @@ def fit(
     seed_everything(seed, cfg.threads)
     gen = torch.Generator().manual_seed(seed)  # CPU: the same draws on every device
     dev = train_x.device
+    if dev.type == "cuda":
+        model = deterministic_on_cuda(model)
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
     n = len(train_x)
