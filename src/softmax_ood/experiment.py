@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from .data import PreparedData, load_prepared
-from .errors import ArtifactError, rebuild_hint
+from .errors import ArtifactError, UserError, rebuild_hint
 from .losses import LOSSES, build_loss
 from .models import create_model
 from .provenance import git_info, path_sha256, versions, write_bytes_atomic
@@ -31,6 +31,7 @@ __all__ = [
     "CKPT_FORMAT",
     "CUBLAS_WORKSPACE",
     "Execution",
+    "NoGPUError",
     "build_run",
     "resolve_device",
     "load_checkpoint",
@@ -58,6 +59,11 @@ def _split_loss_cfg(loss_cfg: dict) -> tuple[str, dict]:
 # torch.use_deterministic_algorithms(True) (which otherwise raises on the first matmul); set
 # before CUDA initialises, i.e. before the first CUDA tensor of the process.
 CUBLAS_WORKSPACE = ":4096:8"
+
+
+class NoGPUError(UserError, ValueError):
+    """The config asks for CUDA on a machine where torch sees no GPU (one sentence: a job
+    ends with it in its log, no traceback)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,7 @@ def resolve_device(name: str | None) -> torch.device:
         raise ValueError(f"device is {name!r}; allowed values: cpu, cuda")
     if name == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError(
+            raise NoGPUError(
                 "the config asks for device 'cuda' but torch sees no CUDA GPU on this machine "
                 "(set device: cpu, or run the job on a GPU node)"
             )
