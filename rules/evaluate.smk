@@ -23,7 +23,7 @@ rule evaluate:
     threads: lambda w: config["recipes"][w.recipe]["threads"]
     resources:
         mem_mb=3000,
-        runtime=10 * len(TRAIN_SEEDS),
+        runtime=CLUSTER["minutes_per_seed"]["evaluate"] * len(TRAIN_SEEDS),
         gpu=GPU,
     params:
         # what the checkpoints must have been trained with (checked when each is loaded)

@@ -21,7 +21,7 @@ rule train:
     threads: lambda w: config["recipes"][w.recipe]["threads"]
     resources:
         mem_mb=3000,
-        runtime=30 * len(TRAIN_SEEDS),
+        runtime=CLUSTER["minutes_per_seed"]["train"] * len(TRAIN_SEEDS),
         gpu=GPU,
     params:
         seeds=TRAIN_SEEDS,
