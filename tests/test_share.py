@@ -153,6 +153,16 @@ def test_pointer_units_are_the_tracked_paths_not_the_dvc_folder(tmp_path):
     assert share.pointer_units(tmp_path) == ["data", "results/kang/d/eval", "results/train"]
 
 
+def test_push_refuses_uncommitted_code(tmp_path):
+    _git(tmp_path, "init", "-q")
+    _touch(tmp_path, "code.py")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "code")
+    (tmp_path / "code.py").write_text("changed")
+    with pytest.raises(share.ShareError, match="uncommitted code"):
+        share.push(tmp_path, [])
+
+
 def test_pull_without_pointers_says_what_to_do(tmp_path):
     with pytest.raises(share.ShareError, match="share push"):
         share.pull(tmp_path, [])

@@ -223,6 +223,13 @@ def plan(root: Path, smk_args: Sequence[str]) -> tuple[set[str], list[dict], lis
 
 def push(root: Path, smk_args: Sequence[str], *, commit: bool = True, remote: str | None = None):
     """Track the compute rules' outputs with DVC, push them, commit the ``.dvc`` files."""
+    from .provenance import git_info
+
+    if commit and git_info(root)["dirty"] is not False:
+        raise ShareError(
+            "the checkout has uncommitted code changes (or is not a git checkout): commit the "
+            "code the models were made with first, so a colleague's clone has the same code"
+        )
     rules, rows, others = plan(root, smk_args)
     if not rows:
         raise ShareError("the workflow has no training or evaluation outputs to share")
