@@ -63,6 +63,10 @@ for _study in STUDIES.values():
 include: "rules/results.smk"
 
 
+# the config's cluster: section (partitions, GPU model, runtimes) as every rule's resources
+cluster_resources()
+
+
 # The command the user ran (with their --configfile) for the rebuild hints jobs print, and a
 # file a job notes them in (softmax_ood.errors); only the main process sets them, every job
 # (local or on a cluster) inherits them.

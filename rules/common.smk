@@ -42,6 +42,35 @@ RUNS = all_runs(config, STUDIES)
 # every cell (dataset, recipe, arch, loss) is trained for the union of the seeds any study asks
 TRAIN_SEEDS = sorted({r.seed for r in RUNS})
 GPU = 1 if config["device"] == "cuda" else 0
+CLUSTER = config["cluster"]
+
+
+def cluster_resources():
+    """The config's `cluster:` section as Snakemake resources of every rule (call once, after
+    every rule is defined): `slurm_partition` (GPU jobs: `gpu_partition`), `gpu_model` for GPU
+    jobs, `runtime` (minutes) of the rules named in `cluster.runtime`. A cluster executor
+    (profiles/slurm) turns them into sbatch's --partition, --gpus and --time; a local run
+    ignores them. Resources a rule sets itself, or --set-resources, win."""
+    for rule in workflow.rules:
+        res = rule.resources
+        gpu = res.get("gpu").value
+        gpu = isinstance(gpu, int) and gpu > 0
+        part = (CLUSTER["gpu_partition"] or CLUSTER["partition"]) if gpu else CLUSTER["partition"]
+        if part and "slurm_partition" not in res:
+            res["slurm_partition"] = part
+        if gpu and CLUSTER["gpu_model"] and "gpu_model" not in res:
+            res["gpu_model"] = CLUSTER["gpu_model"]
+        if rule.name in CLUSTER["runtime"]:
+            res["runtime"] = CLUSTER["runtime"][rule.name]
+
+
+# the train/evaluate rules' `device` param: the device name alone while the `gpu:` options are
+# off (so existing runs keep their params), else softmax_ood.experiment.Execution's fields
+EXECUTION = (
+    {"device": config["device"], **config["gpu"]}
+    if any(config["gpu"].values())
+    else config["device"]
+)
 
 
 wildcard_constraints:

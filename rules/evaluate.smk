@@ -23,7 +23,7 @@ rule evaluate:
     threads: lambda w: config["recipes"][w.recipe]["threads"]
     resources:
         mem_mb=3000,
-        runtime=10 * len(TRAIN_SEEDS),
+        runtime=CLUSTER["minutes_per_seed"]["evaluate"] * len(TRAIN_SEEDS),
         gpu=GPU,
     params:
         # what the checkpoints must have been trained with (checked when each is loaded)
@@ -35,6 +35,6 @@ rule evaluate:
         scores=config["scores"],
         overrides=config["score_overrides"],
         evaluation=config["evaluation"],
-        device=config["device"],
+        device=EXECUTION,
     script:
         "../workflow/scripts/evaluate.py"

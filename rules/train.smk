@@ -21,7 +21,7 @@ rule train:
     threads: lambda w: config["recipes"][w.recipe]["threads"]
     resources:
         mem_mb=3000,
-        runtime=30 * len(TRAIN_SEEDS),
+        runtime=CLUSTER["minutes_per_seed"]["train"] * len(TRAIN_SEEDS),
         gpu=GPU,
     params:
         seeds=TRAIN_SEEDS,
@@ -29,6 +29,6 @@ rule train:
         loss_cfg=lambda w: LOSSES[w.loss],
         loss_code=loss_digest,
         train_cfg=lambda w: config["recipes"][w.recipe],
-        device=config["device"],
+        device=EXECUTION,
     script:
         "../workflow/scripts/train.py"

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -152,6 +154,82 @@ def test_smoke_on_slurm_matches_local_run_byte_for_byte(slurm_cluster, tmp_path)
     a, b = _hashes(on_slurm / "results"), _hashes(local / "results")
     assert a.keys() == b.keys() and len(a) > 50
     assert not [k for k in a if a[k] != b[k]], "results differ between SLURM and local runs"
+
+
+# --- what the jobs ask the cluster for (config cluster: and device), read back from SLURM --------
+
+CELL = "results/train/digits/kang/cnn/ce"
+# device cuda, partitions and runtimes from the config; the cell's train job then asks for a GPU
+CLUSTER_CONFIG = """\
+device: cuda
+cluster:
+  partition: debug
+  gpu_partition: gpu
+  minutes_per_seed: {train: 7}
+  runtime: {prepare_data: 5}
+"""
+
+
+def _scontrol(jobid: str) -> dict[str, str]:
+    out = subprocess.run(
+        ["scontrol", "-d", "show", "job", jobid], capture_output=True, text=True, timeout=30
+    ).stdout
+    return dict(kv.split("=", 1) for kv in out.split() if "=" in kv)
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_jobs_request_the_config_partitions_runtimes_and_gpus(slurm_cluster, tmp_path):
+    """Two jobs through sbatch (prepare_data, then one train cell with device cuda): SLURM
+    records each with the partition and time limit the config sets and, for training, one GPU
+    (``--gpus=1`` from the rule's ``gpu`` resource). The local cluster's GPU is a /dev/null
+    gres, so the train job then stops with the pipeline's no-GPU sentence: the job really ran
+    the cuda config on the node. About a minute."""
+    from e2e import fresh_copy
+
+    work = fresh_copy(tmp_path / "repo")
+    (work / "cluster.yaml").write_text(CLUSTER_CONFIG)
+    seeds = yaml.safe_load((work / "config/smoke.yaml").read_text()).get("seeds")
+    n_seeds = len(seeds) if isinstance(seeds, list) else int(seeds)
+    env = {**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1"}
+    env.pop("SLURM_JOB_ID", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            f"{CELL}/seed0/model.pt",
+            *SLURM_ARGS,
+            *SMOKE,
+            "cluster.yaml",
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0, "the train job cannot succeed without a GPU:\n" + log[-3000:]
+    ids = re.findall(r"submitted with SLURM jobid (\d+)", log)
+    assert len(ids) == 2, log[-4000:]
+    jobs = {}
+    for jobid in ids:
+        info = _scontrol(jobid)
+        rule = re.match(r"rule_([a-z_]+?)(_wildcards|$)", info.get("Comment", ""))
+        assert rule, info
+        jobs[rule[1]] = info
+    assert set(jobs) == {"prepare_data", "train"}, sorted(jobs)
+    prep, train = jobs["prepare_data"], jobs["train"]
+    assert prep["Partition"] == "debug" and prep["TimeLimit"] == "00:05:00"
+    assert "gpu" not in prep.get("TresPerJob", "") + prep.get("TresPerNode", "")
+    assert train["Partition"] == "gpu"
+    assert train["TimeLimit"] == f"00:{7 * n_seeds:02d}:00"  # minutes per seed x seeds
+    assert "gres:gpu:1" in train.get("TresPerJob", "").replace("/", ":"), train
+    assert train.get("JOB_GRES") == "gpu:1", train  # granted, not only asked for
+    assert prep.get("JOB_GRES") in (None, "(null)"), prep
+    train_log = (work / "logs/train/digits/kang/cnn/ce.log").read_text()
+    assert "asks for device 'cuda' but torch sees no CUDA GPU" in train_log
 
 
 # --- start-up without a controller, and the dpkg lock -------------------------------------------

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import torch
 from torch import nn
 
 from . import calibration, metrics, scores
 from .data import PreparedData, load_prepared
-from .experiment import load_checkpoint, resolve_device
-from .train import predict_logits, seed_everything
+from .experiment import Execution, load_checkpoint, resolve_device
+from .train import deterministic_on_cuda, memory_format, predict_logits, seed_everything
 
 __all__ = ["evaluate_run", "scores_for"]
 
@@ -43,7 +44,7 @@ def evaluate_run(
     score_overrides: dict,
     batch_size: int = 512,
     ece_bins: int = 15,
-    device: str = "cpu",
+    device: str | dict | Execution = "cpu",
     expected: dict | None = None,
     expected_digest: str | None = None,
     data: PreparedData | None = None,
@@ -52,24 +53,36 @@ def evaluate_run(
 
     ``expected``/``expected_digest`` are checked against the checkpoint's recorded run identity
     and settings (:func:`softmax_ood.experiment.load_checkpoint`). ``data``: the dataset at
-    ``data_dir`` already loaded (a job evaluating several seeds loads it once).
+    ``data_dir`` already loaded (a job evaluating several seeds loads it once). ``device``: a
+    device name or the execution settings (:class:`softmax_ood.experiment.Execution`): every
+    image moves to the device once (channels-last when asked); evaluation runs in float32
+    (bf16 autocast applies to training only).
 
     :returns: ``(summary, samples)`` where ``summary`` holds run-level metrics (accuracy, ECE
         with/without temperature scaling fitted on the *validation* split, logit norms) and one
         record per (score, OOD set) with FPR95/AUROC/AUPR-In/AUPR-Out (ID positive), and
         ``samples`` maps set name -> per-sample MSP (float64) for the score-distribution figure.
     """
-    dev = resolve_device(device)
+    ex = Execution.parse(device)
+    dev = resolve_device(ex.device)
     model, spec = load_checkpoint(ckpt_path, expected=expected, expected_digest=expected_digest)
     model = model.to(dev)
+    if dev.type == "cuda":  # input-gradient scores differentiate through the pooling
+        model = deterministic_on_cuda(model)
+    if ex.channels_last:
+        model = model.to(memory_format=torch.channels_last)
     seed_everything(spec["seed"], int(spec["train_cfg"].get("threads", 1)))
     loaded = load_prepared(data_dir) if data is None else data
+
+    def place(images: dict) -> dict:
+        return {k: memory_format(v.to(dev), ex.channels_last) for k, v in images.items()}
+
     data = PreparedData(
         meta=loaded.meta,
-        x={k: v.to(dev) for k, v in loaded.x.items()},
+        x=place(loaded.x),
         y=loaded.y,
-        ood={k: v.to(dev) for k, v in loaded.ood.items()},
-        ood_val={k: v.to(dev) for k, v in loaded.ood_val.items()},
+        ood=place(loaded.ood),
+        ood_val=place(loaded.ood_val),
     )
     family = spec["loss_cfg"]["loss"]
     std = data.std
@@ -128,4 +141,6 @@ def evaluate_run(
         "ood": records,
         "scores": {s: p for s, (_, p) in chosen.items()},
     }
+    if not ex.is_default():  # the CPU defaults add nothing (summaries keep their bytes)
+        summary["execution"] = ex.record()
     return summary, samples

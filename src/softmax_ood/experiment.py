@@ -13,13 +13,15 @@ import hashlib
 import io
 import json
 import logging
+import os
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 from torch import nn
 
 from .data import PreparedData, load_prepared
-from .errors import ArtifactError, rebuild_hint
+from .errors import ArtifactError, UserError, rebuild_hint
 from .losses import LOSSES, build_loss
 from .models import create_model
 from .provenance import git_info, path_sha256, versions, write_bytes_atomic
@@ -27,6 +29,9 @@ from .train import TrainConfig, fit, seed_everything
 
 __all__ = [
     "CKPT_FORMAT",
+    "CUBLAS_WORKSPACE",
+    "Execution",
+    "NoGPUError",
     "build_run",
     "resolve_device",
     "load_checkpoint",
@@ -50,16 +55,68 @@ def _split_loss_cfg(loss_cfg: dict) -> tuple[str, dict]:
     return family, cfg
 
 
-def resolve_device(name: str | None) -> torch.device:
-    """``cpu``, or ``cuda`` when asked for and present; one sentence when it is absent."""
-    name = name or "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            "the config asks for device 'cuda' but torch sees no CUDA GPU on this machine "
-            "(set device: cpu, or run the job on a GPU node)"
+# cuBLAS needs a fixed workspace for deterministic results under
+# torch.use_deterministic_algorithms(True) (which otherwise raises on the first matmul); set
+# before CUDA initialises, i.e. before the first CUDA tensor of the process.
+CUBLAS_WORKSPACE = ":4096:8"
+
+
+class NoGPUError(UserError, ValueError):
+    """The config asks for CUDA on a machine where torch sees no GPU (one sentence: a job
+    ends with it in its log, no traceback)."""
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where and how a job trains and evaluates: config ``device`` and the ``gpu`` section.
+
+    ``bf16_autocast``: training's forward passes (and its per-epoch validation) under bf16
+    autocast; evaluation stays float32. ``channels_last``: model and images in channels-last
+    layout, in training and evaluation. Both default off, work on the CPU too, and change the
+    result bytes; a checkpoint records them whenever they are not the CPU defaults."""
+
+    device: str = "cpu"
+    bf16_autocast: bool = False
+    channels_last: bool = False
+
+    @classmethod
+    def parse(cls, value) -> Execution:
+        """From a rule's ``device`` param: the device name alone (every option off) or the
+        dict ``{"device": ..., "bf16_autocast": ..., "channels_last": ...}``."""
+        if value is None or isinstance(value, str):
+            return cls(device=value or "cpu")
+        if isinstance(value, Execution):
+            return value
+        value = dict(value)
+        unknown = sorted(set(value) - {"device", "bf16_autocast", "channels_last"})
+        if unknown:
+            raise ValueError(f"unknown execution setting(s) {unknown}")
+        return cls(
+            device=value.get("device") or "cpu",
+            bf16_autocast=bool(value.get("bf16_autocast", False)),
+            channels_last=bool(value.get("channels_last", False)),
         )
+
+    def is_default(self) -> bool:
+        return self == Execution()
+
+    def record(self) -> dict:
+        return asdict(self)
+
+
+def resolve_device(name: str | None) -> torch.device:
+    """``cpu``, or ``cuda`` when asked for and present; one sentence when it is absent. For
+    ``cuda`` it also sets ``CUBLAS_WORKSPACE_CONFIG`` (deterministic cuBLAS) unless set."""
+    name = name or "cpu"
     if name not in ("cpu", "cuda"):
         raise ValueError(f"device is {name!r}; allowed values: cpu, cuda")
+    if name == "cuda":
+        if not torch.cuda.is_available():
+            raise NoGPUError(
+                "the config asks for device 'cuda' but torch sees no CUDA GPU on this machine "
+                "(set device: cpu, or run the job on a GPU node)"
+            )
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", CUBLAS_WORKSPACE)
     return torch.device(name)
 
 
@@ -167,15 +224,17 @@ def train_run(
     recipe_name: str,
     train_cfg: dict,
     seed: int,
-    device: str = "cpu",
+    device: str | dict | Execution = "cpu",
     data: PreparedData | None = None,
 ) -> tuple[nn.Module, list[dict], dict]:
     """Train one run; returns ``(model on the CPU, curve rows, checkpoint spec)``.
 
-    ``data``: the dataset at ``data_dir`` already loaded (a job training several seeds loads it
-    once)."""
+    ``device``: a device name or the execution settings (:class:`Execution`); the training
+    data move to the device once and stay there. ``data``: the dataset at ``data_dir`` already
+    loaded (a job training several seeds loads it once)."""
     cfg = TrainConfig.from_dict(train_cfg)
-    dev = resolve_device(device)
+    ex = Execution.parse(device)
+    dev = resolve_device(ex.device)
     seed_everything(seed, cfg.threads)
     data = load_prepared(data_dir) if data is None else data
     monitor = {**data.ood, **data.ood_val}
@@ -206,6 +265,8 @@ def train_run(
         monitor_ood=monitor[monitor_set].to(dev),
         name=name,
         recipe=recipe_name,
+        bf16=ex.bf16_autocast,
+        channels_last=ex.channels_last,
     )
     model = model.cpu()
     spec = {
@@ -225,4 +286,6 @@ def train_run(
         "versions": versions(),
         **info,
     }
+    if not ex.is_default():  # the CPU defaults add nothing (checkpoints keep their bytes)
+        spec["execution"] = ex.record()
     return model, curve, spec

@@ -86,14 +86,29 @@ def path_sha256(path: Path | str) -> str:
     return _file_sha256(path)
 
 
+# DVC pointer files are data, not code: a commit that only adds or updates them (sharing trained
+# models, softmax_ood.share) does not change what a provenance record names
+_CODE = [":(top)", ":(top,exclude,glob)**/*.dvc"]
+
+
 def git_info(cwd: Path | str = ".") -> dict:
-    """``{"commit": sha or "unknown", "dirty": bool or None}`` for the working tree at ``cwd``."""
+    """``{"commit": sha or "unknown", "dirty": bool or None}`` for the working tree at ``cwd``:
+    the last commit that changed code (anything but DVC pointer files ``*.dvc``), and whether
+    the code differs from it."""
     try:
         commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True
+            ["git", "log", "-1", "--format=%H", "--", *_CODE],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
+        if not commit:  # no commit touches code (only pointers): the head itself
+            commit = subprocess.run(
+                ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True
+            ).stdout.strip()
         status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", *_CODE],
             cwd=cwd,
             capture_output=True,
             text=True,

@@ -32,7 +32,9 @@ __all__ = [
     "NonFiniteLossError",
     "TrainConfig",
     "build_optimizer",
+    "deterministic_on_cuda",
     "fit",
+    "memory_format",
     "predict_logits",
     "seed_everything",
     "write_curve",
@@ -163,26 +165,84 @@ def build_optimizer(model: nn.Module, cfg: TrainConfig, steps_per_epoch: int):
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, factor)
 
 
+class GlobalMean(nn.Module):
+    """``AdaptiveAvgPool2d(1)`` as a mean over height and width: the same values, and a
+    backward pass CUDA runs deterministically (``adaptive_avg_pool2d_backward_cuda`` has no
+    deterministic implementation: under ``torch.use_deterministic_algorithms(True)`` it
+    raises on the first backward)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.mean(dim=(2, 3), keepdim=True)
+
+
+def deterministic_on_cuda(model: nn.Module) -> nn.Module:
+    """Swap every global ``AdaptiveAvgPool2d`` (output size 1) of ``model`` for
+    :class:`GlobalMean`, in place. Called for CUDA only (on the CPU the pooling kernel stays,
+    so CPU results keep their bytes); no parameter or buffer changes, so checkpoints load
+    either way."""
+    for module in list(model.modules()):
+        for name, child in list(module.named_children()):
+            size = getattr(child, "output_size", None)
+            if isinstance(child, nn.AdaptiveAvgPool2d) and size in (1, (1, 1), [1, 1]):
+                setattr(module, name, GlobalMean())
+    return model
+
+
+def memory_format(x: Tensor, channels_last: bool) -> Tensor:
+    """``x`` in channels-last layout when asked and it is an image batch (N, C, H, W)."""
+    if channels_last and x.dim() == 4:
+        return x.contiguous(memory_format=torch.channels_last)
+    return x
+
+
+def _autocast(device: torch.device, bf16: bool):
+    """bf16 autocast on ``device`` when asked (CUDA, and the CPU where torch supports it)."""
+    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=bf16)
+
+
 @torch.no_grad()
-def predict_logits(model: nn.Module, x: Tensor, batch_size: int = 1024) -> Tensor:
-    """Logits of ``model`` on ``x`` in eval mode, batched; restores the training flag."""
+def predict_logits(
+    model: nn.Module,
+    x: Tensor,
+    batch_size: int = 1024,
+    *,
+    bf16: bool = False,
+    channels_last: bool = False,
+) -> Tensor:
+    """Logits of ``model`` on ``x`` in eval mode, batched; restores the training flag. With
+    ``bf16`` the forward pass runs under bf16 autocast; the logits are float32 either way."""
     was_training = model.training
     model.eval()
-    out = torch.cat([model(x[i : i + batch_size]) for i in range(0, len(x), batch_size)])
+    with _autocast(x.device, bf16):
+        out = torch.cat(
+            [
+                model(memory_format(x[i : i + batch_size], channels_last)).float()
+                for i in range(0, len(x), batch_size)
+            ]
+        )
     model.train(was_training)
     return out
 
 
 def _crop_flip(x: Tensor, gen: torch.Generator, pad: int = 4) -> Tensor:
-    """Random crop with zero padding ``pad`` and horizontal flip, batched and seeded."""
+    """Random crop with zero padding ``pad`` and horizontal flip, batched and seeded.
+
+    The random draws come from the CPU generator ``gen`` (the same draws on every device) and
+    move to ``x``'s device; the crop itself runs there."""
     n, c, h, w = x.shape
+    dev = x.device
     padded = torch.nn.functional.pad(x, (pad, pad, pad, pad))
-    dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-    dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-    rows = (dy[:, None] + torch.arange(h)[None]).view(n, 1, h, 1)
-    cols = (dx[:, None] + torch.arange(w)[None]).view(n, 1, 1, w)
-    out = padded[torch.arange(n).view(n, 1, 1, 1), torch.arange(c).view(1, c, 1, 1), rows, cols]
-    flip = torch.rand(n, generator=gen) < 0.5
+    dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen, device="cpu").to(dev)
+    dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen, device="cpu").to(dev)
+    rows = (dy[:, None] + torch.arange(h, device=dev)[None]).view(n, 1, h, 1)
+    cols = (dx[:, None] + torch.arange(w, device=dev)[None]).view(n, 1, 1, w)
+    out = padded[
+        torch.arange(n, device=dev).view(n, 1, 1, 1),
+        torch.arange(c, device=dev).view(1, c, 1, 1),
+        rows,
+        cols,
+    ]
+    flip = (torch.rand(n, generator=gen, device="cpu") < 0.5).to(dev)
     return torch.where(flip.view(n, 1, 1, 1), out.flip(-1), out)
 
 
@@ -199,8 +259,15 @@ def fit(
     monitor_ood: Tensor | None = None,
     name: str = "model",
     recipe: str | None = None,
+    bf16: bool = False,
+    channels_last: bool = False,
 ) -> tuple[nn.Module, list[dict], dict]:
     """Train ``model`` with ``loss_fn`` and return ``(model, curve, info)``.
+
+    Runs on the device the tensors and the model are on (the data stay there: batches are
+    drawn by indexing, no host-device copies per step). ``bf16``: forward passes under bf16
+    autocast (the loss, the optimiser and the weights stay float32); ``channels_last``: model
+    and batches in channels-last layout. Both are off by default and change the result bytes.
 
     :param monitor_ood: OOD images whose mean logit norm is logged every epoch (the first
         ``cfg.monitor_size`` are used).
@@ -210,7 +277,12 @@ def fit(
     :raises NonFiniteLossError: when the loss is NaN/inf, naming model, epoch and batch.
     """
     seed_everything(seed, cfg.threads)
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)  # CPU: the same draws on every device
+    dev = train_x.device
+    if dev.type == "cuda":
+        model = deterministic_on_cuda(model)
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
     n = len(train_x)
     steps = math.ceil(n / cfg.batch_size)
     if n % cfg.batch_size == 1 and steps > 1:
@@ -233,16 +305,18 @@ def fit(
     start = time.perf_counter()
     for epoch in range(1, cfg.epochs + 1):
         model.train()
-        perm = torch.randperm(n, generator=gen)
-        loss_sum = torch.zeros((), dtype=torch.float64)
-        correct = torch.zeros((), dtype=torch.int64)
+        perm = torch.randperm(n, generator=gen, device="cpu").to(dev)
+        loss_sum = torch.zeros((), dtype=torch.float64, device=dev)
+        correct = torch.zeros((), dtype=torch.int64, device=dev)
         lr = opt.param_groups[0]["lr"]
         for b in range(steps):
             idx = perm[b * cfg.batch_size : (b + 1) * cfg.batch_size]
             xb, yb = train_x[idx], train_y[idx]
             if cfg.augment == "crop_flip":
                 xb = _crop_flip(xb, gen)
-            logits = model(xb)
+            with _autocast(dev, bf16):
+                logits = model(memory_format(xb, channels_last))
+            logits = logits.float()  # a no-op without autocast
             loss = loss_fn(logits, yb)
             if not torch.isfinite(loss):
                 raise NonFiniteLossError(
@@ -256,7 +330,9 @@ def fit(
             loss_sum += loss.detach().double() * len(idx)
             correct += (predict(logits.detach()) == yb).sum()
         # eval in training-sized chunks: faster on CPU than one large batch
-        out = predict_logits(model, evaluation_x, cfg.batch_size)
+        out = predict_logits(
+            model, evaluation_x, cfg.batch_size, bf16=bf16, channels_last=channels_last
+        )
         val_logits, mon_logits = out[: len(val_x)], out[len(val_x) :]
         val_acc = (predict(val_logits) == val_y).double().mean().item()
         with torch.no_grad():
@@ -318,6 +394,8 @@ def fit(
             f"not above chance (1/{classes}) plus the recipe's chance_margin "
             f"{cfg.chance_margin:g} ({_advice(recipe, longer=True)})"
         )
+    if channels_last:  # checkpoints in the standard layout
+        model = model.to(memory_format=torch.contiguous_format)
     model.eval()
     return model, curve, {"best_epoch": best_epoch, "checkpoint": cfg.checkpoint}
 

@@ -8,8 +8,9 @@
 #
 # Idempotent: re-running `start` while the cluster is up only checks that it is usable.
 # Writes /etc/slurm/slurm.conf from slurm.conf.template (single node named `hostname -s`, all
-# CPUs as `slurmd -C` sees them, RealMemory 5% under MemTotal, partition `debug`, no cgroups,
-# no accounting); refuses to overwrite a slurm.conf it did not write (SLURM_LOCAL_FORCE=1 to
+# CPUs as `slurmd -C` sees them, RealMemory 5% under MemTotal, one GPU gres backed by
+# /dev/null (gres.conf beside slurm.conf; no job sees a GPU), partitions `debug` (default)
+# and `gpu`, no cgroups, no accounting); refuses to overwrite a slurm.conf it did not write (SLURM_LOCAL_FORCE=1 to
 # allow). A changed configuration restarts the daemons. Logs: /var/log/slurm/.
 # Another apt/dpkg process holding the dpkg lock (unattended-upgrades, a parallel apt-get) is
 # waited for, up to SLURM_LOCAL_APT_WAIT seconds (default 900), not a failure.
@@ -106,12 +107,21 @@ write_conf() {
     sed -e "s|@MARKER@|$MARKER|" -e "s|@HOST@|$HOST|g" -e "s|@CPUS@|$cpus|g" \
         -e "s|@REALMEM@|$mem|g" -e "s|@STATEDIR@|$STATEDIR|g" -e "s|@RUNDIR@|$RUNDIR|g" \
         -e "s|@LOGDIR@|$LOGDIR|g" "$TEMPLATE" >"$tmp"
+    # the node's one GPU gres, backed by /dev/null: schedulable, but no job sees a real GPU
+    local gres
+    gres="$(dirname "$CONF")/gres.conf"
+    printf '# %s\nNodeName=%s Name=gpu File=/dev/null\n' "$MARKER" "$HOST" >"$tmp.gres"
+    if ! cmp -s "$tmp.gres" "$gres"; then
+        install -m 0644 "$tmp.gres" "$gres"
+        CONF_CHANGED=1
+    fi
+    rm -f "$tmp.gres"
     if [[ -f $CONF ]] && cmp -s "$tmp" "$CONF"; then
         rm -f "$tmp"
     else
         install -m 0644 "$tmp" "$CONF"
         rm -f "$tmp"
-        say "wrote $CONF (node $HOST: CPUs=$cpus RealMemory=$mem MB, partition debug)"
+        say "wrote $CONF (node $HOST: CPUs=$cpus RealMemory=$mem MB, 1 GPU gres, partitions debug and gpu)"
         CONF_CHANGED=1
     fi
 }
