@@ -67,8 +67,8 @@ def cluster_resources():
 # the train/evaluate rules' `device` param: the device name alone while the `gpu:` options are
 # off (so existing runs keep their params), else softmax_ood.experiment.Execution's fields
 EXECUTION = (
-    {"device": config["device"], **config["gpu"]}
-    if any(config["gpu"].values())
+    {"device": config["device"], **config["compute"]}
+    if any(config["compute"].values())
     else config["device"]
 )
 

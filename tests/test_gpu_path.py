@@ -62,21 +62,24 @@ def test_execution_parses_a_device_name_or_the_settings():
         Execution.parse({"device": "cpu", "bf16": True})
 
 
-def test_config_gpu_section_defaults_off_and_validates():
+def test_config_compute_section_validates_with_channels_last_on_by_default():
     cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
     schema = ROOT / "workflow/schemas/config.schema.yaml"
     out = validate_config(copy.deepcopy(cfg), schema, STUDIES)
-    assert out["gpu"] == {"bf16_autocast": False, "channels_last": False}
-    on = validate_config({**copy.deepcopy(cfg), "gpu": {"channels_last": True}}, schema, STUDIES)
-    assert on["gpu"] == {"bf16_autocast": False, "channels_last": True}
+    assert out["compute"] == {"bf16_autocast": False, "channels_last": True}
+    off = {**copy.deepcopy(cfg), "compute": {}}
+    assert validate_config(off, schema, STUDIES)["compute"] == {
+        "bf16_autocast": False,
+        "channels_last": False,
+    }
     with pytest.raises(Exception, match="bf16"):
-        validate_config({**copy.deepcopy(cfg), "gpu": {"bf16": True}}, schema, STUDIES)
+        validate_config({**copy.deepcopy(cfg), "compute": {"bf16": True}}, schema, STUDIES)
 
 
 def test_the_rules_device_param_is_the_name_alone_while_the_options_are_off():
     """rules/common.smk: existing runs keep their params (no rerun) unless an option is on."""
     text = (ROOT / "rules/common.smk").read_text()
-    assert 'if any(config["gpu"].values())' in text
+    assert 'if any(config["compute"].values())' in text
     for rule in ("rules/train.smk", "rules/evaluate.smk"):
         assert "device=EXECUTION," in (ROOT / rule).read_text()
 

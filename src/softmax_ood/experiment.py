@@ -68,7 +68,7 @@ class NoGPUError(UserError, ValueError):
 
 @dataclass(frozen=True)
 class Execution:
-    """Where and how a job trains and evaluates: config ``device`` and the ``gpu`` section.
+    """Where and how a job trains and evaluates: config ``device`` and the ``compute`` section.
 
     ``bf16_autocast``: training's forward passes (and its per-epoch validation) under bf16
     autocast; evaluation stays float32. ``channels_last``: model and images in channels-last

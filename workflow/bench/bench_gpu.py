@@ -129,8 +129,8 @@ def main(argv=None) -> int:
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     ap.add_argument("--images", type=int, default=50_000, help="training images (CIFAR-10: 50000)")
     ap.add_argument("--batch-size", type=int, default=128)
-    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (config gpu.bf16_autocast)")
-    ap.add_argument("--channels-last", action="store_true", help="config gpu.channels_last")
+    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (config compute.bf16_autocast)")
+    ap.add_argument("--channels-last", action="store_true", help="config compute.channels_last")
     ap.add_argument(
         "--no-deterministic",
         dest="deterministic",

@@ -152,7 +152,7 @@ def main() -> int:
                 show(
                     f"native, emulated {cpu}", probe("native", args.qemu_steps, qemu_cpu=cpu), qref
                 )
-            # the training code's channels_last layout (config gpu.channels_last) is pinned too
+            # the training code's channels_last layout (config compute.channels_last) is pinned too
             cref = probe("pinned", args.qemu_steps, channels_last=True)
             show("pinned channels_last, this machine", cref)
             for cpu in QEMU_CPUS:
