@@ -64,6 +64,7 @@ def _render(tmp_path: Path, name: str, notebook: Path, **params):
     return out / "r.ipynb", out / "r.html"
 
 
+@pytest.mark.slow  # executes a notebook (the fast loop stays under 2 min)
 def test_two_renders_are_byte_identical_and_the_html_has_no_code(tmp_path):
     nb = _notebook(tmp_path / "report.ipynb")
     a = _render(tmp_path, "a", nb, label="holds", scale=2)
@@ -122,6 +123,7 @@ def test_an_output_with_a_memory_address_is_refused(tmp_path):
     assert list(out.iterdir()) == []
 
 
+@pytest.mark.slow  # executes a notebook (the fast loop stays under 2 min)
 def test_the_script_runs_outside_snakemake(tmp_path):
     nb = _notebook(tmp_path / "report.ipynb")
     proc = subprocess.run(

@@ -196,6 +196,7 @@ def test_tables_and_claims(study):
             assert not r.holds
 
 
+@pytest.mark.slow  # executes a notebook (the fast loop stays under 2 min)
 def test_figures_are_deterministic(study, tmp_path):
     for name in FIGURES:
         a, b = tmp_path / f"{name}a.png", tmp_path / f"{name}b.png"
@@ -204,6 +205,7 @@ def test_figures_are_deterministic(study, tmp_path):
         assert a.read_bytes() == b.read_bytes() and a.stat().st_size > 1000
 
 
+@pytest.mark.slow  # executes a notebook (the fast loop stays under 2 min)
 def test_report_notebook_executes(study, tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     f, spec = study["frames"], study["spec"]

@@ -107,7 +107,9 @@ def test_logit_scale_premise_fails_far_from_the_paper(spec, cache):
 
 
 def test_c8_after_the_fit(spec, cache):
-    assert row(evaluate(spec, cache, ce_norm_growth=-0.01), "C8")["verdict"].startswith("does not hold")
+    assert row(evaluate(spec, cache, ce_norm_growth=-0.01), "C8")["verdict"].startswith(
+        "does not hold"
+    )
 
 
 def test_claim_specs_match_the_table(spec, good):

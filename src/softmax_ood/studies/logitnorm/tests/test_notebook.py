@@ -66,6 +66,7 @@ def _write_inputs(tmp_path, logitnorm_better: bool):
     return tables, figures, claims
 
 
+@pytest.mark.slow  # executes a notebook (the fast loop stays under 2 min)
 @pytest.mark.parametrize("logitnorm_better", [True, False])
 def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
     papermill = pytest.importorskip("papermill")
@@ -138,6 +139,7 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
                 assert md.startswith("**Figure") and "P-ln-norm" in md or "logit norm" in md
 
 
+@pytest.mark.slow  # executes a notebook (the fast loop stays under 2 min)
 def test_report_renders_without_code(tmp_path, monkeypatch):
     """The report rule's renderer: no code in the HTML, the verdict before the first table."""
     pytest.importorskip("papermill")

@@ -109,7 +109,9 @@ def test_claims_table_premises_first_and_verdicts():
     assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 3 + ["sanity"]
     v = dict(zip(c["claim_id"], c["verdict"], strict=True))
     assert v["C1"] == "holds" and v["C2"].startswith("does not hold")
-    assert v["P3"].startswith("does not hold") and v["C3"] == "cannot test: premise P3 does not hold"
+    assert (
+        v["P3"].startswith("does not hold") and v["C3"] == "cannot test: premise P3 does not hold"
+    )
     assert v["S1"] == "sanity check passes" and not c.set_index("claim_id").loc["S1", "supports"]
     assert c.loc[c["kind"] == "claim", "power"].notna().all()
     bad = evaluate_seddik_claims(

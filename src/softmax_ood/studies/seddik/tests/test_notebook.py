@@ -73,6 +73,7 @@ def features_frame(k, n, seeds, p=16):
     return pd.concat(parts, ignore_index=True)
 
 
+@pytest.mark.slow  # executes a notebook (the fast loop stays under 2 min)
 def test_notebook_executes(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     frames_dir, figures_dir = tmp_path / "frames", tmp_path / "figures"
