@@ -110,6 +110,7 @@ def _raw_files(with_studies=True):
     from softmax_ood.paper_data import load_paper_config
 
     sources = load_paper_config(config["data"]["sources"])["sources"]
+    SOURCE_ENTRIES.update(sources)
     names = [config["data"]["dataset"], *config["data"]["ood_test"]]
     if with_studies:
         hooks = [getattr(s, "raw_sources", lambda c: []) for s in STUDIES.values()]
@@ -117,6 +118,7 @@ def _raw_files(with_studies=True):
     return {sources[n]["filename"]: n for n in names if n in sources}
 
 
+SOURCE_ENTRIES = {}  # paper source: name -> its entry of the sources file (the download params)
 RAW_FILES = _raw_files()
 DATA_RAW_FILES = _raw_files(with_studies=False)
 

@@ -3,9 +3,10 @@
 
 rule download_source:
     # one job and one output per source (a failed download keeps every other verified file);
-    # each file is verified against its md5/sha256 before it is kept
+    # each file is verified against its md5/sha256 before it is kept. The job depends on its
+    # own entry of the sources file only (a params digest, not the file): editing another
+    # entry downloads nothing again.
     input:
-        sources=config["data"]["sources"],
         code=code("workflow/scripts/download.py"),
     output:
         "data/raw/{filename}",
@@ -21,6 +22,8 @@ rule download_source:
         runtime=240,
     params:
         name=lambda w: RAW_FILES[w.filename],
+        entry=lambda w: SOURCE_ENTRIES[RAW_FILES[w.filename]],
+        limits=config["data"]["download"],
     script:
         "../workflow/scripts/download.py"
 

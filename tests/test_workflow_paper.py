@@ -104,3 +104,25 @@ def test_wrong_checksum_stops_with_one_sentence_and_keeps_the_other_sources(serv
     assert not list((work / "data/raw").glob("*.part")) and not list((work / "data/raw").glob(".*"))
     assert (work / "data/raw/cifar-10-python.tar.gz").is_file()
     assert not (work / "data/cifar10").exists()
+
+
+def test_editing_one_source_entry_downloads_only_that_source_again(served, tmp_path):
+    """Each download job depends on its own entry (params), not on the sources file."""
+    import re
+
+    sources, server = served
+    work = fresh_copy(tmp_path / "repo")
+    files = ["data/raw/cifar-10-python.tar.gz", "data/raw/test_32x32.mat"]
+    proc = snakemake(work, *files, "--cores", "2", *_configs(work, sources))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    edited = json.loads(json.dumps(sources))
+    for entry in edited["sources"]:
+        if entry["name"] == "svhn":
+            entry["description"] = entry.get("description", "") + " (edited)"
+        if entry["name"] == "places365":  # an entry no job here downloads
+            entry["url"] = entry["url"] + "?moved"
+    plan = snakemake(work, *files, "-n", "--quiet", "rules", *_configs(work, edited))
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0, out[-3000:]
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out.split("Job stats:")[1], re.M))
+    assert jobs.get("download_source") == "1", out  # svhn only; cifar10 is not fetched again

@@ -177,11 +177,13 @@ def fetch_sources(
     *,
     allow_unverified: bool = False,
     timeout: float = 60,
+    max_seconds: float | None = 3600,
 ) -> dict[str, Path]:
     """Download each named source to ``raw_dir / entry['filename']`` (checksum-verified).
 
     Files already present with the right checksum are not downloaded again. An entry whose
-    checksums are both ``null`` is refused unless ``allow_unverified=True``.
+    checksums are both ``null`` is refused unless ``allow_unverified=True``. ``timeout``: seconds
+    without data; ``max_seconds``: overall limit per file (config ``data.download``).
 
     :returns: ``{name: path}``.
     :raises DownloadError: see :func:`softmax_ood.download.download`.
@@ -198,6 +200,7 @@ def fetch_sources(
             md5=entry.get("md5"),
             sha256=entry.get("sha256"),
             timeout=timeout,
+            max_seconds=max_seconds,
             allow_unverified=allow_unverified,
         )
     return out

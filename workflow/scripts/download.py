@@ -6,13 +6,21 @@ from pathlib import Path
 sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
 
 from softmax_ood.cli import run_script
-from softmax_ood.paper_data import fetch_sources, load_paper_config
+from softmax_ood.paper_data import fetch_sources
 
 
 def main():
-    cfg = load_paper_config(snakemake.input.sources)
+    # this source's own entry of the sources file (the rule's params: editing another entry
+    # does not rerun this job)
+    p = snakemake.params
     out = Path(snakemake.output[0])
-    fetch_sources(cfg, out.parent, names=[snakemake.params.name])
+    fetch_sources(
+        {p.name: dict(p.entry)},
+        out.parent,
+        names=[p.name],
+        timeout=float(p.limits["timeout_s"]),
+        max_seconds=float(p.limits["max_seconds"]),
+    )
 
 
 run_script(main, snakemake.log[0])
