@@ -213,6 +213,7 @@ def main() -> int:
         work = tmp / "repo"
         fresh_copy(work)
         load_before = os.getloadavg()[0]
+        commit = git_commit()  # the code the copy was taken from
         y0 = yardstick(args.repeat)
         scratch = run(work, ["--cores", args.cores, *extra])
         noop = run(work, ["--cores", args.cores, *extra])
@@ -252,7 +253,7 @@ def main() -> int:
         )
         if args.record:
             rec = {
-                "commit": git_commit(),
+                "commit": commit,
                 "machine": host_description(),
                 "numerics": numerics_mode(work, extra),
                 "config": args.configfile or "config/default.yaml",
