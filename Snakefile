@@ -84,6 +84,14 @@ if workflow.is_main_process:
     _HINTS.unlink(missing_ok=True)
     os.environ[HINTS_ENV] = str(_HINTS.resolve())
 
+# The training GPU-hours this configuration plans, at measured per-epoch times (when the config
+# gives them: cluster.seconds_per_epoch; softmax_ood.estimate), next to the dry run's job counts.
+if workflow.is_main_process and config["cluster"]["seconds_per_epoch"]:
+    from softmax_ood.estimate import gpu_hours, render_gpu_hours
+
+    _spe = config["cluster"]["seconds_per_epoch"]
+    print(render_gpu_hours(gpu_hours(RUNS, config["recipes"], _spe), _spe), file=sys.stderr)
+
 # Nothing stale unnoticed (softmax_ood.stale): a file whose bytes no longer match the sha256
 # its consumers recorded (changed with its mtime kept), or a deleted intermediate, is marked
 # (mtime set to 1970) so that its job and everything made from it rerun. Checked in the main

@@ -238,13 +238,24 @@ def test_lint_passes(tmp_path):
     assert "Congratulations" in proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("config", ["config/default.yaml", "config/paper.yaml"])
-def test_full_configs_build_their_dag(config, tmp_path):
+@pytest.mark.parametrize(
+    "configs",
+    [
+        ["config/default.yaml"],
+        ["config/paper.yaml"],
+        ["config/paper.yaml", "config/paper_cifar100.yaml"],
+    ],
+)
+def test_full_configs_build_their_dag(configs, tmp_path):
     proc = snakemake(
-        fresh_copy(tmp_path / "repo"), "-n", "--quiet", "rules", "--configfile", config
+        fresh_copy(tmp_path / "repo"), "-n", "--quiet", "rules", "--configfile", *configs
     )
+    out = proc.stdout + proc.stderr
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "train" in proc.stdout + proc.stderr
+    assert "train" in out
+    if configs[0] == "config/paper.yaml":  # measured epoch times in the config: GPU-hours
+        assert re.search(r"estimate: train \d+ jobs, \d+ runs: [\d.]+ GPU-hours", out), out[-2000:]
+        assert "not estimated (no measured time): " in out  # named, never guessed
 
 
 def test_dvc_add_push_pull_round_trip(two_runs):

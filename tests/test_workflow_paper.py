@@ -55,7 +55,7 @@ def served(tmp_path_factory):
         server.close()
 
 
-def _configs(work: Path, sources: dict) -> list[str]:
+def _configs(work: Path, sources: dict, *more: str) -> list[str]:
     (work / "loopback_sources.yaml").write_text(yaml.safe_dump(sources, sort_keys=False))
     override = {
         "data": {"sources": "loopback_sources.yaml", "ood_test": ["svhn", "textures"]},
@@ -67,7 +67,7 @@ def _configs(work: Path, sources: dict) -> list[str]:
         "evaluation": {"batch_size": 64},
     }
     (work / "loopback.yaml").write_text(yaml.safe_dump(override))
-    return ["--configfile", "config/paper.yaml", "loopback.yaml"]
+    return ["--configfile", "config/paper.yaml", *more, "loopback.yaml"]
 
 
 def test_paper_config_downloads_prepares_trains_and_evaluates(served, tmp_path):

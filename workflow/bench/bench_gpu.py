@@ -28,7 +28,8 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "src"))
 
 from softmax_ood import train as train_mod  # noqa: E402
 from softmax_ood.experiment import resolve_device  # noqa: E402
@@ -87,16 +88,11 @@ def run(args) -> dict:
 
         train_mod.seed_everything = seed_then_fast
 
+    arch = dict(paper_architectures()[args.arch])
+    family = arch.pop("family")
+
     def one(images: int) -> float:
-        model = create_model(
-            "wrn",
-            num_classes=10,
-            in_chans=3,
-            image_size=32,
-            depth=40,
-            widen_factor=2,
-            drop_rate=0.3,
-        ).to(dev)
+        model = create_model(family, num_classes=10, in_chans=3, image_size=32, **arch).to(dev)
         if dev.type == "cuda":
             torch.cuda.synchronize()
         t0 = time.perf_counter()
@@ -110,7 +106,7 @@ def run(args) -> dict:
             cfg=cfg,
             seed=0,
             monitor_ood=x[n:],
-            name="wrn-40-2",
+            name=args.arch,
             bf16=args.bf16,
             channels_last=args.channels_last,
         )
@@ -124,12 +120,28 @@ def run(args) -> dict:
     return {"device": f"{dev.type} ({name})", "images": n, "seconds": seconds}
 
 
+def paper_architectures() -> dict:
+    """The architectures of config/paper.yaml (name -> settings)."""
+    import yaml
+
+    return yaml.safe_load((ROOT / "config/paper.yaml").read_text())["architectures"]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    ap.add_argument(
+        "--arch",
+        default="wrn-40-2",
+        choices=sorted(paper_architectures()),
+        help="an architecture of config/paper.yaml (its seconds per epoch go into the config's "
+        "cluster.seconds_per_epoch for the dry run's GPU-hour estimate)",
+    )
     ap.add_argument("--images", type=int, default=50_000, help="training images (CIFAR-10: 50000)")
     ap.add_argument("--batch-size", type=int, default=128)
-    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (config compute.bf16_autocast)")
+    ap.add_argument(
+        "--bf16", action="store_true", help="bf16 autocast (config compute.bf16_autocast)"
+    )
     ap.add_argument("--channels-last", action="store_true", help="config compute.channels_last")
     ap.add_argument(
         "--no-deterministic",
@@ -145,13 +157,13 @@ def main(argv=None) -> int:
     torch.set_num_threads(torch.get_num_threads())
     r = run(args)
     verdict = ""
-    if r["device"].startswith("cuda") and args.images == 50_000:
+    if r["device"].startswith("cuda") and args.images == 50_000 and args.arch == "wrn-40-2":
         verdict = (
             f" (goal <= {GOAL_S:g} s on an H100: {'met' if r['seconds'] <= GOAL_S else 'not met'})"
         )
     on = {True: "on", False: "off"}
     print(
-        f"bench_gpu: {r['device']}, wrn-40-2, {r['images']} images, batch {args.batch_size}, "
+        f"bench_gpu: {r['device']}, {args.arch}, {r['images']} images, batch {args.batch_size}, "
         f"bf16 {on[args.bf16]}, channels_last {on[args.channels_last]}, deterministic "
         f"{on[args.deterministic]}: epoch {r['seconds']:.2f} s, "
         f"{r['images'] / r['seconds']:.0f} images/s{verdict}"
