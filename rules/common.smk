@@ -46,13 +46,13 @@ CLUSTER = config["cluster"]
 
 
 def cluster_resources():
-    """The config's `cluster:` section as Snakemake resources of every rule (call once, after
-    every rule is defined): `slurm_partition` (GPU jobs: `gpu_partition`), `gpu_model` for GPU
+    """The config's `cluster:` section as Snakemake resources of every rule, called once after
+    all rules are defined. It sets `slurm_partition` (GPU jobs: `gpu_partition`), `gpu_model` for GPU
     jobs, `runtime` (minutes) of the rules named in `cluster.runtime`. A cluster executor
     (profiles/slurm) turns them into sbatch's --partition, --gpus and --time; a local run
     ignores them. Resources a rule sets itself, or --set-resources, win."""
-    for rule in workflow.rules:
-        res = rule.resources
+    for spec in workflow.rules:
+        res = spec.resources
         gpu = res.get("gpu").value
         gpu = isinstance(gpu, int) and gpu > 0
         part = (CLUSTER["gpu_partition"] or CLUSTER["partition"]) if gpu else CLUSTER["partition"]
@@ -60,8 +60,8 @@ def cluster_resources():
             res["slurm_partition"] = part
         if gpu and CLUSTER["gpu_model"] and "gpu_model" not in res:
             res["gpu_model"] = CLUSTER["gpu_model"]
-        if rule.name in CLUSTER["runtime"]:
-            res["runtime"] = CLUSTER["runtime"][rule.name]
+        if spec.name in CLUSTER["runtime"]:
+            res["runtime"] = CLUSTER["runtime"][spec.name]
 
 
 # the train/evaluate rules' `device` param: the device name alone while the `gpu:` options are

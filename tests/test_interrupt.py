@@ -16,9 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from e2e import SMOKE, fresh_copy  # noqa: E402
 
-pytestmark = pytest.mark.slow
-
-
+@pytest.mark.slow
 def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
     work = fresh_copy(tmp_path / "repo")
     env = {**os.environ, "PYTHONHASHSEED": "0"}
@@ -52,3 +50,36 @@ def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
     # after the interrupt: Snakemake's own notice and summary, not pages of stack frames
     tail = out.split("Terminating processes on user request")[-1]
     assert len(tail.splitlines()) < 40, tail
+
+
+JOBSTART = Path(__file__).resolve().parents[1] / "workflow/jobstart"
+
+
+@pytest.mark.parametrize("where", ["start-up", "script"])
+def test_interrupt_during_job_start_up_is_one_line(where, tmp_path):
+    """A Ctrl-C that lands while a job's Python is still importing (Snakemake's script
+    preamble, before run_script's handler exists) prints the one line, no traceback; any other
+    error keeps its traceback. The Snakefile puts workflow/jobstart on every job's PYTHONPATH."""
+    from softmax_ood.cli import INTERRUPTED
+
+    env = {**os.environ, "PYTHONPATH": str(JOBSTART)}
+    code = "import json, platform\nraise KeyboardInterrupt" if where == "script" else (
+        "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nimport time\ntime.sleep(5)"
+    )
+    script = tmp_path / "job.py"
+    script.write_text(code)
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert proc.stderr.strip() == INTERRUPTED, proc.stderr
+    assert proc.returncode != 0
+    script.write_text("raise ValueError('a bug')")
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert "Traceback" in proc.stderr and "a bug" in proc.stderr
+
+
+def test_the_workflow_puts_the_start_up_hook_on_every_job_path():
+    snakefile = (Path(__file__).resolve().parents[1] / "Snakefile").read_text()
+    assert '"workflow/jobstart"' in snakefile and '"PYTHONPATH"' in snakefile
+    hook = (JOBSTART / "sitecustomize.py").read_text()
+    from softmax_ood.cli import INTERRUPTED
+
+    assert f'INTERRUPTED = "{INTERRUPTED}"' in hook  # the same line as run_script's
