@@ -16,17 +16,15 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-# This checkout's library (scripts add the same path: they also run in --use-conda envs), and
-# the studies it registers (src/softmax_ood/studies/registry.py). The core rules and library
-# know no study: they get these modules handed in.
+# This checkout's library, and the studies it registers (src/softmax_ood/studies/registry.py).
+# The core rules and library know no study: they get these modules handed in.
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-# Every Python a job starts imports workflow/jobstart/sitecustomize.py first: a Ctrl-C that lands
-# while a script is still starting up ends it with one line, not a traceback.
-_JOBSTART = str(Path(workflow.basedir) / "workflow/jobstart")
-if _JOBSTART not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (_JOBSTART, os.environ.get("PYTHONPATH")) if p
-    )
+# Every Python a job starts (scripts, notebook kernels; locally, in --use-conda envs and on a
+# cluster) finds this checkout's library first and starts with workflow/jobstart/sitecustomize.py
+# (softmax_ood.cli.set_job_pythonpath).
+from softmax_ood.cli import set_job_pythonpath
+
+set_job_pythonpath(workflow.basedir)
 from softmax_ood.config import ConfigError, checked_configfile
 from softmax_ood.studies.registry import registered_studies
 

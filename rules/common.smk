@@ -44,6 +44,18 @@ TRAIN_SEEDS = sorted({r.seed for r in RUNS})
 GPU = 1 if config["device"] == "cuda" else 0
 CLUSTER = config["cluster"]
 
+# Shared files named by the rules of every folder (the study packages sit four levels down),
+# absolute from the checkout, so that no path climbs with ../../../../.
+_BASE = Path(workflow.basedir)
+ENV_TORCH = str(_BASE / "envs/torch.yaml")  # conda: of jobs that run torch
+ENV_REPORT = str(_BASE / "envs/report.yaml")  # conda: of analysis, figure and report jobs
+RENDER_REPORT = str(_BASE / "workflow/scripts/render_report.py")  # the studies' reports
+
+
+def caption(name):
+    """The Snakemake-report caption ``workflow/report/<name>`` (absolute)."""
+    return str(_BASE / "workflow/report" / name)
+
 
 def cluster_resources():
     """The config's `cluster:` section as Snakemake resources of every rule, called once after

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -72,3 +73,54 @@ def test_a_library_bug_raising_value_error_keeps_its_traceback(tmp_path):
     proc = _run(tmp_path, "raise ValueError('shapes (3,) and (4,) do not align')")
     assert proc.returncode != 0
     assert "Traceback" in proc.stderr and "ValueError: shapes (3,) and (4,)" in proc.stderr
+
+
+def test_a_job_names_its_rule_and_script_in_every_provenance_record(tmp_path):
+    """run_job: the rule and the script (the original, not Snakemake's temporary copy) are
+    recorded without the script typing them."""
+    scriptdir = tmp_path / "src/softmax_ood/studies/demo/scripts"
+    scriptdir.mkdir(parents=True)
+    copy = tmp_path / ".snakemake/scripts/tmpab12_x9.table.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(
+        textwrap.dedent(
+            f"""
+            import json, sys
+            from types import SimpleNamespace
+            sys.path.insert(0, {str(ROOT / "src")!r})
+            from softmax_ood.cli import run_job
+            from softmax_ood.provenance import provenance_record
+
+            snakemake = SimpleNamespace(
+                rule="demo_table", scriptdir={str(scriptdir)!r}, log=["job.log"]
+            )
+
+            def main():
+                rec = provenance_record(inputs={{}}, extra={{"table": "t1"}})
+                print(json.dumps({{k: rec[k] for k in ("rule", "script", "table")}}))
+
+            run_job(snakemake, main)
+            """
+        )
+    )
+    proc = subprocess.run(
+        [sys.executable, str(copy)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {
+        "rule": "demo_table",
+        "script": "src/softmax_ood/studies/demo/scripts/table.py",
+        "table": "t1",
+    }
+
+
+def test_no_workflow_script_sets_up_its_own_import_path_or_types_its_name():
+    scripts = sorted(ROOT.glob("src/softmax_ood/studies/*/scripts/*.py"))
+    scripts += sorted((ROOT / "workflow/scripts").glob("*.py"))
+    assert len(scripts) > 30
+    for script in scripts:
+        text = script.read_text()
+        assert "run_job(snakemake, " in text, script
+        assert '"script":' not in text and '"rule": snakemake.rule' not in text, script
+        if script.name != "render_report.py":  # also a command-line tool outside Snakemake
+            assert "sys.path" not in text, script

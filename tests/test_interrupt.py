@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from e2e import SMOKE, fresh_copy  # noqa: E402
 
+
 @pytest.mark.slow
 def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
     work = fresh_copy(tmp_path / "repo")
@@ -76,10 +77,16 @@ def test_interrupt_during_job_start_up_is_one_line(where, tmp_path):
     assert "Traceback" in proc.stderr and "a bug" in proc.stderr
 
 
-def test_the_workflow_puts_the_start_up_hook_on_every_job_path():
-    snakefile = (Path(__file__).resolve().parents[1] / "Snakefile").read_text()
-    assert '"workflow/jobstart"' in snakefile and '"PYTHONPATH"' in snakefile
-    hook = (JOBSTART / "sitecustomize.py").read_text()
-    from softmax_ood.cli import INTERRUPTED
+def test_every_job_gets_this_checkouts_library_and_the_start_up_hook(monkeypatch):
+    from softmax_ood.cli import INTERRUPTED, set_job_pythonpath
 
+    root = JOBSTART.parents[1]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/user/lib", str(root / "src")]))
+    assert set_job_pythonpath(root).split(os.pathsep) == [
+        str(root / "src"),
+        str(JOBSTART),
+        "/user/lib",
+    ]
+    assert "set_job_pythonpath(workflow.basedir)" in (root / "Snakefile").read_text()
+    hook = (JOBSTART / "sitecustomize.py").read_text()
     assert f'INTERRUPTED = "{INTERRUPTED}"' in hook  # the same line as run_script's

@@ -6,7 +6,14 @@ import logging
 import sys
 from collections.abc import Callable
 
-__all__ = ["INTERRUPTED", "run_script", "user_errors"]
+__all__ = [
+    "INTERRUPTED",
+    "job_script",
+    "run_job",
+    "run_script",
+    "set_job_pythonpath",
+    "user_errors",
+]
 
 INTERRUPTED = "interrupted: rerun the same snakemake command to resume"
 
@@ -79,3 +86,39 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
         logging.getLogger("softmax_ood").info("%s", INTERRUPTED)  # the log file only
         print(INTERRUPTED, file=sys.stderr)
         sys.exit(130)
+
+
+def job_script(smk) -> str:
+    """The path (relative to the working directory, the checkout) of the script a Snakemake job
+    runs: Snakemake runs a copy named ``.snakemake/scripts/tmp<random>.<name>`` of the script in
+    ``smk.scriptdir``."""
+    import os
+
+    copy = os.path.basename(sys.argv[0])
+    name = copy.split(".", 1)[1] if copy.startswith("tmp") and "." in copy else copy
+    return os.path.relpath(os.path.join(smk.scriptdir, name))
+
+
+def run_job(smk, main: Callable[[], None]) -> None:
+    """What every workflow script calls: ``run_job(snakemake, main)``. Runs ``main`` as
+    :func:`run_script` does (log to the rule's log file, one sentence for a user error, one line
+    for Ctrl-C) after naming the job's rule and script for every provenance record it writes
+    (:func:`softmax_ood.provenance.set_job`). The library is importable because the workflow
+    puts this checkout's ``src`` on every job's PYTHONPATH (the Snakefile)."""
+    from .provenance import set_job
+
+    set_job(smk.rule, job_script(smk))
+    run_script(main, smk.log[0])
+
+
+def set_job_pythonpath(checkout) -> str:
+    """Put ``<checkout>/src`` (this checkout's library, ahead of any installed copy) and
+    ``<checkout>/workflow/jobstart`` (its ``sitecustomize``: a Ctrl-C while a job's Python is
+    still starting prints one line, not a traceback) first on ``PYTHONPATH``, which every job
+    inherits; the user's own entries follow. Returns the new value."""
+    import os
+
+    ours = [os.path.join(str(checkout), d) for d in ("src", os.path.join("workflow", "jobstart"))]
+    theirs = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(ours + [p for p in theirs if p not in ours])
+    return os.environ["PYTHONPATH"]

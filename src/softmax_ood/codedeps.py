@@ -61,7 +61,15 @@ def _notebook_source(path: Path) -> str:
 def imported_modules(path: Path, module: str | None = None) -> set[str]:
     """Absolute names of every module ``path`` imports anywhere (relative imports resolved
     against ``module``, the file's own module name; ``from a import b`` yields ``a`` and
-    ``a.b``, since ``b`` may be a submodule)."""
+    ``a.b``, since ``b`` may be a submodule). Each file is parsed once per version (its
+    modification time and size): every rule's closure shares the core modules."""
+    path = Path(path)
+    st = path.stat()
+    return set(_imported_modules(str(path.resolve()), module, st.st_mtime_ns, st.st_size))
+
+
+@cache
+def _imported_modules(path: str, module: str | None, _mtime_ns: int, _size: int) -> frozenset:
     path = Path(path)
     text = _notebook_source(path) if path.suffix == ".ipynb" else path.read_text()
     is_pkg = path.name == "__init__.py"
@@ -81,7 +89,7 @@ def imported_modules(path: Path, module: str | None = None) -> set[str]:
                 name = node.module or ""
             out.add(name)
             out.update(f"{name}.{a.name}" for a in node.names if a.name != "*")
-    return out
+    return frozenset(out)
 
 
 def module_file(name: str, src: Path) -> Path | None:

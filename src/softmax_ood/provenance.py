@@ -37,6 +37,7 @@ __all__ = [
     "git_info",
     "path_sha256",
     "provenance_record",
+    "set_job",
     "read_parquet_provenance",
     "versions",
     "write_bytes_atomic",
@@ -130,6 +131,18 @@ def versions() -> dict:
     return out
 
 
+# The workflow job this process runs (rule name, script path relative to the checkout), set
+# once by softmax_ood.cli.run_job; every record made in the job names them, so no script
+# types its own name.
+_JOB: dict[str, str] = {}
+
+
+def set_job(rule: str, script: str) -> None:
+    """Record the current workflow job's ``rule`` and ``script`` for every provenance record."""
+    _JOB.clear()
+    _JOB.update(rule=rule, script=script)
+
+
 def provenance_record(
     *,
     inputs: dict | list,
@@ -138,7 +151,8 @@ def provenance_record(
     extra: dict | None = None,
     cwd: Path | str = ".",
 ) -> dict:
-    """Build the provenance record for a result made from ``inputs`` (paths)."""
+    """Build the provenance record for a result made from ``inputs`` (paths). Inside a workflow
+    job (:func:`softmax_ood.cli.run_job`) it also names the job's rule and script."""
     if not isinstance(inputs, dict):
         inputs = {str(p): p for p in inputs}
     return {
@@ -150,6 +164,7 @@ def provenance_record(
         "seeds": sorted(seeds) if seeds is not None else None,
         "versions": versions(),
         "numerics": numerics.record(),
+        **_JOB,
         **(extra or {}),
     }
 

@@ -40,7 +40,7 @@ A study plugs in with a report rule like::
         params:
             parameters={"claims_path": "...", ...},  # the notebook's parameters
         script:
-            "../../../../workflow/scripts/render_report.py"
+            RENDER_REPORT  # rules/common.smk
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Snakemake script: download one paper-scale source (checksum-verified) into data/raw/."""
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.paper_data import fetch_sources
 
 
@@ -23,4 +20,4 @@ def main():
     )
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

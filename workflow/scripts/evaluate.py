@@ -1,12 +1,8 @@
 """Snakemake script: evaluate every checkpoint of one cell on ID test and every OOD set."""
 
-import sys
-
-sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
-
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.data import load_prepared, write_json
 from softmax_ood.evaluation import evaluate_run
 from softmax_ood.experiment import settings_digest
@@ -44,4 +40,4 @@ def main():
         write_json(summary_path, summary)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

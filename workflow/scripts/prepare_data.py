@@ -1,11 +1,8 @@
 """Snakemake script: build data/<dataset>/ (embedded offline default or paper downloads)."""
 
 import os
-import sys
 
-sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 
 
 def main():
@@ -39,4 +36,4 @@ def main():
         )
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -10,12 +10,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this checkout's library
-if "snakemake" in globals():  # Snakemake runs a copy of this file: find the checkout from the rule
-    sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
 import logging
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.report import ReportError, main, render_report
 
 
@@ -34,6 +32,6 @@ def snakemake_main():
 
 
 if "snakemake" in globals():
-    run_script(snakemake_main, snakemake.log[0])  # noqa: F821
+    run_job(snakemake, snakemake_main)  # noqa: F821
 else:
     sys.exit(main())

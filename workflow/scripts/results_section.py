@@ -3,14 +3,10 @@ says which: ``claims`` (one claims table across the studies), ``latex`` (every t
 booktabs fragment, every figure as a PDF page, ``results/results_section.tex``) or ``audit``
 (the audit's verdict and provenance of every table and figure)."""
 
-import sys
+import json
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # this checkout
-
-import json
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.results_section import (
     StudyOutputs,
@@ -48,7 +44,9 @@ def latex():
 def audit():
     sm = snakemake
     records = audit_records(list(sm.params.files), root=".")
-    write_bytes_atomic(sm.output[0], (json.dumps(records, indent=1, sort_keys=True) + "\n").encode())
+    write_bytes_atomic(
+        sm.output[0], (json.dumps(records, indent=1, sort_keys=True) + "\n").encode()
+    )
 
 
-run_script({"claims": claims, "latex": latex, "audit": audit}[snakemake.params.step], snakemake.log[0])
+run_job(snakemake, {"claims": claims, "latex": latex, "audit": audit}[snakemake.params.step])

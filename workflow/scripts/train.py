@@ -1,10 +1,6 @@
 """Snakemake script: train every seed of one (dataset, recipe, arch, loss) cell, in one process."""
 
-import sys
-
-sys.path.insert(0, f"{snakemake.scriptdir}/../../src")  # this checkout's library
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.data import load_prepared
 from softmax_ood.experiment import save_checkpoint, train_run
 from softmax_ood.train import write_curve
@@ -33,4 +29,4 @@ def main():
         save_checkpoint(model_path, model, spec)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

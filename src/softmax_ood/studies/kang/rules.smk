@@ -1,7 +1,8 @@
 # The Kang et al. study: shift grid -> discriminator per (featurizer, shift group) -> one grid
 # evaluation per trained model -> frames and tables -> figures, claims -> report.
-# Included by the Snakefile when "kang" is in config["studies"]; paths in script:/conda: are
-# relative to this file, inputs/outputs to the working directory.
+# Included by the Snakefile when "kang" is in config["studies"]; script: paths are
+# relative to this file, inputs/outputs to the working directory; shared envs, captions and
+# the report renderer come from rules/common.smk (ENV_*, caption(), RENDER_REPORT).
 
 KG_STUDY = STUDIES["kang"]
 KG_RUNS = KG_STUDY.runs(config)
@@ -35,7 +36,7 @@ if KG_SPEC.get("corruption_source") == "cifar10c":
         log:
             "logs/kang/extract_cifar_c.log",
         conda:
-            "../../../../envs/torch.yaml"
+            ENV_TORCH
         script:
             "scripts/extract.py"
 
@@ -55,7 +56,7 @@ rule kang_grid:
     benchmark:
         "logs/benchmarks/kang_grid/{dataset}/grid.tsv"
     conda:
-        "../../../../envs/torch.yaml"
+        ENV_TORCH
     resources:
         mem_mb=2000,
     params:
@@ -80,7 +81,7 @@ rule kang_discriminator_select:
     wildcard_constraints:
         featurizer=re.escape(KG_FEATURIZER),
     conda:
-        "../../../../envs/torch.yaml"
+        ENV_TORCH
     params:
         spec=KG_SPEC,
     script:
@@ -106,7 +107,7 @@ rule kang_discriminator:
         featurizer=re.escape(KG_FEATURIZER),
         group="|".join(re.escape(g) for g in KG_SPEC["groups"]),
     conda:
-        "../../../../envs/torch.yaml"
+        ENV_TORCH
     resources:
         mem_mb=2000,
     params:
@@ -133,7 +134,7 @@ rule kang_evaluate:
     benchmark:
         "logs/benchmarks/kang_evaluate/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.tsv"
     conda:
-        "../../../../envs/torch.yaml"
+        ENV_TORCH
     resources:
         mem_mb=3000,
         runtime=30,
@@ -170,7 +171,7 @@ rule kang_aggregate:
     benchmark:
         "logs/benchmarks/kang_aggregate/{dataset}/aggregate.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         spec=KG_SPEC,
     script:
@@ -186,7 +187,7 @@ rule kang_table:
         provenance=f"{KG}/tables/{{table}}.prov.json",
         markdown=report(
             f"{KG}/tables/{{table}}.md",
-            caption="../../../../workflow/report/kang_table.rst",
+            caption=caption("kang_table.rst"),
             category="Kang",
             subcategory="Tables",
             labels={"table": "{table}"},
@@ -198,7 +199,7 @@ rule kang_table:
     wildcard_constraints:
         table="|".join(KG_STUDY.TABLES),
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         spec=KG_SPEC,
     script:
@@ -212,7 +213,7 @@ rule kang_figure:
     output:
         figure=report(
             f"{KG}/figures/{{fig}}.png",
-            caption="../../../../workflow/report/kang_figure.rst",
+            caption=caption("kang_figure.rst"),
             category="Kang",
             subcategory="Figures",
             labels={"figure": "{fig}"},
@@ -225,7 +226,7 @@ rule kang_figure:
     wildcard_constraints:
         fig="|".join(KG_STUDY.FIGURES),
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         spec=KG_SPEC,
     script:
@@ -241,7 +242,7 @@ rule kang_claims:
         provenance=f"{KG}/claims.prov.json",
         markdown=report(
             f"{KG}/claims.md",
-            caption="../../../../workflow/report/kang_claims.rst",
+            caption=caption("kang_claims.rst"),
             category="Kang",
         ),
     log:
@@ -249,7 +250,7 @@ rule kang_claims:
     benchmark:
         "logs/benchmarks/kang_claims/{dataset}/claims.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         spec=KG_SPEC,
     script:
@@ -270,7 +271,7 @@ rule kang_report:
         notebook="reports/kang.ipynb",
         html=report(
             "reports/kang.html",
-            caption="../../../../workflow/report/kang_notebook.rst",
+            caption=caption("kang_notebook.rst"),
             category="Kang",
         ),
     log:
@@ -278,7 +279,7 @@ rule kang_report:
     benchmark:
         "logs/benchmarks/kang_report/report.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         parameters=lambda w, input: {
             "tables_dir": os.path.dirname(input.tables[0]),
@@ -287,4 +288,4 @@ rule kang_report:
             "provenance_path": input.provenance,
         },
     script:
-        "../../../../workflow/scripts/render_report.py"
+        RENDER_REPORT

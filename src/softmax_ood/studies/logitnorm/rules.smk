@@ -1,6 +1,7 @@
 # The LogitNorm study (Wei et al. 2022): aggregate -> tables, figures, claims -> report.
-# Included by the Snakefile when "logitnorm" is in config["studies"]; paths in script:/conda:
-# are relative to this file, inputs/outputs to the working directory.
+# Included by the Snakefile when "logitnorm" is in config["studies"]; script: paths are
+# relative to this file, inputs/outputs to the working directory; shared envs, captions and
+# the report renderer come from rules/common.smk (ENV_*, caption(), RENDER_REPORT).
 
 LN_STUDY = STUDIES["logitnorm"]
 LN_RUNS = LN_STUDY.runs(config)
@@ -36,7 +37,7 @@ rule logitnorm_aggregate:
     benchmark:
         "logs/benchmarks/logitnorm_aggregate/{dataset}/aggregate.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     resources:
         mem_mb=2000,
     params:
@@ -56,7 +57,7 @@ rule logitnorm_table:
         provenance=f"{LN}/tables/{{table}}.prov.json",
         markdown=report(
             f"{LN}/tables/{{table}}.md",
-            caption="../../../../workflow/report/table.rst",
+            caption=caption("table.rst"),
             category="LogitNorm",
             subcategory="Tables",
             labels={"table": "{table}"},
@@ -68,7 +69,7 @@ rule logitnorm_table:
     wildcard_constraints:
         table="|".join(LN_STUDY.TABLES),
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         spec=LN_SPEC,
     script:
@@ -85,7 +86,7 @@ rule logitnorm_figure:
     output:
         figure=report(
             f"{LN}/figures/{{fig}}.png",
-            caption="../../../../workflow/report/figure.rst",
+            caption=caption("figure.rst"),
             category="LogitNorm",
             subcategory="Figures",
             labels={"figure": "{fig}"},
@@ -98,7 +99,7 @@ rule logitnorm_figure:
     wildcard_constraints:
         fig="|".join(LN_STUDY.FIGURES),
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         spec=LN_SPEC,
     script:
@@ -119,7 +120,7 @@ rule logitnorm_claims:
         readme=f"{LN}/readme_block.md",
         markdown=report(
             f"{LN}/claims.md",
-            caption="../../../../workflow/report/claims.rst",
+            caption=caption("claims.rst"),
             category="LogitNorm",
         ),
     log:
@@ -127,7 +128,7 @@ rule logitnorm_claims:
     benchmark:
         "logs/benchmarks/logitnorm_claims/{dataset}/claims.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         spec=LN_SPEC,
     script:
@@ -149,7 +150,7 @@ rule logitnorm_report:
         notebook="reports/logitnorm.ipynb",
         html=report(
             "reports/logitnorm.html",
-            caption="../../../../workflow/report/notebook.rst",
+            caption=caption("notebook.rst"),
             category="LogitNorm",
         ),
     log:
@@ -157,7 +158,7 @@ rule logitnorm_report:
     benchmark:
         "logs/benchmarks/logitnorm_report/report.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         parameters=lambda w, input: {
             "tables_dir": os.path.dirname(input.tables[0]),
@@ -167,4 +168,4 @@ rule logitnorm_report:
             "provenance_path": input.provenance,
         },
     script:
-        "../../../../workflow/scripts/render_report.py"
+        RENDER_REPORT

@@ -1,6 +1,7 @@
 # The Seddik study (Seddik et al. 2021): frames (theory vs practice) -> figures, claims -> report.
-# Included by the Snakefile when "seddik" is in config["studies"]; paths in script:/conda:/caption
-# are relative to this file, inputs/outputs to the working directory.
+# Included by the Snakefile when "seddik" is in config["studies"]; script: paths are
+# relative to this file, inputs/outputs to the working directory; shared envs, captions and
+# the report renderer come from rules/common.smk (ENV_*, caption(), RENDER_REPORT).
 # Compute (frames) and drawing (figures) are separate rules: restyling a figure recomputes nothing.
 
 SD_STUDY = STUDIES["seddik"]
@@ -25,7 +26,7 @@ rule seddik_frame:
     wildcard_constraints:
         frame="|".join(SD_STUDY.FRAMES),
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     resources:
         mem_mb=2000,
     params:
@@ -48,7 +49,7 @@ rule seddik_features:
     benchmark:
         "logs/benchmarks/seddik_features/{dataset}/features.tsv"
     conda:
-        "../../../../envs/torch.yaml"
+        ENV_TORCH
     resources:
         mem_mb=2000,
     params:
@@ -71,7 +72,7 @@ rule seddik_fig5_frame:
     benchmark:
         "logs/benchmarks/seddik_fig5_frame/{dataset}/frame_fig5.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     resources:
         mem_mb=2000,
     params:
@@ -94,7 +95,7 @@ rule seddik_timing:
     benchmark:
         "logs/benchmarks/seddik_timing/{dataset}/timing.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         kwargs=SD_STUDY.frame_kwargs(config, "timing"),
     script:
@@ -113,35 +114,35 @@ rule seddik_figures:
     output:
         fig2=report(
             f"{SD}/figures/fig2.png",
-            caption="../../../../workflow/report/seddik_figure.rst",
+            caption=caption("seddik_figure.rst"),
             category="Seddik",
             subcategory="Figures",
             labels={"figure": "fig2"},
         ),
         fig3=report(
             f"{SD}/figures/fig3.png",
-            caption="../../../../workflow/report/seddik_figure.rst",
+            caption=caption("seddik_figure.rst"),
             category="Seddik",
             subcategory="Figures",
             labels={"figure": "fig3"},
         ),
         fig4=report(
             f"{SD}/figures/fig4.png",
-            caption="../../../../workflow/report/seddik_figure.rst",
+            caption=caption("seddik_figure.rst"),
             category="Seddik",
             subcategory="Figures",
             labels={"figure": "fig4"},
         ),
         fig5=report(
             f"{SD}/figures/fig5.png",
-            caption="../../../../workflow/report/seddik_figure.rst",
+            caption=caption("seddik_figure.rst"),
             category="Seddik",
             subcategory="Figures",
             labels={"figure": "fig5"},
         ),
         validation=report(
             f"{SD}/figures/validation.png",
-            caption="../../../../workflow/report/seddik_figure.rst",
+            caption=caption("seddik_figure.rst"),
             category="Seddik",
             subcategory="Figures",
             labels={"figure": "validation"},
@@ -156,7 +157,7 @@ rule seddik_figures:
     benchmark:
         "logs/benchmarks/seddik_figures/{dataset}/figures.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         figures=SD_STUDY.FIGURES,
     script:
@@ -175,7 +176,7 @@ rule seddik_claims:
         provenance=f"{SD}/claims.prov.json",
         markdown=report(
             f"{SD}/claims.md",
-            caption="../../../../workflow/report/seddik_claims.rst",
+            caption=caption("seddik_claims.rst"),
             category="Seddik",
         ),
     log:
@@ -183,7 +184,7 @@ rule seddik_claims:
     benchmark:
         "logs/benchmarks/seddik_claims/{dataset}/claims.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         bars=config["seddik"]["claims"],
     script:
@@ -202,7 +203,7 @@ rule seddik_departures:
     benchmark:
         "logs/benchmarks/seddik_departures/{dataset}/departures.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     script:
         "scripts/departures.py"
 
@@ -227,7 +228,7 @@ rule seddik_report:
         notebook="reports/seddik.ipynb",
         html=report(
             "reports/seddik.html",
-            caption="../../../../workflow/report/seddik_notebook.rst",
+            caption=caption("seddik_notebook.rst"),
             category="Seddik",
         ),
     log:
@@ -235,7 +236,7 @@ rule seddik_report:
     benchmark:
         "logs/benchmarks/seddik_report/report.tsv"
     conda:
-        "../../../../envs/report.yaml"
+        ENV_REPORT
     params:
         parameters=lambda w, input: {
             "frames_dir": os.path.dirname(input.frames[0]),
@@ -248,4 +249,4 @@ rule seddik_report:
             "fig5_run": SD_RUNS[0].name,
         },
     script:
-        "../../../../workflow/scripts/render_report.py"
+        RENDER_REPORT

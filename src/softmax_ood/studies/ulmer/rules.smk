@@ -10,8 +10,6 @@ UL_SPEC = UL_STUDY.spec(config)
 UL_DIR = "src/softmax_ood/studies/ulmer"
 UL = UL_STUDY.base(config)
 UL_GRID = UL_STUDY.GRID_DATASET
-UL_ENV = "../../../../envs/report.yaml"
-UL_REPORT = "../../../../workflow/report"
 
 
 wildcard_constraints:
@@ -39,7 +37,7 @@ rule ulmer_run:
     wildcard_constraints:
         uds="|".join(d for d in UL_STUDY.DATASETS if d != UL_GRID),
     conda:
-        UL_ENV
+        ENV_REPORT
     resources:
         mem_mb=1000,
         runtime=10,
@@ -74,7 +72,7 @@ rule ulmer_run_grid:
     wildcard_constraints:
         uds=UL_GRID,
     conda:
-        UL_ENV
+        ENV_REPORT
     resources:
         mem_mb=1000,
         runtime=10,
@@ -96,7 +94,7 @@ rule ulmer_aggregate:
         markdown=[
             report(
                 f"{UL}/tables/{t}_{{uds}}.md",
-                caption=f"{UL_REPORT}/ulmer_table.rst",
+                caption=caption("ulmer_table.rst"),
                 category="Ulmer & Cinà",
                 subcategory="Tables",
                 labels={"dataset": "{uds}", "table": t},
@@ -113,7 +111,7 @@ rule ulmer_aggregate:
     benchmark:
         f"logs/benchmarks/ulmer_aggregate/aggregate_{{uds}}.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     params:
         spec=lambda w: UL_STUDY.claims_spec(config),
     script:
@@ -129,7 +127,7 @@ rule ulmer_fig1:
         figures=[
             report(
                 f"{UL}/figures/{name}.png",
-                caption=f"{UL_REPORT}/ulmer_figure.rst",
+                caption=caption("ulmer_figure.rst"),
                 category="Ulmer & Cinà",
                 subcategory="Figures",
                 labels={"figure": name},
@@ -142,7 +140,7 @@ rule ulmer_fig1:
     benchmark:
         "logs/benchmarks/ulmer_fig1/fig1.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     params:
         spec=UL_SPEC["grid"],
     script:
@@ -157,7 +155,7 @@ rule ulmer_scaling_figure:
     output:
         figure=report(
             f"{UL}/figures/scaling_{{uds}}.png",
-            caption=f"{UL_REPORT}/ulmer_figure.rst",
+            caption=caption("ulmer_figure.rst"),
             category="Ulmer & Cinà",
             subcategory="Figures",
             labels={"figure": "scaling", "dataset": "{uds}"},
@@ -168,7 +166,7 @@ rule ulmer_scaling_figure:
     benchmark:
         f"logs/benchmarks/ulmer_scaling_figure/scaling_figure_{{uds}}.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     script:
         "scripts/scaling_figure.py"
 
@@ -182,7 +180,7 @@ rule ulmer_directions_figure:
     output:
         figure=report(
             f"{UL}/figures/directions.png",
-            caption=f"{UL_REPORT}/ulmer_figure.rst",
+            caption=caption("ulmer_figure.rst"),
             category="Ulmer & Cinà",
             subcategory="Figures",
             labels={"figure": "directions"},
@@ -193,7 +191,7 @@ rule ulmer_directions_figure:
     benchmark:
         "logs/benchmarks/ulmer_directions_figure/directions_figure.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     params:
         level=UL_SPEC["claims"]["certain_max_prob"],
     script:
@@ -209,7 +207,7 @@ rule ulmer_note:
         checks=f"{UL}/tables/softmax_note.parquet",
         markdown=report(
             f"{UL}/tables/softmax_note.md",
-            caption=f"{UL_REPORT}/ulmer_table.rst",
+            caption=caption("ulmer_table.rst"),
             category="Ulmer & Cinà",
             subcategory="Softmax note",
         ),
@@ -223,7 +221,7 @@ rule ulmer_note:
     benchmark:
         "logs/benchmarks/ulmer_note/note.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     params:
         spec=UL_SPEC["note"],
     script:
@@ -237,7 +235,7 @@ rule ulmer_note_figure:
     output:
         figure=report(
             f"{UL}/figures/softmax_note.png",
-            caption=f"{UL_REPORT}/ulmer_figure.rst",
+            caption=caption("ulmer_figure.rst"),
             category="Ulmer & Cinà",
             subcategory="Softmax note",
         ),
@@ -247,7 +245,7 @@ rule ulmer_note_figure:
     benchmark:
         "logs/benchmarks/ulmer_note_figure/note_figure.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     script:
         "scripts/note_figure.py"
 
@@ -265,7 +263,7 @@ rule ulmer_claims:
         provenance=f"{UL}/claims.prov.json",
         markdown=report(
             f"{UL}/claims.md",
-            caption=f"{UL_REPORT}/ulmer_claims.rst",
+            caption=caption("ulmer_claims.rst"),
             category="Ulmer & Cinà",
         ),
     log:
@@ -273,7 +271,7 @@ rule ulmer_claims:
     benchmark:
         "logs/benchmarks/ulmer_claims/claims.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     params:
         spec=UL_STUDY.claims_spec(config),
     script:
@@ -295,7 +293,7 @@ rule ulmer_report:
         notebook="reports/ulmer.ipynb",
         html=report(
             "reports/ulmer.html",
-            caption=f"{UL_REPORT}/ulmer_notebook.rst",
+            caption=caption("ulmer_notebook.rst"),
             category="Ulmer & Cinà",
         ),
     log:
@@ -303,7 +301,7 @@ rule ulmer_report:
     benchmark:
         "logs/benchmarks/ulmer_report/report.tsv"
     conda:
-        UL_ENV
+        ENV_REPORT
     params:
         parameters=lambda w, input: {
             "results_dir": UL,
@@ -311,4 +309,4 @@ rule ulmer_report:
             "provenance_path": input.provenance,
         },
     script:
-        "../../../../workflow/scripts/render_report.py"
+        RENDER_REPORT

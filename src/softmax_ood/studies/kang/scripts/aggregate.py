@@ -1,11 +1,6 @@
 """Snakemake script: the Kang per-run grid evaluations and discriminator scores -> long frames."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.kang.tables import eval_paths, load_frames
 
@@ -17,11 +12,9 @@ def main():
     )
     inputs = {f"eval:{q}": q for q in inp.evals if q.endswith("sets.parquet")}
     inputs.update({f"scores:{q}": q for q in inp.scores})
-    prov = provenance_record(
-        inputs=inputs, config=spec, seeds=spec["seeds"], extra={"rule": snakemake.rule}
-    )
+    prov = provenance_record(inputs=inputs, config=spec, seeds=spec["seeds"])
     for name, frame in frames.items():
         write_parquet(frame.reset_index(drop=True), getattr(snakemake.output, name), prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

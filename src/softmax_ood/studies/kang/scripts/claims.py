@@ -1,14 +1,9 @@
 """Snakemake script: Kang et al.'s claims tested on this run's results (premises first)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import pandas as pd
 
 from softmax_ood.analysis.claims import render_claims_markdown
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.kang.claims import evaluate_kang_claims
 
@@ -19,11 +14,9 @@ def main():
     spec = snakemake.params.spec
     inputs = {k: snakemake.input[k] for k in FRAMES}
     claims = evaluate_kang_claims({k: pd.read_parquet(v) for k, v in inputs.items()}, spec)
-    prov = provenance_record(
-        inputs=inputs, config=spec, seeds=spec["seeds"], extra={"rule": snakemake.rule}
-    )
+    prov = provenance_record(inputs=inputs, config=spec, seeds=spec["seeds"])
     write_parquet(claims, snakemake.output.claims, prov)
     write_bytes_atomic(snakemake.output.markdown, render_claims_markdown(claims).encode())
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,15 +1,12 @@
 """Snakemake script: OOD scores of one shift group's evaluation sets (one featurizer)."""
 
 import json
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
 
 import numpy as np
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.kang.discrimination import score_group
 from softmax_ood.studies.kang.grid import raw_split
@@ -31,9 +28,9 @@ def main():
     prov = provenance_record(
         inputs={"data": inp.data, "grid": inp.x, "index": inp.index},
         config={"featurizer": p.featurizer, "discriminator": disc},
-        extra={"rule": snakemake.rule, "group": snakemake.wildcards.group},
+        extra={"group": snakemake.wildcards.group},
     )
     write_parquet(scores, snakemake.output.scores, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

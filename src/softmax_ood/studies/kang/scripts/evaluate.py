@@ -1,14 +1,9 @@
 """Snakemake script: one trained model on the whole Kang shift grid (loaded once)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import numpy as np
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.kang.evaluate import evaluate_grid
 
@@ -31,10 +26,9 @@ def main():
         inputs={"model": inp.model, "data": inp.data, "grid": inp.x},
         config={"loss": dict(p.loss_entry), "rewards": dict(p.rewards)},
         seeds=[int(snakemake.wildcards.seed)],
-        extra={"rule": snakemake.rule},
     )
     for name, frame in frames.items():
         write_parquet(frame, getattr(out, name), prov if name == "sets" else None)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,14 +1,8 @@
 """Snakemake script: one figure of the Kang study (PNG + provenance sidecar)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
-
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_provenance
 from softmax_ood.studies.kang.plots import draw
 
@@ -24,13 +18,11 @@ def main():
         config=spec,
         seeds=spec["seeds"],
         extra={
-            "rule": snakemake.rule,
             "figure": name,
-            "script": "src/softmax_ood/studies/kang/scripts/figure.py",
             "function": f"softmax_ood.studies.kang.plots.{name}",
         },
     )
     write_provenance(snakemake.output.provenance, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

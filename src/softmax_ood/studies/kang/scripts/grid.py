@@ -1,13 +1,8 @@
 """Snakemake script: the Kang shift grid (corruptions x severities, rotations, far OOD sets)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import numpy as np
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.kang.grid import build_grid
 
@@ -25,10 +20,8 @@ def main():
     x, y, index = build_grid(snakemake.input.data, spec)
     save_npy(out.x, x)
     save_npy(out.y, y)
-    prov = provenance_record(
-        inputs={"data": snakemake.input.data}, config=spec, extra={"rule": snakemake.rule}
-    )
+    prov = provenance_record(inputs={"data": snakemake.input.data}, config=spec)
     write_parquet(index, out.index, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

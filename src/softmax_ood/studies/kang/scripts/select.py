@@ -1,12 +1,8 @@
 """Snakemake script: the discriminator's L2 strength, chosen on the validation split's shift grid."""
 
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.kang.discrimination import choose_alpha
 
@@ -17,10 +13,9 @@ def main():
     prov = provenance_record(
         inputs={"data": snakemake.input.data},
         config={"featurizer": spec["featurizer"], "discriminator": spec["discriminator"]},
-        extra={"rule": snakemake.rule},
     )
     write_parquet(table, out.table, prov)
     write_bytes_atomic(out.alpha, (json.dumps({"alpha": alpha}, sort_keys=True) + "\n").encode())
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

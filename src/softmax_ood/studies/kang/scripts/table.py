@@ -1,14 +1,9 @@
 """Snakemake script: one table of the Kang study (parquet with provenance + markdown)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import pandas as pd
 
 from softmax_ood.analysis.render import render_markdown
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.kang.tables import TABLES
 
@@ -23,10 +18,10 @@ def main():
         inputs=inputs,
         config=spec,
         seeds=spec["seeds"],
-        extra={"rule": snakemake.rule, "table": name},
+        extra={"table": name},
     )
     write_parquet(table, snakemake.output.table, prov)
     write_bytes_atomic(snakemake.output.markdown, render_markdown(table, name).encode())
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,13 +1,8 @@
 """Snakemake script: the study's per-run evaluation files -> its long tables (with provenance),
 and the pixel-statistics floor of every OOD set beside CE (which sets are trivial)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 from softmax_ood.analysis.aggregate import aggregate_runs
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.logitnorm.floor import floor_frame, load_images
 from softmax_ood.studies.logitnorm.frames import (
@@ -34,11 +29,9 @@ def main():
     )
     inputs = {"data": inp.data}
     inputs.update({f"summary:{p}": p for p in inp.summaries})
-    prov = provenance_record(
-        inputs=inputs, config=spec, seeds=spec["seeds"], extra={"rule": snakemake.rule}
-    )
+    prov = provenance_record(inputs=inputs, config=spec, seeds=spec["seeds"])
     for name, frame in frames.items():
         write_parquet(frame, getattr(out, name), prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

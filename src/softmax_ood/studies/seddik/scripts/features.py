@@ -1,13 +1,8 @@
 """Snakemake script: penultimate-layer features of the Fig. 5 networks on the pooled ID splits."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import torch
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.seddik.features import extract_network_features
 
@@ -25,9 +20,9 @@ def main():
             "data": snakemake.input.data,
         },
         config={"runs": list(p.runs), "splits": list(p.splits)},
-        extra={"rule": snakemake.rule, "runs": list(p.runs)},
+        extra={"runs": list(p.runs)},
     )
     write_parquet(frame, snakemake.output.features, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

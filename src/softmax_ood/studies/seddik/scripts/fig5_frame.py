@@ -1,14 +1,9 @@
 """Snakemake script: the Fig. 5 frame (k-class theory vs a softmax classifier trained on each
 network's penultimate features, pooled ID images cut into fit and test parts)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.seddik.experiments import fig5_networks
 
@@ -20,9 +15,9 @@ def main():
     prov = provenance_record(
         inputs={"features": snakemake.input.features},
         config=dict(p.kwargs),
-        extra={"rule": snakemake.rule, "runs": list(p.runs)},
+        extra={"runs": list(p.runs)},
     )
     write_parquet(frame, snakemake.output.frame, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,12 +1,7 @@
 """Snakemake script: one frame of the Seddik study computed from the config alone (Figs. 2-4,
 validation), as parquet with provenance."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.seddik import experiments
 
@@ -27,9 +22,9 @@ def main():
         inputs={},
         config=kwargs,
         seeds=kwargs.get("seeds"),
-        extra={"rule": snakemake.rule, "frame": name},
+        extra={"frame": name},
     )
     write_parquet(frame, snakemake.output.frame, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -4,14 +4,9 @@ The iteration counts and residuals are results (``timing.parquet``, deterministi
 times differ from run to run, so they go to a JSON file next to the report, not under results/.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import json
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.seddik.experiments import timing
 
@@ -19,7 +14,7 @@ from softmax_ood.studies.seddik.experiments import timing
 def main():
     kwargs = dict(snakemake.params.kwargs)
     frame = timing(**kwargs)
-    prov = provenance_record(inputs={}, config=kwargs, extra={"rule": snakemake.rule})
+    prov = provenance_record(inputs={}, config=kwargs)
     write_parquet(frame.drop(columns="seconds"), snakemake.output.timing, prov)
     seconds = [
         {"solver": r.solver, "k": int(r.k), "seconds": float(r.seconds)} for r in frame.itertuples()
@@ -27,4 +22,4 @@ def main():
     write_bytes_atomic(snakemake.output.seconds, (json.dumps(seconds, indent=2) + "\n").encode())
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

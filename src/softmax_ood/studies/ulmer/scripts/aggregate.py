@@ -2,14 +2,9 @@
 tables (parquet with provenance + markdown): fit, scaling curve, certainty per direction and the
 K-vs-2K check."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.ulmer.study import TABLE_KINDS
 from softmax_ood.studies.ulmer.tables import (
@@ -35,7 +30,6 @@ def main():
         inputs=inputs,
         config=snakemake.params.spec,
         seeds=sorted(int(s) for s in set(frames["fit"]["seed"])),
-        extra={"rule": snakemake.rule},
     )
     for n, f in frames.items():
         write_parquet(f, getattr(out, n), prov)
@@ -65,4 +59,4 @@ def main():
         write_bytes_atomic(out.markdown[i], render(table, title).encode())
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

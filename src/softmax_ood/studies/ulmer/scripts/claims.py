@@ -1,14 +1,9 @@
 """Snakemake script: the claims of Ulmer & Cinà tested on this run's results."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import pandas as pd
 
 from softmax_ood.analysis.claims import render_claims_markdown
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.ulmer.claims import PAPER, evaluate_ulmer_claims
 
@@ -23,7 +18,6 @@ def main():
         inputs={p: p for p in [*inp.fit, *inp.scaling, *inp.directions]},
         config=spec,
         seeds=sorted(int(s) for s in set(fit["seed"])),
-        extra={"rule": snakemake.rule},
     )
     write_parquet(claims, snakemake.output.claims, prov)
     write_bytes_atomic(
@@ -32,4 +26,4 @@ def main():
     )
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

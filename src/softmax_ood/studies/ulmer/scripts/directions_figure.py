@@ -1,13 +1,8 @@
 """Snakemake script: certainty at the largest alpha per direction and model, both datasets."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_provenance
 from softmax_ood.studies.ulmer.figures import directions_figure
 
@@ -20,11 +15,10 @@ def main():
         config={"level": snakemake.params.level},
         seeds=sorted(int(s) for s in set(frame["seed"])),
         extra={
-            "rule": snakemake.rule,
             "function": "softmax_ood.studies.ulmer.figures.directions_figure",
         },
     )
     write_provenance(snakemake.output.provenance, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

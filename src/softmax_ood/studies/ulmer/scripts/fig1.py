@@ -1,14 +1,10 @@
 """Snakemake script: Fig. 1 of Ulmer & Cinà, one heatmap figure per uncertainty metric."""
 
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_provenance
 from softmax_ood.studies.ulmer.figures import fig1_heatmaps
 
@@ -26,11 +22,10 @@ def main():
         config=snakemake.params.spec,
         seeds=[int(snakemake.params.spec["seed"])],
         extra={
-            "rule": snakemake.rule,
             "function": "softmax_ood.studies.ulmer.figures.fig1_heatmaps",
         },
     )
     write_provenance(snakemake.output.provenance, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,13 +1,8 @@
 """Snakemake script: the softmax-properties note's checks (sharpness, Jacobian, stability)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
 import numpy as np
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.ulmer.softmax_note import (
     jacobian_check,
@@ -22,7 +17,7 @@ def main():
     pos = np.logspace(spec["min_exponent"], spec["max_exponent"], spec["n_alphas"])
     alphas = np.concatenate([-pos[::-1], pos])
     vectors = {k: [float(v) for v in z] for k, z in spec["vectors"].items()}
-    prov = provenance_record(inputs={}, config=spec, seeds=[], extra={"rule": snakemake.rule})
+    prov = provenance_record(inputs={}, config=spec, seeds=[])
     write_parquet(sharpness_table(vectors, alphas), out.sharpness, prov)
     write_parquet(jacobian_check(vectors, alphas), out.jacobian, prov)
     checks = note_checks(vectors, alphas)
@@ -30,4 +25,4 @@ def main():
     write_bytes_atomic(out.markdown, render_checks(checks).encode())
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,14 +1,8 @@
 """Snakemake script: max probability and entropy of softmax(alpha z) against alpha."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
-
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_provenance
 from softmax_ood.studies.ulmer.figures import softmax_note_figure
 
@@ -20,11 +14,10 @@ def main():
         config={},
         seeds=[],
         extra={
-            "rule": snakemake.rule,
             "function": "softmax_ood.studies.ulmer.figures.softmax_note_figure",
         },
     )
     write_provenance(snakemake.output.provenance, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,12 +1,7 @@
 """Snakemake script: one (dataset, seed) of the Ulmer study: train every model kind, evaluate
 held-out accuracy, the scaling experiment and (2-D data) the Fig. 1 grid."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
 from softmax_ood.studies.ulmer.experiment import run_seed
 from softmax_ood.train import seed_everything
@@ -18,11 +13,9 @@ def main():
     seed_everything(seed, threads=1)
     out = snakemake.output
     frames = run_seed(dataset, spec, seed, grid="grid" in out.keys())
-    prov = provenance_record(
-        inputs={}, config=spec, seeds=[seed], extra={"rule": snakemake.rule, "dataset": dataset}
-    )
+    prov = provenance_record(inputs={}, config=spec, seeds=[seed], extra={"dataset": dataset})
     for name, frame in frames.items():
         write_parquet(frame, getattr(out, name), prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)

@@ -1,14 +1,8 @@
 """Snakemake script: metrics and input-gradient norms vs alpha, one dataset (mean ± std bands)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[3]))  # this checkout's src/
-
-
 import pandas as pd
 
-from softmax_ood.cli import run_script
+from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_provenance
 from softmax_ood.studies.ulmer.figures import scaling_figure
 
@@ -28,11 +22,10 @@ def main():
         config={},
         seeds=sorted(int(s) for s in set(scaling["seed"])),
         extra={
-            "rule": snakemake.rule,
             "function": "softmax_ood.studies.ulmer.figures.scaling_figure",
         },
     )
     write_provenance(snakemake.output.provenance, prov)
 
 
-run_script(main, snakemake.log[0])
+run_job(snakemake, main)
