@@ -64,6 +64,10 @@ for _study in STUDIES.values():
     include: os.path.relpath(_study.RULES, workflow.basedir)
 
 
+# what every study shares: its claims table and its report (rules/study.smk)
+include: "rules/study.smk"
+
+
 # the results section across the enabled studies (reports/results.html, results_section.tex)
 include: "rules/results.smk"
 

@@ -9,7 +9,12 @@ from snakemake.exceptions import WorkflowError
 
 SRC = Path(workflow.basedir) / "src"  # on sys.path (the Snakefile put it there)
 
-from softmax_ood.codedeps import code_inputs, entry_digest, entry_files  # noqa: E402
+from softmax_ood.codedeps import (  # noqa: E402
+    code_inputs,
+    entry_digest,
+    entry_files,
+    module_file,
+)
 from softmax_ood.config import (  # noqa: E402
     ConfigError,
     all_runs,
@@ -102,6 +107,17 @@ def code(script, exclude=()):
         exclude=[Path(workflow.basedir) / e for e in exclude],
     )
     return [os.path.relpath(p) for p in found]
+
+
+def module_code(ref):
+    """Every project module a ``"module:function"`` reference runs: its module, the packages it
+    sits in, and what it imports, transitively (a shared rule's code inputs for the study
+    function it calls)."""
+    name = ref.split(":")[0]
+    parts = name.split(".")
+    files = {module_file(".".join(parts[:i]), SRC) for i in range(1, len(parts) + 1)}
+    found = set(code_inputs(module_file(name, SRC), SRC)) | {f.as_posix() for f in files if f}
+    return sorted(os.path.relpath(p) for p in found)
 
 
 def seed_files(cell, name):

@@ -46,6 +46,33 @@ def test_the_study_satisfies_the_protocol(name):
     assert not (Path(study.RULES).parent / "INTEGRATION.md").exists()
 
 
+def _paths(inputs) -> list[str]:
+    return [p for v in inputs.values() for p in ([v] if isinstance(v, str) else v)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_shared_rules_can_make_its_claims_table_and_report(name, config):
+    """rules/study.smk instantiates the claims and report rules from claims_job and report_job:
+    the function is importable, every frame lies under the study's results folder, the params
+    are plain data, and the notebook and the captions the shared rules name exist."""
+    study = load_study(name)
+    job = study.claims_job(config)
+    module, function = job.function.split(":")
+    assert callable(getattr(importlib.import_module(module), function)), job.function
+    base = f"results/{name}/{config['data']['dataset']}/"
+    assert _paths(job.inputs) and all(p.startswith(base) for p in _paths(job.inputs))
+    assert yaml.safe_load(yaml.safe_dump(job.params())) == job.params()  # plain data
+    report = study.report_job(config)
+    assert f"{base}claims.parquet" in _paths(report.inputs)
+    assert yaml.safe_load(yaml.safe_dump(dict(report.parameters))) == dict(report.parameters)
+    assert (Path(study.RULES).parent / "report.ipynb").is_file()
+    assert isinstance(study.CATEGORY, str) and study.CATEGORY
+    for kind in ("claims", "notebook"):
+        assert (ROOT / f"workflow/report/{name}_{kind}.rst").is_file()
+    rules = Path(study.RULES).read_text()  # its own rules keep only its own steps
+    assert f"rule {name}_claims:" not in rules and f"rule {name}_report:" not in rules
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_claims_are_data_with_a_kind_and_a_premise_first(name, config):
     specs = load_study(name).claim_specs(config)

@@ -14,13 +14,16 @@ and one line in :data:`STUDIES`.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Protocol, runtime_checkable
 
 __all__ = [
     "OPTIONAL_HOOKS",
+    "ClaimsJob",
+    "ReportJob",
     "STUDIES",
     "Study",
     "load_study",
@@ -29,18 +32,59 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class ClaimsJob:
+    """What the shared claims rule (``rules/study.smk``: ``<NAME>_claims``) needs of a study.
+
+    It reads every frame in ``inputs`` (name -> parquet path, or a list of paths concatenated
+    into one frame), calls ``function`` (``"module:function"``, a function of those frames and
+    ``section`` returning the claims table), and writes ``claims.parquet`` (with a provenance
+    record of the inputs, ``section`` and ``seeds``) and ``claims.md`` (headed ``title``) under
+    ``results/<NAME>/<dataset>/``."""
+
+    inputs: Mapping[str, str | Sequence[str]]
+    function: str
+    section: Mapping
+    seeds: Sequence[int] | None = None
+    title: str = "Claims"
+
+    def params(self) -> dict:
+        """The rule's params: plain data (Snakemake reruns the job when they change)."""
+        return {
+            "function": self.function,
+            "section": dict(self.section),
+            "seeds": None if self.seeds is None else sorted(int(s) for s in self.seeds),
+            "title": self.title,
+        }
+
+
+@dataclass(frozen=True)
+class ReportJob:
+    """What the shared report rule (``rules/study.smk``: ``<NAME>_report``) needs of a study:
+    the files its notebook (``<package>/report.ipynb``) reads (``inputs``: name -> path or list
+    of paths; the rule waits for them) and the notebook's ``parameters``. The shared renderer
+    (:mod:`softmax_ood.report`) writes ``reports/<NAME>.ipynb`` and ``reports/<NAME>.html``."""
+
+    inputs: Mapping[str, str | Sequence[str]]
+    parameters: Mapping = field(default_factory=dict)
+
+
 @runtime_checkable
 class Study(Protocol):
     """What a study's registration module provides.
 
     Attributes: ``NAME`` (the package name, also its config section and the prefix of its rule
-    names), ``TITLE`` (the paper), ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its
-    Snakemake rules file: its own compute steps), ``TABLES`` and ``FIGURES`` (the names of its
-    tables and figures, written under ``results/<NAME>/<dataset>/``).
+    names), ``TITLE`` (the paper), ``CATEGORY`` (its heading in Snakemake's ``--report``),
+    ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its Snakemake rules file: its own
+    compute, table and figure steps), ``TABLES`` and ``FIGURES`` (the names of its tables and
+    figures, written under ``results/<NAME>/<dataset>/``). Its claims table and its report are
+    made by the rules every study shares (``rules/study.smk``) from :meth:`claims_job` and
+    :meth:`report_job`.
     """
 
     NAME: str
     TITLE: str
+    CATEGORY: str
     SCHEMA: Path
     RULES: Path
     TABLES: Sequence[str]
@@ -63,6 +107,12 @@ class Study(Protocol):
     def claim_specs(self, config: dict) -> list:
         """Its claims as :class:`~softmax_ood.analysis.claims.ClaimSpec` for this config (premise,
         claim and sanity rows): what the claims table will judge."""
+
+    def claims_job(self, config: dict) -> ClaimsJob:
+        """How its claims table is made from its frames (the shared ``<NAME>_claims`` rule)."""
+
+    def report_job(self, config: dict) -> ReportJob:
+        """What its report notebook reads (the shared ``<NAME>_report`` rule)."""
 
 
 #: Optional hooks: name -> what it does (a study omits what it does not need).

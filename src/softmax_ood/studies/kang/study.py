@@ -11,9 +11,10 @@ from pathlib import Path
 from ...codedeps import registry_entries
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import standard_targets
+from ..registry import ClaimsJob, ReportJob, standard_targets
 
 NAME = "kang"
+CATEGORY = "Kang"
 TITLE = "Kang et al. 2024, Deep Neural Networks Tend To Extrapolate Predictably"
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
@@ -168,3 +169,35 @@ def claim_specs(config: dict) -> list:
     from .claims import claim_specs as specs
 
     return specs(spec(config))
+
+
+#: the frames kang_aggregate writes under results/kang/<dataset>/ (tables, figures, claims read them)
+FRAMES = ("grid", "components", "policies", "mechanism", "ood_scores", "fit", "levels", "selection")
+
+
+def claims_job(config: dict) -> ClaimsJob:
+    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    return ClaimsJob(
+        inputs={k: f"{base}/{k}.parquet" for k in FRAMES},
+        function="softmax_ood.studies.kang.claims:evaluate_kang_claims",
+        section=s,
+        seeds=s["seeds"],
+    )
+
+
+def report_job(config: dict) -> ReportJob:
+    base = f"results/{NAME}/{config['data']['dataset']}"
+    return ReportJob(
+        inputs={
+            "tables": [f"{base}/tables/{t}.parquet" for t in TABLES],
+            "figures": [f"{base}/figures/{f}.png" for f in FIGURES],
+            "claims": f"{base}/claims.parquet",
+            "provenance": f"{base}/grid.prov.json",
+        },
+        parameters={
+            "tables_dir": f"{base}/tables",
+            "figures_dir": f"{base}/figures",
+            "claims_path": f"{base}/claims.parquet",
+            "provenance_path": f"{base}/grid.prov.json",
+        },
+    )

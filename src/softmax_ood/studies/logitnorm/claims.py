@@ -517,3 +517,11 @@ def evaluate_logitnorm_claims(
         measure(runs, ood, curves, samples, floor, spec),
         alpha=float(spec["alpha"]),
     )
+
+
+def claims_table(frames: dict, spec: dict) -> pd.DataFrame:
+    """The study's claims table from its frames (the shared claims rule's function)."""
+    f = frames
+    return evaluate_logitnorm_claims(
+        f["runs"], f["ood"], f["curves"], f["samples"], f["floor"], spec
+    )

@@ -106,66 +106,19 @@ rule logitnorm_figure:
         "scripts/figure.py"
 
 
-rule logitnorm_claims:
+rule logitnorm_readme_block:
+    # the README's generated LogitNorm block (checked against the README by the release step)
     input:
-        runs=f"{LN}/runs.parquet",
-        ood=f"{LN}/ood.parquet",
-        curves=f"{LN}/curves.parquet",
-        samples=f"{LN}/samples.parquet",
-        floor=f"{LN}/floor.parquet",
-        code=code(f"{LN_DIR}/scripts/claims.py"),
-    output:
         claims=f"{LN}/claims.parquet",
-        provenance=f"{LN}/claims.prov.json",
-        readme=f"{LN}/readme_block.md",
-        markdown=report(
-            f"{LN}/claims.md",
-            caption=caption("claims.rst"),
-            category="LogitNorm",
-        ),
-    log:
-        "logs/logitnorm/{dataset}/claims.log",
-    benchmark:
-        "logs/benchmarks/logitnorm_claims/{dataset}/claims.tsv"
-    conda:
-        ENV_REPORT
-    params:
-        spec=LN_SPEC,
-    script:
-        "scripts/claims.py"
-
-
-rule logitnorm_report:
-    # the config decides which dataset the report shows; the shared renderer executes the
-    # notebook and writes a deterministic .ipynb and an .html without code
-    input:
-        notebook=f"{LN_DIR}/report.ipynb",
-        tables=expand(f"{LNX}/tables/{{table}}.parquet", table=LN_STUDY.TABLES),
-        figures=expand(f"{LNX}/figures/{{fig}}.png", fig=LN_STUDY.FIGURES),
-        claims=f"{LNX}/claims.parquet",
-        provenance=f"{LNX}/tables/table1.prov.json",
-        paper=f"{LN_DIR}/paper_values.csv",
-        code=code("workflow/scripts/render_report.py") + code(f"{LN_DIR}/report.ipynb"),
+        floor=f"{LN}/floor.parquet",
+        code=code(f"{LN_DIR}/scripts/readme_block.py"),
     output:
-        notebook="reports/logitnorm.ipynb",
-        html=report(
-            "reports/logitnorm.html",
-            caption=caption("notebook.rst"),
-            category="LogitNorm",
-        ),
+        readme=f"{LN}/readme_block.md",
     log:
-        "logs/logitnorm/report.log",
+        "logs/logitnorm/{dataset}/readme_block.log",
     benchmark:
-        "logs/benchmarks/logitnorm_report/report.tsv"
+        "logs/benchmarks/logitnorm_readme_block/{dataset}/readme_block.tsv"
     conda:
         ENV_REPORT
-    params:
-        parameters=lambda w, input: {
-            "tables_dir": os.path.dirname(input.tables[0]),
-            "figures_dir": os.path.dirname(input.figures[0]),
-            "claims_path": input.claims,
-            "paper_values_path": input.paper,
-            "provenance_path": input.provenance,
-        },
     script:
-        RENDER_REPORT
+        "scripts/readme_block.py"

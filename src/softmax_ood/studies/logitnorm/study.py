@@ -6,9 +6,10 @@ from pathlib import Path
 
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import standard_targets
+from ..registry import ClaimsJob, ReportJob, standard_targets
 
 NAME = "logitnorm"
+CATEGORY = "LogitNorm"
 TITLE = "Wei et al. 2022, Mitigating Neural Network Overconfidence with Logit Normalization"
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
@@ -98,4 +99,39 @@ def claim_specs(config: dict) -> list:
 
 
 def targets(config: dict) -> list[str]:
-    return standard_targets(NAME, config, TABLES, FIGURES)
+    readme = f"results/{NAME}/{config['data']['dataset']}/readme_block.md"
+    return [*standard_targets(NAME, config, TABLES, FIGURES), readme]
+
+
+FRAMES = ("runs", "ood", "curves", "samples", "floor")  # written by logitnorm_aggregate
+
+
+def claims_job(config: dict) -> ClaimsJob:
+    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    return ClaimsJob(
+        inputs={k: f"{base}/{k}.parquet" for k in FRAMES},
+        function="softmax_ood.studies.logitnorm.claims:claims_table",
+        section=s,
+        seeds=s["seeds"],
+    )
+
+
+def report_job(config: dict) -> ReportJob:
+    base = f"results/{NAME}/{config['data']['dataset']}"
+    paper = f"src/softmax_ood/studies/{NAME}/paper_values.csv"
+    return ReportJob(
+        inputs={
+            "tables": [f"{base}/tables/{t}.parquet" for t in TABLES],
+            "figures": [f"{base}/figures/{f}.png" for f in FIGURES],
+            "claims": f"{base}/claims.parquet",
+            "provenance": f"{base}/tables/table1.prov.json",
+            "paper": paper,
+        },
+        parameters={
+            "tables_dir": f"{base}/tables",
+            "figures_dir": f"{base}/figures",
+            "claims_path": f"{base}/claims.parquet",
+            "paper_values_path": paper,
+            "provenance_path": f"{base}/tables/table1.prov.json",
+        },
+    )

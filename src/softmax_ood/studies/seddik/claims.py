@@ -472,3 +472,9 @@ def evaluate_seddik_claims(
     return evaluate_claims(
         PAPER, claim_specs(max_gap_points, ridge_n_gap), measurements, alpha=alpha
     )
+
+
+def claims_table(frames: dict, bars: dict) -> pd.DataFrame:
+    """The study's claims table from its frames and the claims' bars (the shared claims rule's
+    function)."""
+    return evaluate_seddik_claims(**frames, **bars)

@@ -164,33 +164,6 @@ rule seddik_figures:
         "scripts/figures.py"
 
 
-rule seddik_claims:
-    input:
-        fig2=f"{SD}/frames/fig2.parquet",
-        fig4=f"{SD}/frames/fig4.parquet",
-        fig5=f"{SD}/frames/fig5.parquet",
-        validation=f"{SD}/frames/validation.parquet",
-        code=code(f"{SD_DIR}/scripts/claims.py"),
-    output:
-        claims=f"{SD}/claims.parquet",
-        provenance=f"{SD}/claims.prov.json",
-        markdown=report(
-            f"{SD}/claims.md",
-            caption=caption("seddik_claims.rst"),
-            category="Seddik",
-        ),
-    log:
-        "logs/seddik/{dataset}/claims.log",
-    benchmark:
-        "logs/benchmarks/seddik_claims/{dataset}/claims.tsv"
-    conda:
-        ENV_REPORT
-    params:
-        bars=config["seddik"]["claims"],
-    script:
-        "scripts/claims.py"
-
-
 rule seddik_departures:
     input:
         code=code(f"{SD_DIR}/scripts/departures.py"),
@@ -206,47 +179,3 @@ rule seddik_departures:
         ENV_REPORT
     script:
         "scripts/departures.py"
-
-
-rule seddik_report:
-    # the config decides which dataset the report shows; the shared renderer executes the
-    # notebook and writes a deterministic .ipynb and an .html without code. The wall times
-    # (seconds) are not in the report (they differ on every run); it names their file.
-    input:
-        notebook=f"{SD_DIR}/report.ipynb",
-        frames=expand(
-            f"{SDX}/frames/{{frame}}.parquet", frame=SD_STUDY.FRAMES + ["fig5"]
-        ),
-        figures=expand(f"{SDX}/figures/{{fig}}.png", fig=SD_STUDY.FIGURES),
-        claims=f"{SDX}/claims.parquet",
-        departures=f"{SDX}/departures.parquet",
-        timing=f"{SDX}/timing.parquet",
-        seconds=f"reports/seddik_timing_{DATASET}.json",
-        provenance=f"{SDX}/features.prov.json",
-        code=code("workflow/scripts/render_report.py") + code(f"{SD_DIR}/report.ipynb"),
-    output:
-        notebook="reports/seddik.ipynb",
-        html=report(
-            "reports/seddik.html",
-            caption=caption("seddik_notebook.rst"),
-            category="Seddik",
-        ),
-    log:
-        "logs/seddik/report.log",
-    benchmark:
-        "logs/benchmarks/seddik_report/report.tsv"
-    conda:
-        ENV_REPORT
-    params:
-        parameters=lambda w, input: {
-            "frames_dir": os.path.dirname(input.frames[0]),
-            "figures_dir": os.path.dirname(input.figures[0]),
-            "claims_path": input.claims,
-            "departures_path": input.departures,
-            "timing_path": input.timing,
-            "seconds_path": input.seconds,
-            "provenance_path": input.provenance,
-            "fig5_run": SD_RUNS[0].name,
-        },
-    script:
-        RENDER_REPORT

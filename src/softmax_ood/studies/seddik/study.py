@@ -9,8 +9,10 @@ from pathlib import Path
 
 from ...config import check_names, config_error
 from ...runs import Run
+from ..registry import ClaimsJob, ReportJob
 
 NAME = "seddik"
+CATEGORY = "Seddik"
 TITLE = (
     "Seddik, Louart, Couillet, Tamaazousti 2021, The Unexpected Deterministic and Universal "
     "Behavior of Large Softmax Classifiers"
@@ -106,4 +108,40 @@ def frame_kwargs(config: dict, name: str) -> dict:
         return {**s["timing"], "solver": dict(s["solver"])}
     raise ValueError(
         f"unknown Seddik frame {name!r}; expected one of {FRAMES + ['fig5', 'timing']}"
+    )
+
+
+def claims_job(config: dict) -> ClaimsJob:
+    frames = f"results/{NAME}/{config['data']['dataset']}/frames"
+    return ClaimsJob(
+        inputs={k: f"{frames}/{k}.parquet" for k in ("fig2", "fig4", "fig5", "validation")},
+        function="softmax_ood.studies.seddik.claims:claims_table",
+        section=dict(config[NAME]["claims"]),
+        title="Claims of Seddik et al. 2021 tested at this scale",
+    )
+
+
+def report_job(config: dict) -> ReportJob:
+    ds = config["data"]["dataset"]
+    base = f"results/{NAME}/{ds}"
+    return ReportJob(
+        inputs={
+            "frames": [f"{base}/frames/{f}.parquet" for f in [*FRAMES, "fig5"]],
+            "figures": [f"{base}/figures/{f}.png" for f in FIGURES],
+            "claims": f"{base}/claims.parquet",
+            "departures": f"{base}/departures.parquet",
+            "timing": f"{base}/timing.parquet",
+            "seconds": f"reports/seddik_timing_{ds}.json",
+            "provenance": f"{base}/features.prov.json",
+        },
+        parameters={
+            "frames_dir": f"{base}/frames",
+            "figures_dir": f"{base}/figures",
+            "claims_path": f"{base}/claims.parquet",
+            "departures_path": f"{base}/departures.parquet",
+            "timing_path": f"{base}/timing.parquet",
+            "seconds_path": f"reports/seddik_timing_{ds}.json",
+            "provenance_path": f"{base}/features.prov.json",
+            "fig5_run": fig5_runs(config)[0].name,
+        },
     )

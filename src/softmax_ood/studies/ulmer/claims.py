@@ -371,3 +371,8 @@ def evaluate_ulmer_claims(
                 "seeds: " + "; ".join(parts),
             )
     return evaluate_claims(PAPER, specs, measured, alpha=float(spec["alpha"]))
+
+
+def claims_table(frames: dict, spec: dict) -> pd.DataFrame:
+    """The study's claims table from its frames (the shared claims rule's function)."""
+    return evaluate_ulmer_claims(frames["fit"], frames["scaling"], frames["directions"], spec)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import check_names, config_error, study_section
-from ..registry import standard_targets
+from ..registry import ClaimsJob, ReportJob, standard_targets
 
 NAME = "ulmer"
+CATEGORY = "Ulmer & Cinà"
 TITLE = (
     "Ulmer & Cinà 2021, Know Your Limits: Monotonicity & Softmax Make Neural Classifiers "
     "Overconfident on OOD Data"
@@ -132,3 +133,36 @@ def claim_specs(config: dict) -> list:
     from .claims import ulmer_claim_specs
 
     return ulmer_claim_specs(list(DATASETS), claims_spec(config))
+
+
+def claims_job(config: dict) -> ClaimsJob:
+    """Every data set's fit, scaling and directions frames, each concatenated into one."""
+    base_dir = base(config)
+    return ClaimsJob(
+        inputs={
+            n: [f"{base_dir}/frames/{ds}/{n}.parquet" for ds in DATASETS]
+            for n in ("fit", "scaling", "directions")
+        },
+        function="softmax_ood.studies.ulmer.claims:claims_table",
+        section=claims_spec(config),
+        seeds=seeds(config),
+        title="Claims of Ulmer & Cinà 2021 tested at this scale",
+    )
+
+
+def report_job(config: dict) -> ReportJob:
+    b = base(config)
+    return ReportJob(
+        inputs={
+            "claims": f"{b}/claims.parquet",
+            "tables": [f"{b}/tables/{t}.parquet" for t in TABLES],
+            "figures": [f"{b}/figures/{f}.png" for f in FIGURES],
+            "scaling": [f"{b}/frames/{ds}/scaling.parquet" for ds in DATASETS],
+            "provenance": f"{b}/claims.prov.json",
+        },
+        parameters={
+            "results_dir": b,
+            "grid_dataset": GRID_DATASET,
+            "provenance_path": f"{b}/claims.prov.json",
+        },
+    )
