@@ -113,6 +113,26 @@ def test_train_and_evaluate_one_run(embedded_data, tmp_path):
     assert {r["split"] for r in summary["ood"] if r["ood_set"] == "gaussian_val"} == {"val"}
     assert set(samples) == {"id"} | (sets - {"gaussian_val"})
     assert all(s.dtype == np.float64 for s in samples.values())
+    # per image: every score on every test set, and the ECE after TS recomputes from them
+    _, images = evaluate_run(
+        tmp_path / "m.pt",
+        embedded_data,
+        scores_cfg=SCORES,
+        score_overrides={},
+        batch_size=50,
+        per_image=True,
+    )
+    from softmax_ood.calibration import ece
+    from softmax_ood.studies.logitnorm.evidence import fpr95_first
+
+    assert {s for s, _ in images} == {"msp", "energy", "gradnorm", "odin", "msp_ts", "correct"}
+    np.testing.assert_array_equal(images[("msp", "id")], samples["id"])
+    for r in summary["ood"]:
+        if r["split"] == "test":
+            got = fpr95_first(images[(r["score"], "id")], images[(r["score"], r["ood_set"])])
+            assert got == pytest.approx(100 * r["fpr95"])
+    conf, right = images[("msp_ts", "id")], images[("correct", "id")].astype(int)
+    assert ece(conf, right, np.ones_like(right)) == pytest.approx(summary["metrics"]["ece_ts"])
     # batch size does not change any number
     other, _ = evaluate_run(
         tmp_path / "m.pt", embedded_data, scores_cfg=SCORES, score_overrides={}, batch_size=7

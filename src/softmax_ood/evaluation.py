@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -48,6 +49,7 @@ def evaluate_run(
     expected: dict | None = None,
     expected_digest: str | None = None,
     data: PreparedData | None = None,
+    per_image: bool = False,
 ) -> tuple[dict, dict]:
     """Evaluate a checkpoint on ID test and every OOD set (test and validation).
 
@@ -62,6 +64,11 @@ def evaluate_run(
         with/without temperature scaling fitted on the *validation* split, logit norms) and one
         record per (score, OOD set) with FPR95/AUROC/AUPR-In/AUPR-Out (ID positive), and
         ``samples`` maps set name -> per-sample MSP (float64) for the score-distribution figure.
+        With ``per_image=True`` ``samples`` maps ``(score, set)`` -> per-image values (float64)
+        of every score on the ID test images (set ``"id"``) and every OOD *test* set, plus
+        ``("msp_ts", "id")`` (the predicted class's probability after temperature scaling) and
+        ``("correct", "id")`` (1.0 where the prediction is right): what a bootstrap over test
+        images needs to recompute each FPR95 and the ECE after TS.
     """
     ex = Execution.parse(device)
     dev = resolve_device(ex.device)
@@ -112,6 +119,13 @@ def evaluate_run(
         built, model, data.x["test"], features=test_feats, logits=test_logits_t, **kw
     )
     samples = {"id": scores.msp(test_logits_t).cpu().numpy()}
+    images: dict = {}
+    if per_image:
+        probs_ts = np.exp(calibration._log_softmax(test_logits / temperature))
+        images[("msp_ts", "id")] = probs_ts[np.arange(len(y_test)), np.argmax(probs_ts, axis=1)]
+        images[("correct", "id")] = (np.argmax(probs_ts, axis=1) == y_test).astype(np.float64)
+        images[("msp", "id")] = samples["id"]
+        images.update({(s, "id"): v for s, v in id_scores.items() if s != "msp"})
     records = []
     for set_name, split, x in sets:
         feats, logits = scores.forward_batches(model, x, batch_size)
@@ -119,6 +133,9 @@ def evaluate_run(
         if split == "test":
             samples[set_name] = scores.msp(logits).cpu().numpy()
         ood_scores = scores.apply_scores(built, model, x, features=feats, logits=logits, **kw)
+        if per_image and split == "test":
+            images[("msp", set_name)] = samples[set_name]
+            images.update({(s, set_name): v for s, v in ood_scores.items() if s != "msp"})
         for s in built:
             m = metrics.ood_metrics(id_scores[s], ood_scores[s], positive="id")
             records.append(
@@ -143,4 +160,4 @@ def evaluate_run(
     }
     if not ex.is_default():  # the CPU defaults add nothing (summaries keep their bytes)
         summary["execution"] = ex.record()
-    return summary, samples
+    return summary, (images if per_image else samples)

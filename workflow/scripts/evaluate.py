@@ -30,10 +30,16 @@ def main():
             expected=parse_run_dir(model_path)._asdict(),
             expected_digest=digest,
             data=data,
+            per_image=True,
         )
         summary["inputs"] = {"model_sha256": path_sha256(model_path), "data_sha256": data_sha}
+        # every score's per-image values on the ID and OOD test images (set, score, value);
+        # the file keeps its name (msp.parquet) and its MSP rows
         frame = pd.concat(
-            [pd.DataFrame({"set": name, "value": values}) for name, values in samples.items()],
+            [
+                pd.DataFrame({"set": name, "score": score, "value": values})
+                for (score, name), values in samples.items()
+            ],
             ignore_index=True,
         )
         write_parquet(frame, samples_path)

@@ -6,7 +6,8 @@ Output frames (all fractions, not percentages):
 ``ood``     one row per model x score x OOD set (``split`` test or val): FPR95 (ID positive),
             AUROC, AUPR-In, AUPR-Out, and the mean logit norm on that set.
 ``curves``  one row per model x epoch (training curves, logit norms on ID val and OOD monitor).
-``samples`` per-sample MSP on ID test and each OOD test set, for the main architecture.
+``samples`` per-sample MSP on ID test and each OOD test set, for the main architecture (the
+evaluation keeps every score per image; this frame keeps the MSP rows).
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def aggregate_runs(
         if arch != main_arch:
             continue
         f = pd.read_parquet(path)
+        if "score" in f:  # the evaluation keeps every score per image; this frame is MSP's
+            f = f[f["score"] == "msp"]
         sample_frames.append(
             pd.DataFrame(
                 {

@@ -19,9 +19,11 @@ Premises first:
 The MSP comparisons on the main architecture (``headline``/``C1``, ``C1-near``, ``C5``,
 ``P-floor-*``, ``P-ce-fpr``) are judged with seeds *and* test images (:mod:`.evidence`);
 ``C1``/``C1-near`` as a relative FPR95 reduction (% of CE's), with power to detect
-``relative_effect`` (one third; the paper reports two thirds). The comparisons that need other
-scores' per-image values (``C3-*``, ``C6``) or other architectures (``C7``) are paired over seeds
-on the fixed test images (their detail says so).
+``relative_effect`` (one third; the paper reports two thirds). So are the other comparisons:
+``C3-*`` (other scores), ``C6`` (GODIN), ``C7`` (each architecture) from every score's per-image
+values, ``C4`` from the per-image confidence after TS and correctness (the ECE recomputed on each
+resample of the ID test images). A comparison whose per-image values the samples frame lacks
+falls back to seeds only, and its detail says so.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from ...analysis.claims import (
 )
 from ...analysis.premises import FITTED_RATIO, fitted
 from ...analysis.seeds import one_recipe, seed_average, seed_values, study_frames
-from .evidence import Resamples, fpr95_first, msp_arrays, two_stage
+from ...calibration import ece
+from .evidence import Resamples, fpr95_first, has_scores, msp_arrays, two_stage
 from .floor import resamples_for
 from .shifts import far_near
 
@@ -153,9 +156,11 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
         ClaimSpec(
             "C2",
             f"LogitNorm keeps ID accuracy similar to CE on {arch}",
-            "mean over seeds of |accuracy CE - accuracy LogitNorm| (pp)",
+            "mean over seeds of |accuracy CE - accuracy LogitNorm| (pp); power to show it "
+            "below the tolerance when the accuracies are equal",
             threshold=tol,
             direction="<=",
+            effect=tol,
         ),
     ]
     if near:
@@ -174,7 +179,8 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
         ClaimSpec(
             f"C3-{score}",
             f"LogitNorm also lowers average FPR95 with the {score} score",
-            diff.format(what="FPR95", a="CE", b="LogitNorm") + f", {score} (pp; seeds only)",
+            diff.format(what="FPR95", a="CE", b="LogitNorm")
+            + f", {score} (pp; seeds and test images)",
             requires=regime,
             effect=PAPER_EFFECTS.get(f"C3-{score}"),
         )
@@ -185,7 +191,8 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
         ClaimSpec(
             "C4",
             "With temperature scaling, LogitNorm is better calibrated (lower ECE) than CE",
-            diff.format(what="ECE-after-TS", a="CE", b="LogitNorm") + " (pp)",
+            diff.format(what="ECE-after-TS", a="CE", b="LogitNorm")
+            + " (pp; seeds and ID test images)",
             effect=PAPER_EFFECTS["C4"],
         ),
         ClaimSpec(
@@ -206,15 +213,15 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
         ClaimSpec(
             "C6",
             f"LogitNorm ({cmp_score} score) has lower average FPR95 than GODIN",
-            diff.format(what="FPR95", a="GODIN", b="LogitNorm") + " (pp; seeds only)",
+            diff.format(what="FPR95", a="GODIN", b="LogitNorm") + " (pp; seeds and test images)",
             requires=regime,
             effect=PAPER_EFFECTS["C6"],
         ),
         ClaimSpec(
             "C7",
             "LogitNorm lowers average FPR95 (MSP) on every architecture",
-            f"architectures (of {len(archs)}) with a significant paired reduction; p = the "
-            "largest per-architecture p (intersection-union test)",
+            f"architectures (of {len(archs)}) with a significant paired reduction (seeds and "
+            "test images); p = the largest per-architecture p (intersection-union test)",
             threshold=float(len(archs)),
             direction=">=",
             requires=regime,
@@ -296,6 +303,59 @@ def _c8(curves: pd.DataFrame, spec: dict) -> Measurement:
         return Measurement(math.nan, detail)
     return Measurement(
         float(np.mean(list(slopes.values()))), detail, samples=tuple(slopes.values())
+    )
+
+
+def _c4(runs: pd.DataFrame, samples: pd.DataFrame, res: Resamples, spec: dict) -> Measurement:
+    """ECE after TS, CE - LogitNorm (pp): seeds and a bootstrap of the ID test images (the ECE
+    recomputed on each resample from the per-image confidence after TS and correctness); seeds
+    only when the samples frame lacks those."""
+    arch, ce, ln, alpha = spec["main_arch"], spec["baseline"], spec["method"], spec["alpha"]
+    recipe, seeds = spec["recipe"], sorted(int(s) for s in spec["seeds"])
+    bins = int(spec.get("ece_bins", 15))
+    raw = (
+        f"; without TS: {ce} {fmt_mean_std(seed_values(runs, arch, ce, 'ece', scale=100.0), ' %')}"
+        f", {ln} {fmt_mean_std(seed_values(runs, arch, ln, 'ece', scale=100.0), ' %')}"
+    )
+    need = ("msp_ts", "correct")
+    if not all(
+        has_scores(samples, recipe, arch, loss, seeds, sc) for loss in (ce, ln) for sc in need
+    ):
+        c4 = paired(
+            seed_values(runs, arch, ce, "ece_ts", scale=100.0),
+            seed_values(runs, arch, ln, "ece_ts", scale=100.0),
+            names=(ce, ln),
+            percent=True,
+        )
+        return Measurement(
+            c4.value,
+            c4.detail + raw + " (seeds only: no per-image confidences)",
+            samples=c4.samples,
+        )
+    arr = {
+        loss: {
+            s: tuple(msp_arrays(samples, recipe, arch, loss, s, sc)["id"] for sc in need)
+            for s in seeds
+        }
+        for loss in (ce, ln)
+    }
+
+    def ece_of(loss, seed, b):
+        conf, correct = arr[loss][seed]
+        if b is not None:
+            conf, correct = conf[res.id_index[b]], correct[res.id_index[b]]
+        return 100.0 * ece(conf, correct.astype(np.int64), np.ones(len(conf), np.int64), bins)
+
+    ts = two_stage(lambda s, b: ece_of(ce, s, b) - ece_of(ln, s, b), seeds, res)
+    power = ts.power(PAPER_EFFECTS["C4"], alpha)
+    return Measurement(
+        ts.mean,
+        f"{ce} - {ln}: {ts.describe()}; power to detect the paper's "
+        f"{PAPER_EFFECTS['C4']:.2f} pp: {power:.2f}" + raw,
+        ts.p_value(0.0, ">"),
+        n=ts.n,
+        power=power,
+        method="two-stage t",
     )
 
 
@@ -435,26 +495,55 @@ def measure(
     )
 
     def fpr_pair(a_loss, b_loss, score_a="msp", score_b=None, a=arch, names=None):
-        return paired(
-            seed_average(far, a, a_loss, score_a, "fpr95"),
-            seed_average(far, a, b_loss, score_b or score_a, "fpr95"),
-            names=names or (a_loss, b_loss),
-            percent=True,
+        """CE-side minus other-side FPR95 (pp) on the headline sets: seeds and test images
+        from the per-image scores; seeds only (fixed images) when the frame lacks them."""
+        score_b = score_b or score_a
+        names = names or (a_loss, b_loss)
+        if all(
+            has_scores(samples, recipe, a, loss, seeds, sc)
+            for loss, sc in ((a_loss, score_a), (b_loss, score_b))
+        ):
+            arr = {
+                side: {s: msp_arrays(samples, recipe, a, loss, s, sc) for s in seeds}
+                for side, loss, sc in (("a", a_loss, score_a), ("b", b_loss, score_b))
+            }
+            fa, fb = _fpr_avg(res, arr["a"], heads), _fpr_avg(res, arr["b"], heads)
+            return two_stage(lambda seed, bb: fa(seed, bb) - fb(seed, bb), seeds, res), names
+        return (
+            paired(
+                seed_average(far, a, a_loss, score_a, "fpr95"),
+                seed_average(far, a, b_loss, score_b, "fpr95"),
+                names=names,
+                percent=True,
+            ),
+            names,
+        )
+
+    def fpr_measure(ts, names, effect):
+        if isinstance(ts, Measurement):  # seeds only: the engine tests the paired samples
+            return Measurement(
+                ts.value,
+                ts.detail + " (seeds only: no per-image values of these models)",
+                samples=ts.samples,
+            )
+        return Measurement(
+            ts.mean,
+            f"{names[0]} - {names[1]}: {ts.describe()}; power to detect the paper's "
+            f"{effect:.2f} pp: {ts.power(effect, alpha):.2f}",
+            ts.p_value(0.0, ">"),
+            n=ts.n,
+            power=ts.power(effect, alpha),
+            method="two-stage t",
         )
 
     for score in [s for s in spec["scores"] if s != "msp"]:
-        m[f"C3-{score}"] = fpr_pair(ce, ln, score) if heads else Measurement(math.nan, "no set")
-    c4 = paired(
-        seed_values(runs, arch, ce, "ece_ts", scale=100.0),
-        seed_values(runs, arch, ln, "ece_ts", scale=100.0),
-        names=(ce, ln),
-        percent=True,
-    )
-    raw = (
-        f"; without TS: {ce} {fmt_mean_std(seed_values(runs, arch, ce, 'ece', scale=100.0), ' %')}"
-        f", {ln} {fmt_mean_std(seed_values(runs, arch, ln, 'ece', scale=100.0), ' %')}"
-    )
-    m["C4"] = Measurement(c4.value, c4.detail + raw, samples=c4.samples)
+        cid = f"C3-{score}"
+        m[cid] = (
+            fpr_measure(*fpr_pair(ce, ln, score), PAPER_EFFECTS.get(cid, math.nan))
+            if heads
+            else Measurement(math.nan, "no non-trivial far set")
+        )
+    m["C4"] = _c4(runs, samples, res, spec)
     m["C5-norm"] = paired(
         seed_values(runs, arch, ce, "logit_norm_id"),
         seed_values(runs, arch, pen, "logit_norm_id"),
@@ -462,32 +551,46 @@ def measure(
     )
     cmp_score = spec["godin_compare_score"]
     m["C6"] = (
-        fpr_pair(
-            godin,
-            ln,
-            "godin",
-            cmp_score,
-            names=(f"{godin} (godin score)", f"{ln} ({cmp_score} score)"),
+        fpr_measure(
+            *fpr_pair(
+                godin,
+                ln,
+                "godin",
+                cmp_score,
+                names=(f"{godin} (godin score)", f"{ln} ({cmp_score} score)"),
+            ),
+            PAPER_EFFECTS["C6"],
         )
         if heads
         else Measurement(math.nan, "no non-trivial far set")
     )
-    arch_parts, n_ok, ps, powers = [], 0, [], []
+    arch_parts, n_ok, ps, powers, how = [], 0, [], [], set()
     for a in spec["arch_table"]:
         if not heads:
             break
-        c = fpr_pair(ce, ln, a=a)
-        p = one_sided_t(c.samples, 0.0, ">")
-        ok = c.value > 0 and p < alpha
+        c, _ = fpr_pair(ce, ln, a=a)
+        if isinstance(c, Measurement):  # seeds only
+            how.add("paired over seeds, fixed test images")
+            value, p = c.value, one_sided_t(c.samples, 0.0, ">")
+            sd = float(np.std(c.samples, ddof=1)) if len(c.samples) > 1 else math.nan
+            power = t_power(PAPER_EFFECTS["C7"], sd, len(c.samples), alpha)
+            se = ""
+        else:
+            how.add("seeds and test images")
+            value, p, power = c.mean, c.p_value(0.0, ">"), c.power(PAPER_EFFECTS["C7"], alpha)
+            se = f", SE {c.se:.2f} = seeds {c.se_seed:.2f} (+) images {c.se_images:.2f}"
+        ok = value > 0 and p < alpha
         n_ok += ok
         ps.append(p)
-        sd = float(np.std(c.samples, ddof=1)) if len(c.samples) > 1 else math.nan
-        powers.append(t_power(PAPER_EFFECTS["C7"], sd, len(c.samples), alpha))
-        arch_parts.append(f"{a}: {c.value:.2f} pp (p = {p:.3g}, {'holds' if ok else 'fails'})")
+        powers.append(power)
+        arch_parts.append(
+            f"{a}: {value:.2f} pp{se} (p = {p:.3g}, power {power:.2f}, "
+            f"{'holds' if ok else 'fails'})"
+        )
     m["C7"] = (
         Measurement(
             float(n_ok),
-            "; ".join(arch_parts) + " (paired over seeds, fixed test images)",
+            "; ".join(arch_parts) + f" ({'; '.join(sorted(how))})",
             float(np.nanmax(ps)) if ps else math.nan,
             n=len(seeds),
             # every architecture must reject: the product of the per-architecture powers

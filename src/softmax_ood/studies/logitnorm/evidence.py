@@ -15,8 +15,11 @@ pairing is kept), with the statistic's seed mean recomputed on each. The one-sid
 an effect ``delta`` the noncentral-t power at ``delta / SE``. Because the test-set term does not
 shrink with more seeds, the power has a ceiling no seed count lifts; the claims table says so.
 
-MSP per test image comes from the ``samples`` frame (float64, ranked as is; ties count as the
-ROC convention of :func:`softmax_ood.metrics.ood_metrics` says). FPR95 uses the first operating
+Every score per test image comes from the ``samples`` frame (float64, ranked as is; ties count
+as the ROC convention of :func:`softmax_ood.metrics.ood_metrics` says): MSP, ODIN, Energy,
+GradNorm and GODIN of every architecture, and the confidence after TS and correctness on the ID
+images (the ECE comparison). Every comparison of the claims table that compares models (the MSP
+ones, the other scores, GODIN, each architecture, the ECE after TS) is judged this way. FPR95 uses the first operating
 point with TPR >= 95 % (the pipeline's convention), :func:`fpr95_first`.
 """
 
@@ -34,6 +37,7 @@ __all__ = [
     "TwoStage",
     "fpr95_first",
     "fpr_at_tpr_closest",
+    "has_scores",
     "msp_arrays",
     "two_stage",
 ]
@@ -73,21 +77,35 @@ def fpr_at_tpr_closest(id_scores, ood_scores, tpr: float = 0.95) -> float:
     return float(fps[cut] / s_ood.size)
 
 
-def msp_arrays(samples: pd.DataFrame, recipe: str, arch: str, loss: str, seed: int) -> dict:
-    """``{set: per-image MSP (float64)}`` of one model (``"id"``: the ID test images), in the
-    order of the prepared arrays."""
+def msp_arrays(
+    samples: pd.DataFrame, recipe: str, arch: str, loss: str, seed: int, score: str = "msp"
+) -> dict:
+    """``{set: per-image score (float64)}`` of one model (``"id"``: the ID test images), in the
+    order of the prepared arrays; ``score`` another kept score than MSP (e.g. ``"odin"``,
+    ``"msp_ts"``)."""
     sel = samples[
         (samples["recipe"] == recipe)
         & (samples["arch"] == arch)
         & (samples["loss"] == loss)
         & (samples["seed"] == seed)
+        & (samples["score"] == score)
     ]
     if sel.empty:
         raise ValueError(
-            f"The samples frame has no rows for {recipe}/{arch}/{loss}/seed{seed} "
-            "(per-image scores are kept for the main architecture only)."
+            f"The samples frame has no {score} rows for {recipe}/{arch}/{loss}/seed{seed}."
         )
     return {s: g["value"].to_numpy(dtype=np.float64) for s, g in sel.groupby("set", sort=False)}
+
+
+def has_scores(samples: pd.DataFrame, recipe: str, arch: str, loss: str, seeds, score: str) -> bool:
+    """Whether ``samples`` holds per-image ``score`` values of every seed of the model."""
+    sel = samples[
+        (samples["recipe"] == recipe)
+        & (samples["arch"] == arch)
+        & (samples["loss"] == loss)
+        & (samples["score"] == score)
+    ]
+    return {int(s) for s in seeds} <= {int(s) for s in sel["seed"].unique()}
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ def load_images(data_dir: Path | str, sets) -> dict:
 def resamples_for(samples: pd.DataFrame, spec: dict) -> Resamples:
     """The study's bootstrap resamples, sized from one model's per-image scores (every model
     scores the same images), drawn with ``spec['bootstrap_seed']``."""
-    first = samples.iloc[0]
+    first = samples[samples["score"] == "msp"].iloc[0]
     arrays = msp_arrays(samples, first["recipe"], first["arch"], first["loss"], first["seed"])
     sizes = {s: len(a) for s, a in arrays.items() if s != "id"}
     return Resamples.draw(

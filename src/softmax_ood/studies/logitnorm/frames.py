@@ -11,15 +11,20 @@ from .evidence import fpr_at_tpr_closest
 __all__ = ["full_precision_samples", "mark_trivial", "with_reference_fpr"]
 
 
-def full_precision_samples(paths: list[str], main_arch: str) -> pd.DataFrame:
-    """Per-image MSP (float64, as evaluated) of every main-architecture run, one row per image
-    in the order of the prepared arrays (``set`` ``"id"``: the ID test images)."""
+def full_precision_samples(paths: list[str], main_arch: str | None = None) -> pd.DataFrame:
+    """Per-image scores (float64, as evaluated) of every run (``main_arch``: only that
+    architecture's), one row per (score, image) in the order of the prepared arrays (``set``
+    ``"id"``: the ID test images). Every score the evaluation kept (MSP, ODIN, Energy, GradNorm,
+    GODIN, and on ``"id"`` ``msp_ts``/``correct`` for the ECE after TS); an evaluation file
+    without a ``score`` column holds MSP only."""
     parts = []
     for path in paths:
         dataset, recipe, arch, loss, seed = parse_run_dir(path)
-        if arch != main_arch:
+        if main_arch is not None and arch != main_arch:
             continue
         f = pd.read_parquet(path)
+        if "score" not in f:
+            f = f.assign(score="msp")
         parts.append(
             pd.DataFrame(
                 {
@@ -28,13 +33,13 @@ def full_precision_samples(paths: list[str], main_arch: str) -> pd.DataFrame:
                     "loss": loss,
                     "seed": int(seed),
                     "set": f["set"].astype(str),
-                    "image": f.groupby("set", sort=False).cumcount().astype("int64"),
-                    "score": "msp",
+                    "image": f.groupby(["score", "set"], sort=False).cumcount().astype("int64"),
+                    "score": f["score"].astype(str),
                     "value": f["value"].astype("float64"),
                 }
             )
         )
-    keys = ["recipe", "arch", "loss", "seed", "set", "image"]
+    keys = ["recipe", "arch", "loss", "seed", "score", "set", "image"]
     return (
         pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
     )
@@ -52,9 +57,10 @@ def mark_trivial(ood: pd.DataFrame, floor: pd.DataFrame) -> pd.DataFrame:
 def with_reference_fpr(ood: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
     """``ood`` with a column ``fpr95_ref``: the MSP FPR95 (fraction) in the reference code's
     convention (operating point closest to 95 % TPR, :func:`.evidence.fpr_at_tpr_closest`)
-    for every test row with per-image scores (main architecture, MSP); NaN elsewhere."""
+    for every MSP test row with per-image scores; NaN elsewhere."""
     keys = ["recipe", "arch", "loss", "seed"]
     ref = []
+    samples = samples[samples["score"] == "msp"]
     for key, g in samples.groupby(keys, sort=True):
         by_set = {s: v["value"].to_numpy() for s, v in g.groupby("set", sort=False)}
         for name, values in by_set.items():

@@ -88,6 +88,7 @@ def spec(config: dict) -> dict:
     s["monitor_set"] = config["recipes"][s["recipe"]].get("monitor_set")
     s["ood_test"] = list(config["data"]["ood_test"])
     s["num_classes"] = len(config["data"].get("id_classes") or range(10))
+    s["ece_bins"] = int(config["evaluation"]["ece_bins"])  # C4's ECE on bootstrap resamples
     return s
 
 

@@ -21,7 +21,8 @@ def main():
         main_arch=spec["main_arch"],
         losses=snakemake.params.losses,
     )
-    frames["samples"] = full_precision_samples(list(inp.samples), spec["main_arch"])
+    # every architecture's and score's per-image values: each comparison's bootstrap
+    frames["samples"] = full_precision_samples(list(inp.samples))
     sets = sorted(set(frames["samples"]["set"]) - {"id"})
     frames["floor"] = floor_frame(frames["samples"], load_images(inp.data, sets), spec)
     frames["ood"] = with_reference_fpr(

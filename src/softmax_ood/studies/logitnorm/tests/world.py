@@ -100,107 +100,85 @@ def build(spec: dict, floor_cache: dict | None = None, **over) -> dict:
     sets, near = list(spec["ood_test"]), set(spec.get("near_ood") or [])
     key = {"dataset": "digits", "recipe": recipe}
     samples, ood, runs, curves = [], [], [], []
-    for li, loss in enumerate((ce, ln, pen)):
-        for seed in seeds:
-            id_ref = None
-            for si, name in enumerate(sets):
-                rng = np.random.default_rng([li, seed, si])
-                table = k["fpr_near"] if name in near else k["fpr"]
-                id_s, ood_s = _scores(rng, table[loss] + _jitter(seed))
-                if id_ref is None:
-                    id_ref = id_s
-                    samples.append((loss, seed, "id", id_ref))
-                # every set is scored against the same ID images
-                thr = np.sort(id_ref)[::-1][math.ceil(0.95 * N_ID) - 1]
-                shift = thr - np.sort(id_s)[::-1][math.ceil(0.95 * N_ID) - 1]
-                ood_s = ood_s + shift
-                samples.append((loss, seed, name, ood_s))
-                ood.append(
-                    {
-                        **key,
-                        "arch": arch,
-                        "loss": loss,
-                        "seed": seed,
-                        "score": "msp",
-                        "ood_set": name,
-                        "split": "test",
-                        "fpr95": fpr95_first(id_ref, ood_s) / 100,
-                        "logit_norm_ood": k["ce_norm_ood"] if loss == ce else 1.0,
-                    }
-                )
+    if k["bad_arch"] == arch:
+        raise ValueError("bad_arch must not be the main architecture")
+
+    def model(a, loss, score, seed, fprs, key_id):
+        """Per-image scores of one model (every set against the same ID images) and its rows."""
+        id_ref = None
+        for si, name in enumerate(sets):
+            rng = np.random.default_rng([*key_id, seed, si])
+            id_s, ood_s = _scores(rng, fprs[name] + _jitter(seed))
+            if id_ref is None:
+                id_ref = id_s
+                samples.append((a, loss, seed, score, "id", id_ref))
+            thr = np.sort(id_ref)[::-1][math.ceil(0.95 * N_ID) - 1]
+            ood_s = ood_s + (thr - np.sort(id_s)[::-1][math.ceil(0.95 * N_ID) - 1])
+            samples.append((a, loss, seed, score, name, ood_s))
+            ood.append(
+                {
+                    **key,
+                    "arch": a,
+                    "loss": loss,
+                    "seed": seed,
+                    "score": score,
+                    "ood_set": name,
+                    "split": "test",
+                    "fpr95": fpr95_first(id_ref, ood_s) / 100,
+                    "logit_norm_ood": k["ce_norm_ood"] if loss == ce else 1.0,
+                }
+            )
+
+    others = [a for a in spec["arch_table"] if a != arch]
+    for seed in seeds:
+        for li, loss in enumerate((ce, ln, pen)):
+            fprs = {n: (k["fpr_near"] if n in near else k["fpr"])[loss] for n in sets}
+            model(arch, loss, "msp", seed, fprs, [li])
+        for si, score in enumerate(spec["scores"]):
+            if score != "msp":
+                for li, loss in enumerate((ce, ln)):
+                    model(
+                        arch,
+                        loss,
+                        score,
+                        seed,
+                        dict.fromkeys(sets, k["score_fpr"][loss]),
+                        [10 + si, li],
+                    )
+        model(arch, godin, "godin", seed, dict.fromkeys(sets, k["godin_fpr"]), [20])
+        for ai, a in enumerate(others):
+            for li, loss in enumerate((ce, ln)):
+                f = k["arch_fpr"][loss]
+                if a == k["bad_arch"] and loss == ln:
+                    f = k["arch_fpr"][ce] + 0.1
+                model(a, loss, "msp", seed, dict.fromkeys(sets, f), [30 + ai, li])
+        # confidence after TS and correctness on the ID images: every prediction right, the
+        # confidence 1 - ECE (+-20 %, the same images for both models), so the ECE is the knob
+        u = np.random.default_rng([40, seed]).uniform(-1.0, 1.0, N_ID)
+        for loss in (ce, ln):
+            e = (k["ece_ts"].get(loss, 2.0) + 10 * _jitter(seed)) / 100
+            samples.append((arch, loss, seed, "msp_ts", "id", 1.0 - e * (1 + 0.2 * u)))
+            samples.append((arch, loss, seed, "correct", "id", np.ones(N_ID)))
     sample_frame = pd.concat(
         [
             pd.DataFrame(
                 {
                     "recipe": recipe,
-                    "arch": arch,
+                    "arch": a,
                     "loss": loss,
                     "seed": seed,
                     "set": name,
                     "image": np.arange(len(v)),
-                    "score": "msp",
-                    "value": v.astype(np.float64),
+                    "score": score,
+                    "value": np.asarray(v, dtype=np.float64),
                 }
             )
-            for loss, seed, name, v in samples
+            for a, loss, seed, score, name, v in samples
         ],
         ignore_index=True,
     )
     for seed in seeds:
         j = _jitter(seed)
-        for name in sets:
-            for score in spec["scores"]:
-                if score == "msp":
-                    continue
-                for loss in (ce, ln):
-                    ood.append(
-                        {
-                            **key,
-                            "arch": arch,
-                            "loss": loss,
-                            "seed": seed,
-                            "score": score,
-                            "ood_set": name,
-                            "split": "test",
-                            "fpr95": k["score_fpr"][loss] + j,
-                            "logit_norm_ood": k["ce_norm_ood"] if loss == ce else 1.0,
-                        }
-                    )
-            ood.append(
-                {
-                    **key,
-                    "arch": arch,
-                    "loss": godin,
-                    "seed": seed,
-                    "score": "godin",
-                    "ood_set": name,
-                    "split": "test",
-                    "fpr95": k["godin_fpr"] + j,
-                    "logit_norm_ood": 1.0,
-                }
-            )
-            for a in spec["arch_table"]:
-                if a == arch:
-                    continue
-                for loss in (ce, ln):
-                    f = k["arch_fpr"][loss] + j
-                    if a == k["bad_arch"] and loss == ln:
-                        f = k["arch_fpr"][ce] + 0.1 + j
-                    ood.append(
-                        {
-                            **key,
-                            "arch": a,
-                            "loss": loss,
-                            "seed": seed,
-                            "score": "msp",
-                            "ood_set": name,
-                            "split": "test",
-                            "fpr95": f,
-                            "logit_norm_ood": k["ce_norm_ood"] if loss == ce else 1.0,
-                        }
-                    )
-        if k["bad_arch"] == arch:
-            raise ValueError("bad_arch must not be the main architecture")
         norms = {ce: k["ce_norm_id"], ln: k["ln_norm"], pen: k["lp_norm"], godin: 5.0}
         for loss in (ce, ln, pen, godin):
             runs.append(
