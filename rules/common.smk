@@ -120,6 +120,12 @@ def module_code(ref):
     return sorted(os.path.relpath(p) for p in found)
 
 
+def item_inputs(inputs, wildcard):
+    """Input function of a shared table or figure rule: the frames of the item its
+    ``wildcard`` names (``inputs``: item -> {frame: path})."""
+    return lambda w: dict(inputs[getattr(w, wildcard)])
+
+
 def seed_files(cell, name):
     """``<cell>/seed<k>/<name>`` for every training seed: the per-run files of one cell job."""
     return [f"{cell}/seed{s}/{name}" for s in TRAIN_SEEDS]

@@ -1,13 +1,80 @@
 # The rules every study shares, written once and instantiated per enabled study from its
-# registration (the Study protocol): its claims table, from its frames by the
-# function its claims_job(config) names, and its papermill report, from what its
-# report_job(config) lists. A study's own rules.smk keeps its compute, table and figure steps.
+# registration (the Study protocol): its tables and figures, one job each, drawn from its frames
+# by the functions its table_job(config) / figure_job(config) name (a study without one of these
+# hooks makes those items in its own rules); its claims table, from its frames by the function
+# its claims_job(config) names; and its papermill report, from what its report_job(config)
+# lists. A study's own rules.smk keeps its compute steps.
 
 for _study in STUDIES.values():
     _claims = _study.claims_job(config)
     _report = _study.report_job(config)
     _out = f"results/{_study.NAME}/{DATASET}"
     _notebook = os.path.relpath(Path(_study.RULES).parent / "report.ipynb")
+    _tables = _study.table_job(config) if hasattr(_study, "table_job") else None
+    _figures = _study.figure_job(config) if hasattr(_study, "figure_job") else None
+
+    if _tables is not None:
+
+        rule:
+            name:
+                f"{_study.NAME}_table"
+            input:
+                unpack(item_inputs(_tables.inputs, "table")),
+                code=code("workflow/scripts/study_table.py")
+                + module_code(_tables.functions)
+                + (module_code(_tables.labels) if _tables.labels else []),
+            output:
+                table=f"{_out}/tables/{{table}}.parquet",
+                provenance=f"{_out}/tables/{{table}}.prov.json",
+                markdown=report(
+                    f"{_out}/tables/{{table}}.md",
+                    caption=caption(f"{_study.NAME}_table.rst"),
+                    category=_study.CATEGORY,
+                    subcategory="Tables",
+                    labels={"table": "{table}"},
+                ),
+            log:
+                f"logs/{_study.NAME}/{DATASET}/{{table}}.log",
+            benchmark:
+                f"logs/benchmarks/{_study.NAME}_table/{DATASET}/{{table}}.tsv"
+            wildcard_constraints:
+                table="|".join(_tables.inputs),
+            conda:
+                ENV_REPORT
+            params:
+                job=_tables.params(),
+            script:
+                "../workflow/scripts/study_table.py"
+
+    if _figures is not None:
+
+        rule:
+            name:
+                f"{_study.NAME}_figure"
+            input:
+                unpack(item_inputs(_figures.inputs, "fig")),
+                code=code("workflow/scripts/study_figure.py") + module_code(_figures.functions),
+            output:
+                figure=report(
+                    f"{_out}/figures/{{fig}}.png",
+                    caption=caption(f"{_study.NAME}_figure.rst"),
+                    category=_study.CATEGORY,
+                    subcategory="Figures",
+                    labels={"figure": "{fig}"},
+                ),
+                provenance=f"{_out}/figures/{{fig}}.prov.json",
+            log:
+                f"logs/{_study.NAME}/{DATASET}/{{fig}}.log",
+            benchmark:
+                f"logs/benchmarks/{_study.NAME}_figure/{DATASET}/{{fig}}.tsv"
+            wildcard_constraints:
+                fig="|".join(_figures.inputs),
+            conda:
+                ENV_REPORT
+            params:
+                job=_figures.params(),
+            script:
+                "../workflow/scripts/study_figure.py"
 
     rule:
         name:

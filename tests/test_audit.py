@@ -96,7 +96,8 @@ def test_prints_the_chain_back_to_the_data(chain):
     assert "rule     train" in out and "rule     evaluate" in out
     assert "config sha256" in out and "seeds 0" in out and "git 000000000000" in out
     # each rule's script, and the library modules it imports (derived from the source)
-    assert "(src/softmax_ood/studies/logitnorm/scripts/table.py)" in out
+    assert "(workflow/scripts/study_table.py)" in out  # the shared table rule's script ...
+    assert "studies/logitnorm/tables.py" in out  # ... and the study module it calls
     assert "(workflow/scripts/train.py)" in out
     assert "analysis/render.py" in out and "experiment.py" in out
     assert "DIFFERS" not in out and "audit: all" in out

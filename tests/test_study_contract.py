@@ -20,6 +20,7 @@ from softmax_ood.studies.registry import (
     Study,
     load_study,
     registered_studies,
+    resolve,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,6 +72,17 @@ def test_the_shared_rules_can_make_its_claims_table_and_report(name, config):
         assert (ROOT / f"workflow/report/{name}_{kind}.rst").is_file()
     rules = Path(study.RULES).read_text()  # its own rules keep only its own steps
     assert f"rule {name}_claims:" not in rules and f"rule {name}_report:" not in rules
+    for hook, kind, rule in (("table_job", "table", "table"), ("figure_job", "figure", "figure")):
+        if not hasattr(study, hook):
+            continue  # it makes those items in its own rules
+        items = getattr(study, hook)(config)
+        mapping = resolve(items.functions)
+        names = set(study.TABLES if kind == "table" else study.FIGURES)
+        assert set(items.inputs) == names and names <= set(mapping), f"{name}.{hook}"
+        assert all(callable(mapping[n]) for n in names)
+        assert all(p.startswith(base) for v in items.inputs.values() for p in v.values())
+        assert (ROOT / f"workflow/report/{name}_{kind}.rst").is_file()
+        assert f"rule {name}_{rule}:" not in rules
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -70,7 +70,8 @@ def test_provenance_is_recorded(two_runs):
     side = json.loads((a / "results/logitnorm/digits/tables/table1.prov.json").read_text())
     assert side == prov
     fig = json.loads((a / "results/logitnorm/digits/figures/fig1.prov.json").read_text())
-    assert fig["script"] == "src/softmax_ood/studies/logitnorm/scripts/figure.py"
+    assert fig["script"] == "workflow/scripts/study_figure.py"  # the shared figure rule
+    assert fig["function"] == "softmax_ood.studies.logitnorm.figures:FIGURES[fig1]"
     agg = read_parquet_provenance(a / "results/logitnorm/digits/runs.parquet")
     assert any(k.startswith("summary:") for k in agg["inputs"]) and "data" in agg["inputs"]
 

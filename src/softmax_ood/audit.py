@@ -35,7 +35,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .codedeps import code_inputs
+from .codedeps import code_inputs, module_file
 from .provenance import PROVENANCE_KEY, path_sha256
 
 __all__ = ["audit", "main"]
@@ -75,6 +75,7 @@ class Node:
     path: str
     rule: str | None = None
     script: str | None = None
+    function: str | None = None  # a shared rule's study function ("module:MAPPING[name]")
     modules: list[str] = field(default_factory=list)
     git: dict | None = None
     config_sha256: str | None = None
@@ -208,7 +209,12 @@ class Auditor:
             script = self.disk(node.script)
             if script.is_file():
                 src = self.root / "src"
-                node.modules = [self.rel(p) for p in code_inputs(script, src)]
+                found = set(code_inputs(script, src))
+                if node.function and ":" in node.function:  # the study module it calls
+                    module = module_file(node.function.split(":")[0], src)
+                    if module is not None:
+                        found |= {str(module), *code_inputs(module, src)}
+                node.modules = sorted(self.rel(p) for p in found)
         return node
 
     def _sibling(self, path: Path) -> str | None:
@@ -231,6 +237,7 @@ class Auditor:
     def _from_record(self, node: Node, rec: dict, source: str) -> None:
         node.rule = rec.get("rule") or node.rule
         node.script = rec.get("script") or node.script
+        node.function = rec.get("function") or node.function
         node.git = rec.get("git") or node.git
         node.config_sha256 = rec.get("config_sha256") or node.config_sha256
         node.seeds = rec.get("seeds") if rec.get("seeds") is not None else node.seeds

@@ -2,13 +2,12 @@
 its claims table (parquet with provenance, and markdown), by the function its
 ``claims_job`` names (``softmax_ood.studies.registry.ClaimsJob``)."""
 
-import importlib
-
 import pandas as pd
 
 from softmax_ood.analysis.claims import render_claims_markdown
 from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
+from softmax_ood.studies.registry import resolve
 
 
 def read_frame(paths) -> pd.DataFrame:
@@ -21,8 +20,7 @@ def read_frame(paths) -> pd.DataFrame:
 def main():
     job = snakemake.params.job
     names = snakemake.params.frames
-    module, function = job["function"].split(":")
-    claims_of = getattr(importlib.import_module(module), function)
+    claims_of = resolve(job["function"])
     frames = {name: read_frame(snakemake.input[name]) for name in names}
     claims = claims_of(frames, job["section"])
     inputs = {}

@@ -23,11 +23,13 @@ from typing import Protocol, runtime_checkable
 __all__ = [
     "OPTIONAL_HOOKS",
     "ClaimsJob",
+    "ItemsJob",
     "ReportJob",
     "STUDIES",
     "Study",
     "load_study",
     "registered_studies",
+    "resolve",
     "standard_targets",
 ]
 
@@ -55,6 +57,33 @@ class ClaimsJob:
             "section": dict(self.section),
             "seeds": None if self.seeds is None else sorted(int(s) for s in self.seeds),
             "title": self.title,
+        }
+
+
+@dataclass(frozen=True)
+class ItemsJob:
+    """Tables or figures, one job each, drawn from a study's frames by the shared rules
+    ``<NAME>_table`` and ``<NAME>_figure`` (``rules/study.smk``).
+
+    ``inputs`` maps each table (figure) name to the frames it reads (frame name -> parquet
+    path); ``functions`` names a mapping ``"module:MAPPING"`` of the same names to functions of
+    those frames and ``section``: a table function returns the table (a DataFrame), a figure
+    function draws to the path it is given (``function(frames, section, path)``). ``labels``
+    (tables only) names a mapping of column headers for the markdown. Written under
+    ``results/<NAME>/<dataset>/{tables,figures}/``, each with a provenance record."""
+
+    inputs: Mapping[str, Mapping[str, str]]
+    functions: str
+    section: Mapping
+    seeds: Sequence[int] | None = None
+    labels: str | None = None
+
+    def params(self) -> dict:
+        return {
+            "functions": self.functions,
+            "section": dict(self.section),
+            "seeds": None if self.seeds is None else sorted(int(s) for s in self.seeds),
+            "labels": self.labels,
         }
 
 
@@ -121,6 +150,10 @@ OPTIONAL_HOOKS: dict[str, str] = {
     "beyond the core data (e.g. CIFAR-10-C), downloaded by the core per-source rule.",
     "PAPER_VALUES": "path of a CSV (table, id_dataset, row, loss, metric, value) of the paper's "
     "printed values; the results page shows each table's printed values beside ours.",
+    "table_job": "table_job(config) -> ItemsJob: its tables drawn from its frames by the shared "
+    "rule <NAME>_table (a study without it makes its tables in its own rules).",
+    "figure_job": "figure_job(config) -> ItemsJob: its figures drawn from its frames by the "
+    "shared rule <NAME>_figure (a study without it draws its figures in its own rules).",
 }
 
 #: name -> registration module, in the order the results section shows the papers.
@@ -130,6 +163,12 @@ STUDIES: dict[str, str] = {
     "ulmer": "softmax_ood.studies.ulmer.study",
     "seddik": "softmax_ood.studies.seddik.study",
 }
+
+
+def resolve(ref: str):
+    """The object a ``"module:name"`` reference names (a study's function or mapping)."""
+    module, name = ref.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def load_study(name: str) -> ModuleType:

@@ -9,19 +9,9 @@ KG_RUNS = KG_STUDY.runs(config)
 KG_SPEC = KG_STUDY.spec(config)
 KG_DIR = "src/softmax_ood/studies/kang"
 KG = "results/kang/{dataset}"
-KGX = f"results/kang/{DATASET}"
 KG_FEATURIZER = config["kang"]["featurizer"]["name"]
 KG_EVAL = "results/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}"
-KG_FRAMES = [
-    "grid",
-    "components",
-    "policies",
-    "mechanism",
-    "ood_scores",
-    "fit",
-    "levels",
-    "selection",
-]
+KG_FRAMES = KG_STUDY.FRAMES  # what kang_aggregate writes (tables, figures, claims read them)
 
 
 if KG_SPEC.get("corruption_source") == "cifar10c":
@@ -176,58 +166,3 @@ rule kang_aggregate:
         spec=KG_SPEC,
     script:
         "scripts/aggregate.py"
-
-
-rule kang_table:
-    input:
-        **{name: f"{KG}/{name}.parquet" for name in KG_FRAMES},
-        code=code(f"{KG_DIR}/scripts/table.py"),
-    output:
-        table=f"{KG}/tables/{{table}}.parquet",
-        provenance=f"{KG}/tables/{{table}}.prov.json",
-        markdown=report(
-            f"{KG}/tables/{{table}}.md",
-            caption=caption("kang_table.rst"),
-            category="Kang",
-            subcategory="Tables",
-            labels={"table": "{table}"},
-        ),
-    log:
-        "logs/kang/{dataset}/{table}.log",
-    benchmark:
-        "logs/benchmarks/kang_table/{dataset}/{table}.tsv"
-    wildcard_constraints:
-        table="|".join(KG_STUDY.TABLES),
-    conda:
-        ENV_REPORT
-    params:
-        spec=KG_SPEC,
-    script:
-        "scripts/table.py"
-
-
-rule kang_figure:
-    input:
-        **{name: f"{KG}/{name}.parquet" for name in KG_FRAMES},
-        code=code(f"{KG_DIR}/scripts/figure.py"),
-    output:
-        figure=report(
-            f"{KG}/figures/{{fig}}.png",
-            caption=caption("kang_figure.rst"),
-            category="Kang",
-            subcategory="Figures",
-            labels={"figure": "{fig}"},
-        ),
-        provenance=f"{KG}/figures/{{fig}}.prov.json",
-    log:
-        "logs/kang/{dataset}/{fig}.log",
-    benchmark:
-        "logs/benchmarks/kang_figure/{dataset}/{fig}.tsv"
-    wildcard_constraints:
-        fig="|".join(KG_STUDY.FIGURES),
-    conda:
-        ENV_REPORT
-    params:
-        spec=KG_SPEC,
-    script:
-        "scripts/figure.py"

@@ -11,7 +11,7 @@ from pathlib import Path
 from ...codedeps import registry_entries
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import ClaimsJob, ReportJob, standard_targets
+from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_targets
 
 NAME = "kang"
 CATEGORY = "Kang"
@@ -201,3 +201,19 @@ def report_job(config: dict) -> ReportJob:
             "provenance_path": f"{base}/grid.prov.json",
         },
     )
+
+
+def _items_job(config: dict, names, functions: str) -> ItemsJob:
+    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    frames = {k: f"{base}/{k}.parquet" for k in FRAMES}
+    return ItemsJob(
+        inputs={n: frames for n in names}, functions=functions, section=s, seeds=s["seeds"]
+    )
+
+
+def table_job(config: dict) -> ItemsJob:
+    return _items_job(config, TABLES, "softmax_ood.studies.kang.tables:TABLES")
+
+
+def figure_job(config: dict) -> ItemsJob:
+    return _items_job(config, FIGURES, "softmax_ood.studies.kang.plots:FIGURES")

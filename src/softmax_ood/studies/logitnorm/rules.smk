@@ -8,7 +8,6 @@ LN_RUNS = LN_STUDY.runs(config)
 LN_SPEC = LN_STUDY.spec(config)
 LN_DIR = "src/softmax_ood/studies/logitnorm"
 LN = "results/logitnorm/{dataset}"
-LNX = f"results/logitnorm/{DATASET}"
 
 
 rule logitnorm_aggregate:
@@ -45,65 +44,6 @@ rule logitnorm_aggregate:
         losses={r.loss: LOSSES[r.loss] for r in LN_RUNS},
     script:
         "scripts/aggregate.py"
-
-
-rule logitnorm_table:
-    input:
-        runs=f"{LN}/runs.parquet",
-        ood=f"{LN}/ood.parquet",
-        code=code(f"{LN_DIR}/scripts/table.py"),
-    output:
-        table=f"{LN}/tables/{{table}}.parquet",
-        provenance=f"{LN}/tables/{{table}}.prov.json",
-        markdown=report(
-            f"{LN}/tables/{{table}}.md",
-            caption=caption("table.rst"),
-            category="LogitNorm",
-            subcategory="Tables",
-            labels={"table": "{table}"},
-        ),
-    log:
-        "logs/logitnorm/{dataset}/{table}.log",
-    benchmark:
-        "logs/benchmarks/logitnorm_table/{dataset}/{table}.tsv"
-    wildcard_constraints:
-        table="|".join(LN_STUDY.TABLES),
-    conda:
-        ENV_REPORT
-    params:
-        spec=LN_SPEC,
-    script:
-        "scripts/table.py"
-
-
-rule logitnorm_figure:
-    input:
-        runs=f"{LN}/runs.parquet",
-        ood=f"{LN}/ood.parquet",
-        curves=f"{LN}/curves.parquet",
-        samples=f"{LN}/samples.parquet",
-        code=code(f"{LN_DIR}/scripts/figure.py"),
-    output:
-        figure=report(
-            f"{LN}/figures/{{fig}}.png",
-            caption=caption("figure.rst"),
-            category="LogitNorm",
-            subcategory="Figures",
-            labels={"figure": "{fig}"},
-        ),
-        provenance=f"{LN}/figures/{{fig}}.prov.json",
-    log:
-        "logs/logitnorm/{dataset}/{fig}.log",
-    benchmark:
-        "logs/benchmarks/logitnorm_figure/{dataset}/{fig}.tsv"
-    wildcard_constraints:
-        fig="|".join(LN_STUDY.FIGURES),
-    conda:
-        ENV_REPORT
-    params:
-        spec=LN_SPEC,
-    script:
-        "scripts/figure.py"
 
 
 rule logitnorm_readme_block:

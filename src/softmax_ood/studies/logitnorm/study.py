@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import ClaimsJob, ReportJob, standard_targets
+from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_targets
 
 NAME = "logitnorm"
 CATEGORY = "LogitNorm"
@@ -135,4 +135,26 @@ def report_job(config: dict) -> ReportJob:
             "paper_values_path": paper,
             "provenance_path": f"{base}/tables/table1.prov.json",
         },
+    )
+
+
+def table_job(config: dict) -> ItemsJob:
+    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    return ItemsJob(
+        inputs={t: {k: f"{base}/{k}.parquet" for k in ("runs", "ood")} for t in TABLES},
+        functions="softmax_ood.studies.logitnorm.tables:FRAME_TABLES",
+        section=s,
+        seeds=s["seeds"],
+        labels="softmax_ood.studies.logitnorm.tables:PREMISE_LABELS",
+    )
+
+
+def figure_job(config: dict) -> ItemsJob:
+    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    frames = ("runs", "ood", "curves", "samples")
+    return ItemsJob(
+        inputs={f: {k: f"{base}/{k}.parquet" for k in frames} for f in FIGURES},
+        functions="softmax_ood.studies.logitnorm.figures:FIGURES",
+        section=s,
+        seeds=s["seeds"],
     )

@@ -297,3 +297,16 @@ PREMISE_LABELS = {
     "fpr95_ref": "FPR95 (%), reference code's convention (TPR closest to 95 %)",
     "ln_fpr95_trivial": "LogitNorm FPR95 trivial sets (%)",
 }
+
+
+def _of_frames(table):
+    """``table(runs, ood, spec)`` as a function of the frames (the shared table rule's form)."""
+
+    def build(frames, spec: dict) -> pd.DataFrame:
+        return table(frames["runs"], frames["ood"], spec)
+
+    return build
+
+
+#: Each table as a function of the study's frames and section (``study.table_job``).
+FRAME_TABLES = {name: _of_frames(table) for name, table in TABLES.items()}

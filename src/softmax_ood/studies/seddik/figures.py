@@ -198,3 +198,16 @@ def fig_validation(frame: pd.DataFrame, path: str | Path) -> None:
 
 
 FIGURES = {"fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5, "validation": fig_validation}
+
+
+def _of_frames(name: str):
+    """Figure ``name`` drawn from its own frame (the shared figure rule's form)."""
+
+    def draw(frames, section, path) -> None:
+        FIGURES[name](frames[name], path)
+
+    return draw
+
+
+#: Each figure as a function of the study's frames and section (``study.figure_job``).
+FRAME_FIGURES = {name: _of_frames(name) for name in FIGURES}

@@ -102,68 +102,6 @@ rule seddik_timing:
         "scripts/timing.py"
 
 
-rule seddik_figures:
-    # every figure in one job: drawing is cheap, and each figure's data is its frame
-    input:
-        fig2=f"{SD}/frames/fig2.parquet",
-        fig3=f"{SD}/frames/fig3.parquet",
-        fig4=f"{SD}/frames/fig4.parquet",
-        fig5=f"{SD}/frames/fig5.parquet",
-        validation=f"{SD}/frames/validation.parquet",
-        code=code(f"{SD_DIR}/scripts/figures.py"),
-    output:
-        fig2=report(
-            f"{SD}/figures/fig2.png",
-            caption=caption("seddik_figure.rst"),
-            category="Seddik",
-            subcategory="Figures",
-            labels={"figure": "fig2"},
-        ),
-        fig3=report(
-            f"{SD}/figures/fig3.png",
-            caption=caption("seddik_figure.rst"),
-            category="Seddik",
-            subcategory="Figures",
-            labels={"figure": "fig3"},
-        ),
-        fig4=report(
-            f"{SD}/figures/fig4.png",
-            caption=caption("seddik_figure.rst"),
-            category="Seddik",
-            subcategory="Figures",
-            labels={"figure": "fig4"},
-        ),
-        fig5=report(
-            f"{SD}/figures/fig5.png",
-            caption=caption("seddik_figure.rst"),
-            category="Seddik",
-            subcategory="Figures",
-            labels={"figure": "fig5"},
-        ),
-        validation=report(
-            f"{SD}/figures/validation.png",
-            caption=caption("seddik_figure.rst"),
-            category="Seddik",
-            subcategory="Figures",
-            labels={"figure": "validation"},
-        ),
-        fig2_provenance=f"{SD}/figures/fig2.prov.json",
-        fig3_provenance=f"{SD}/figures/fig3.prov.json",
-        fig4_provenance=f"{SD}/figures/fig4.prov.json",
-        fig5_provenance=f"{SD}/figures/fig5.prov.json",
-        validation_provenance=f"{SD}/figures/validation.prov.json",
-    log:
-        "logs/seddik/{dataset}/figures.log",
-    benchmark:
-        "logs/benchmarks/seddik_figures/{dataset}/figures.tsv"
-    conda:
-        ENV_REPORT
-    params:
-        figures=SD_STUDY.FIGURES,
-    script:
-        "scripts/figures.py"
-
-
 rule seddik_departures:
     input:
         code=code(f"{SD_DIR}/scripts/departures.py"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...config import check_names, config_error
 from ...runs import Run
-from ..registry import ClaimsJob, ReportJob
+from ..registry import ClaimsJob, ItemsJob, ReportJob
 
 NAME = "seddik"
 CATEGORY = "Seddik"
@@ -144,4 +144,15 @@ def report_job(config: dict) -> ReportJob:
             "provenance_path": f"{base}/features.prov.json",
             "fig5_run": fig5_runs(config)[0].name,
         },
+    )
+
+
+def figure_job(config: dict) -> ItemsJob:
+    """Each figure from its own frame (Figs. 2-4 and the validation: functions of the config;
+    Fig. 5: the trained network's features)."""
+    frames = f"results/{NAME}/{config['data']['dataset']}/frames"
+    return ItemsJob(
+        inputs={f: {f: f"{frames}/{f}.parquet"} for f in FIGURES},
+        functions="softmax_ood.studies.seddik.figures:FRAME_FIGURES",
+        section={},
     )
