@@ -30,6 +30,7 @@ __all__ = [
     "load_study",
     "registered_studies",
     "resolve",
+    "standard_report",
     "standard_targets",
 ]
 
@@ -194,4 +195,30 @@ def standard_targets(name: str, config: dict, tables, figures) -> list[str]:
         + [f"{base}/figures/{f}.png" for f in figures]
         + [f"{base}/claims.parquet", f"{base}/claims.md"]
         + [f"reports/{name}.ipynb", f"reports/{name}.html"]
+    )
+
+
+def standard_report(
+    name: str, config: dict, tables, figures, provenance: str, inputs=None, parameters=None
+) -> ReportJob:
+    """The usual report of study ``name`` (for its ``report_job(config)``): its notebook reads
+    the tables, figures and claims table under ``results/<name>/<dataset>/`` and prints the
+    provenance record ``provenance`` (relative to that folder); ``inputs`` and ``parameters``
+    add what else it reads."""
+    base = f"results/{name}/{config['data']['dataset']}"
+    return ReportJob(
+        inputs={
+            "tables": [f"{base}/tables/{t}.parquet" for t in tables],
+            "figures": [f"{base}/figures/{f}.png" for f in figures],
+            "claims": f"{base}/claims.parquet",
+            "provenance": f"{base}/{provenance}",
+            **(inputs or {}),
+        },
+        parameters={
+            "tables_dir": f"{base}/tables",
+            "figures_dir": f"{base}/figures",
+            "claims_path": f"{base}/claims.parquet",
+            **(parameters or {}),
+            "provenance_path": f"{base}/{provenance}",
+        },
     )

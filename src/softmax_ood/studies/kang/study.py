@@ -11,7 +11,7 @@ from pathlib import Path
 from ...codedeps import registry_entries
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_targets
+from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_report, standard_targets
 
 NAME = "kang"
 CATEGORY = "Kang"
@@ -186,21 +186,7 @@ def claims_job(config: dict) -> ClaimsJob:
 
 
 def report_job(config: dict) -> ReportJob:
-    base = f"results/{NAME}/{config['data']['dataset']}"
-    return ReportJob(
-        inputs={
-            "tables": [f"{base}/tables/{t}.parquet" for t in TABLES],
-            "figures": [f"{base}/figures/{f}.png" for f in FIGURES],
-            "claims": f"{base}/claims.parquet",
-            "provenance": f"{base}/grid.prov.json",
-        },
-        parameters={
-            "tables_dir": f"{base}/tables",
-            "figures_dir": f"{base}/figures",
-            "claims_path": f"{base}/claims.parquet",
-            "provenance_path": f"{base}/grid.prov.json",
-        },
-    )
+    return standard_report(NAME, config, TABLES, FIGURES, "grid.prov.json")
 
 
 def _items_job(config: dict, names, functions: str) -> ItemsJob:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_targets
+from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_report, standard_targets
 
 NAME = "logitnorm"
 CATEGORY = "LogitNorm"
@@ -118,23 +118,15 @@ def claims_job(config: dict) -> ClaimsJob:
 
 
 def report_job(config: dict) -> ReportJob:
-    base = f"results/{NAME}/{config['data']['dataset']}"
     paper = f"src/softmax_ood/studies/{NAME}/paper_values.csv"
-    return ReportJob(
-        inputs={
-            "tables": [f"{base}/tables/{t}.parquet" for t in TABLES],
-            "figures": [f"{base}/figures/{f}.png" for f in FIGURES],
-            "claims": f"{base}/claims.parquet",
-            "provenance": f"{base}/tables/table1.prov.json",
-            "paper": paper,
-        },
-        parameters={
-            "tables_dir": f"{base}/tables",
-            "figures_dir": f"{base}/figures",
-            "claims_path": f"{base}/claims.parquet",
-            "paper_values_path": paper,
-            "provenance_path": f"{base}/tables/table1.prov.json",
-        },
+    return standard_report(
+        NAME,
+        config,
+        TABLES,
+        FIGURES,
+        "tables/table1.prov.json",
+        inputs={"paper": paper},
+        parameters={"paper_values_path": paper},
     )
 
 
