@@ -24,6 +24,7 @@ from softmax_ood.analysis.style import (
     save_figure,
     style,
 )
+from softmax_ood.studies.ulmer.study import DATASETS, METRICS
 
 __all__ = [
     "METRIC_LABELS",
@@ -336,3 +337,52 @@ def directions_figure(
             "error bars ± 1 std over seeds"
         )
         save_figure(fig, path)
+
+
+# -- each figure as a function of the study's frames and section (``study.figure_job``) ------
+
+
+def _scaling(dataset: str):
+    def draw(frames: dict, section: dict, path) -> None:
+        directions = frames["directions"]
+        paper = directions[directions["paper_direction"]].drop_duplicates("direction")
+        note = "".join(
+            f"along {d['direction']}: a degenerate direction, parallel to a class boundary"
+            for _, d in paper.iterrows()
+            if d["degenerate"]
+        )
+        scaling_figure(frames["scaling"], path, dataset, note=note)
+
+    return draw
+
+
+def _directions(frames: dict, section: dict, path) -> None:
+    frame = pd.concat([frames[k] for k in sorted(frames)], ignore_index=True)
+    directions_figure(frame, path, level=float(section["level"]))
+
+
+def _fig1(metric: str):
+    def draw(frames: dict, section: dict, path) -> None:
+        # white = certain: low entropy / variance / MI, but HIGH max probability
+        cmap = "Purples_r" if metric == "max_prob" else "Purples"
+        fig1_heatmaps(frames["grid"], path, metric, data=frames["points"], cmap=cmap)
+
+    return draw
+
+
+def _softmax_note(frames: dict, section: dict, path) -> None:
+    softmax_note_figure(frames["sharpness"], path)
+
+
+def frame_figures(datasets: Sequence[str], metrics: Sequence[str]) -> dict:
+    """Figure name -> function(frames, section, path), for these data sets and metrics."""
+    return {
+        **{f"scaling_{ds}": _scaling(ds) for ds in datasets},
+        "directions": _directions,
+        **{f"fig1_{m}": _fig1(m) for m in metrics},
+        "softmax_note": _softmax_note,
+    }
+
+
+#: the study's figures (study.FIGURES), each from the frames ``figure_job`` gives it
+FRAME_FIGURES = frame_figures(DATASETS, METRICS)

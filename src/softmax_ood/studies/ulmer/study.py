@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import check_names, config_error, study_section
-from ..registry import ClaimsJob, ReportJob, standard_targets
+from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_targets
 
 NAME = "ulmer"
 CATEGORY = "Ulmer & Cinà"
@@ -108,10 +108,6 @@ def frame_inputs(config: dict, names):
     return lambda w: {n: seed_files(config, w.uds, f"{n}.parquet") for n in names}
 
 
-def fig1_names(config: dict) -> list[str]:
-    return list(FIG1)
-
-
 def targets(config: dict) -> list[str]:
     return standard_targets(NAME, config, TABLES, FIGURES)
 
@@ -165,4 +161,32 @@ def report_job(config: dict) -> ReportJob:
             "grid_dataset": GRID_DATASET,
             "provenance_path": f"{b}/claims.prov.json",
         },
+    )
+
+
+def figure_job(config: dict) -> ItemsJob:
+    """Each figure from the frames it draws: the scaling curve of one data set (with its
+    directions, for the degenerate-direction note), the directions of both, the Fig. 1 grid of
+    the 2-D data, the softmax note's sharpness."""
+    b, s = base(config), spec(config)
+    run = f"{b}/runs/{GRID_DATASET}/seed{s['grid']['seed']}"
+    inputs = {
+        **{
+            f"scaling_{ds}": {k: f"{b}/frames/{ds}/{k}.parquet" for k in ("scaling", "directions")}
+            for ds in DATASETS
+        },
+        "directions": {
+            f"directions_{ds}": f"{b}/frames/{ds}/directions.parquet" for ds in DATASETS
+        },
+        **{
+            f: {"grid": f"{run}/grid.parquet", "points": f"{run}/train_points.parquet"}
+            for f in FIG1
+        },
+        "softmax_note": {"sharpness": f"{b}/frames/softmax_note/sharpness.parquet"},
+    }
+    return ItemsJob(
+        inputs=inputs,
+        functions="softmax_ood.studies.ulmer.figures:FRAME_FIGURES",
+        section={"level": s["claims"]["certain_max_prob"]},
+        seeds=seeds(config),
     )
