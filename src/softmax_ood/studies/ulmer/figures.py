@@ -357,7 +357,7 @@ def _scaling(dataset: str):
 
 
 def _directions(frames: dict, section: dict, path) -> None:
-    frame = pd.concat([frames[k] for k in sorted(frames)], ignore_index=True)
+    frame = pd.concat(list(frames.values()), ignore_index=True)  # the data sets' order
     directions_figure(frame, path, level=float(section["level"]))
 
 
