@@ -394,8 +394,11 @@ def test_cifar10c_download_extract_and_read_by_severity(tmp_path, server):
         read_cifar_c(root, "contrast", 6, per_severity=k)
     with pytest.raises(MissingDataError, match="fog.npy is missing"):
         read_cifar_c(root, "fog", 1, per_severity=k)
+    # by default the rows per severity are the file's own (a fifth of labels.npy)
+    x, y = read_cifar_c(root, "contrast", 2)
+    assert np.array_equal(x, made["arrays"]["contrast"][k : 2 * k])
     with pytest.raises(ValueError, match="CIFAR-10-C files hold"):
-        read_cifar_c(root, "contrast", 1)  # the real per-severity count does not fit the fixture
+        read_cifar_c(root, "contrast", 1, per_severity=10000)  # the published count: no fit
 
 
 def test_cifar10c_wrong_checksum_keeps_nothing(tmp_path, server):

@@ -116,7 +116,40 @@ def spec(config: dict) -> dict:
     s["roles"] = {r: s[r] for r in ROLES}
     s["groups"] = shift_groups(config)
     s["dataset"] = config["data"]["dataset"]
+    s["featurizer"] = featurizer_with_weights(config, s["featurizer"])
     return s
+
+
+def featurizer_with_weights(config: dict, featurizer: dict) -> dict:
+    """The featurizer entry with ``featurizer.source``'s downloaded file (``data/raw/<filename>``)
+    and its sha256 as ``params.weights_path`` / ``params.sha256`` (paper scale); unchanged when
+    it names no source."""
+    name = featurizer.get("source")
+    if not name:
+        return featurizer
+    if config["data"].get("source") != "paper":
+        raise config_error(
+            f"{NAME}.featurizer.source is {name!r} but data.source is not 'paper' "
+            "(weights are downloaded at paper scale only)"
+        )
+    from ...paper_data import load_sources
+
+    sources = load_sources(config["data"]["sources"])
+    if name not in sources:
+        raise config_error(
+            f"{NAME}.featurizer.source {name!r} is not a source of {config['data']['sources']}"
+        )
+    entry = sources[name]
+    params = {**(featurizer.get("params") or {}), "weights_path": f"data/raw/{entry['filename']}"}
+    if entry.get("sha256"):
+        params["sha256"] = entry["sha256"]
+    return {**featurizer, "params": params}
+
+
+def featurizer_inputs(spec: dict) -> dict:
+    """The discriminator rules' weight-file input (paper scale), else nothing."""
+    f = spec["featurizer"]
+    return {"weights": f["params"]["weights_path"]} if f.get("source") else {}
 
 
 def targets(config: dict) -> list[str]:
@@ -157,9 +190,12 @@ def grid_inputs(spec: dict, dataset: str) -> dict:
 
 
 def raw_sources(config: dict) -> list[str]:
-    """Paper-scale sources this study needs downloaded besides the core data (CIFAR-10-C)."""
+    """Paper-scale sources this study needs downloaded besides the core data (CIFAR-10-C, the
+    featurizer's weights)."""
     s = config.get(NAME) or {}
-    return ["cifar10c"] if s.get("corruption_source") == "cifar10c" else []
+    names = ["cifar10c"] if s.get("corruption_source") == "cifar10c" else []
+    source = (s.get("featurizer") or {}).get("source")
+    return names + ([source] if source else [])
 
 
 def claim_specs(config: dict) -> list:
