@@ -66,6 +66,12 @@ def check(config: dict) -> None:
         raise config_error(
             f"{NAME}.corruption_source is 'cifar10c' but {NAME}.corruption_dir names no folder"
         )
+    if s.get("corruption_source") == "cifar10c" and s["discriminator"].get("alpha") is None:
+        raise config_error(
+            f"{NAME}.corruption_source is 'cifar10c' but {NAME}.discriminator.alpha is not set: "
+            "alpha cannot be selected on the validation split (CIFAR-10-C corrupts only the test "
+            "set); give a fixed alpha"
+        )
     check_names(f"{NAME}.featurizer.name", s["featurizer"]["name"], featurizer_names())
     shifts = list(s["corruptions"]) + ([ROTATION] if s["rotations"] else [])
     if not shifts:
