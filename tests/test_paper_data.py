@@ -208,6 +208,13 @@ def test_paper_sources_yaml_is_complete():
     for name in cfg["ood_test"] + [cfg["id_dataset"]]:  # everything used by default is checked
         assert src[name]["md5"] or src[name]["sha256"], name
     assert src["places365_test"]["md5"] is None and src["places365_test"]["sha256"] is None
+    # Kang's featurizer weights: torchvision's file and the sha256 the featurizer checks
+    from softmax_ood.discriminator import RESNET18_IMAGENET_FILE, RESNET18_IMAGENET_SHA256
+
+    weights = src["resnet18_imagenet"]
+    assert weights["filename"] == RESNET18_IMAGENET_FILE
+    assert weights["sha256"] == RESNET18_IMAGENET_SHA256
+    assert weights["url"] == "https://download.pytorch.org/models/" + RESNET18_IMAGENET_FILE
 
 
 def test_null_checksum_entry_from_config_is_refused(tmp_path):

@@ -248,7 +248,9 @@ def _all_studies_override(work: Path, sources: dict) -> list[str]:
             "corruptions": KANG_CORRUPTIONS,
             "rotations": [45, 90, 180],
             # the stand-in ResNet-18 at 32 px (the paper's 224 costs 49x the CPU time)
-            "featurizer": {"params": {"image_size": 32, "batch_size": 100}},
+            "featurizer": {
+                "params_by_name": {"resnet18_imagenet": {"image_size": 32, "batch_size": 100}}
+            },
             "discriminator": {"n_repeats": 3},
             "batch_size": 100,
         },

@@ -66,6 +66,12 @@ def check(config: dict) -> None:
         raise config_error(
             f"{NAME}.corruption_source is 'cifar10c' but {NAME}.corruption_dir names no folder"
         )
+    source = s["featurizer"].get("source")
+    if source and config["data"].get("source") != "paper":
+        raise config_error(
+            f"{NAME}.featurizer.source is {source!r} but data.source is not 'paper' "
+            "(weights are downloaded at paper scale only)"
+        )
     if s.get("corruption_source") == "cifar10c" and s["discriminator"].get("alpha") is None:
         raise config_error(
             f"{NAME}.corruption_source is 'cifar10c' but {NAME}.discriminator.alpha is not set: "
@@ -127,17 +133,16 @@ def spec(config: dict) -> dict:
 
 
 def featurizer_with_weights(config: dict, featurizer: dict) -> dict:
-    """The featurizer entry with ``featurizer.source``'s downloaded file (``data/raw/<filename>``)
-    and its sha256 as ``params.weights_path`` / ``params.sha256`` (paper scale); unchanged when
-    it names no source."""
+    """The featurizer as its scripts read it, ``{name, params}``: ``params_by_name[name]`` if
+    given, else ``params``; with ``featurizer.source`` (paper scale) also that source's
+    downloaded file (``data/raw/<filename>``) and sha256 as ``params.weights_path`` /
+    ``params.sha256``, and ``source``."""
+    by_name = featurizer.get("params_by_name") or {}
+    params = by_name.get(featurizer["name"], featurizer.get("params") or {})
+    out = {"name": featurizer["name"], "params": dict(params)}
     name = featurizer.get("source")
     if not name:
-        return featurizer
-    if config["data"].get("source") != "paper":
-        raise config_error(
-            f"{NAME}.featurizer.source is {name!r} but data.source is not 'paper' "
-            "(weights are downloaded at paper scale only)"
-        )
+        return out
     from ...paper_data import load_sources
 
     sources = load_sources(config["data"]["sources"])
@@ -146,10 +151,10 @@ def featurizer_with_weights(config: dict, featurizer: dict) -> dict:
             f"{NAME}.featurizer.source {name!r} is not a source of {config['data']['sources']}"
         )
     entry = sources[name]
-    params = {**(featurizer.get("params") or {}), "weights_path": f"data/raw/{entry['filename']}"}
+    out["params"]["weights_path"] = f"data/raw/{entry['filename']}"
     if entry.get("sha256"):
-        params["sha256"] = entry["sha256"]
-    return {**featurizer, "params": params}
+        out["params"]["sha256"] = entry["sha256"]
+    return {**out, "source": name}
 
 
 def featurizer_inputs(spec: dict) -> dict:
