@@ -411,8 +411,14 @@ def make_mnist_idx_gz(path: Path, array: np.ndarray) -> Path:
 
 
 def make_flat_image_tar(
-    path: Path, root: str, *, n: int = 100, size: int = 32, ext: str = "jpg",
-    compress: bool = True, seed: int = 5,
+    path: Path,
+    root: str,
+    *,
+    n: int = 100,
+    size: int = 32,
+    ext: str = "jpg",
+    compress: bool = True,
+    seed: int = 5,
 ) -> dict:
     """A tar (gzip or plain) of ``n`` RGB images ``<root>/<i>.<ext>`` of ``size`` x ``size`` pixels,
     the layout of the ODIN sets (``LSUN/test``, ``LSUN_resize``, ``iSUN/iSUN_patches``) and of

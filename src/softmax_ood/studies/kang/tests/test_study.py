@@ -102,10 +102,10 @@ def test_schema_rejects_unknown_keys(raw):
 def test_featurizer_source_gives_the_downloaded_file_and_its_checksum(raw):
     """Paper scale: the weights file of featurizer.source (config/paper_sources.yaml) becomes
     the featurizer's weights_path and sha256, a rule input and a download."""
-    from softmax_ood.discriminator import RESNET18_IMAGENET_FILE, RESNET18_IMAGENET_SHA256
-
     import yaml
     from snakemake.utils import update_config
+
+    from softmax_ood.discriminator import RESNET18_IMAGENET_FILE, RESNET18_IMAGENET_SHA256
 
     from .conftest import ROOT
 
