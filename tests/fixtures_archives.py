@@ -408,3 +408,49 @@ def make_mnist_idx_gz(path: Path, array: np.ndarray) -> Path:
         gz.write(header + a.tobytes())
     Path(path).write_bytes(out.getvalue())
     return Path(path)
+
+
+def make_flat_image_tar(
+    path: Path,
+    root: str,
+    *,
+    n: int = 100,
+    size: int = 32,
+    ext: str = "jpg",
+    compress: bool = True,
+    seed: int = 5,
+) -> dict:
+    """A tar (gzip or plain) of ``n`` RGB images ``<root>/<i>.<ext>`` of ``size`` x ``size`` pixels,
+    the layout of the ODIN sets (``LSUN/test``, ``LSUN_resize``, ``iSUN/iSUN_patches``) and of
+    Places365's ``val_256`` (256 x 256 there)."""
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    fmt = "PNG" if ext == "png" else "JPEG"
+    members = [(root, None)]
+    for i in range(n):
+        arr = rng.integers(0, 256, size=(size, size, 3), dtype=np.uint8)
+        members.append((f"{root}/{i:08d}.{ext}", _encode(Image.fromarray(arr, "RGB"), fmt)))
+    write_tar(path, members, compress=compress)
+    return {"path": Path(path), "n": n}
+
+
+def make_cifar10c_like(path: Path, test_x: np.ndarray, test_y: np.ndarray, corruptions) -> dict:
+    """A CIFAR-10-C tar for a given CIFAR-10 test set (NHWC uint8, its labels): per corruption, the
+    five severities stacked (``len(test_x)`` rows each, the test images with seeded noise growing
+    with severity) and ``labels.npy`` = the test labels tiled five times, as in the real files."""
+    rng = np.random.default_rng(7)
+    members = [("CIFAR-10-C", None)]
+    for name in corruptions:
+        blocks = []
+        for s in range(1, 6):
+            noise = rng.normal(0, 8 * s, size=test_x.shape)
+            blocks.append(np.clip(test_x + noise, 0, 255).astype(np.uint8))
+        buf = io.BytesIO()
+        np.save(buf, np.concatenate(blocks), allow_pickle=False)
+        members.append((f"CIFAR-10-C/{name}.npy", buf.getvalue()))
+    buf = io.BytesIO()
+    np.save(buf, np.tile(np.asarray(test_y, dtype=np.uint8), 5), allow_pickle=False)
+    members.append(("CIFAR-10-C/labels.npy", buf.getvalue()))
+    write_tar(path, members, compress=False)
+    return {"path": Path(path)}

@@ -132,3 +132,22 @@ def test_resnet18_wrong_checksum_is_refused(tmp_path):
     with pytest.raises(ValueError, match="expected " + RESNET18_IMAGENET_SHA256):
         build_featurizer("resnet18_imagenet", {"weights_path": str(path)})
     assert RESNET18_IMAGENET_SHA256.startswith(RESNET18_IMAGENET_FILE.split("-")[1][:8])
+
+
+def test_resnet18_stand_in_state_dict_with_its_own_checksum(tmp_path):
+    """A randomly initialised torchvision ResNet-18 state_dict (the loopback tests' stand-in for
+    the ImageNet file) loads when its own sha256 is named; 512-d features."""
+    import torch
+    from torchvision.models import resnet18
+
+    torch.manual_seed(0)
+    path = tmp_path / RESNET18_IMAGENET_FILE
+    torch.save(resnet18(weights=None).state_dict(), path)
+    f = build_featurizer(
+        "resnet18_imagenet",
+        {"weights_path": str(path), "sha256": sha256_file(path), "image_size": 32},
+    )
+    x = np.random.default_rng(0).random((3, 3, 32, 32), dtype=np.float32)
+    assert f(x).shape == (3, 512)
+    with pytest.raises(ValueError, match="expected " + RESNET18_IMAGENET_SHA256):
+        build_featurizer("resnet18_imagenet", {"weights_path": str(path)})

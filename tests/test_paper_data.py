@@ -208,6 +208,13 @@ def test_paper_sources_yaml_is_complete():
     for name in cfg["ood_test"] + [cfg["id_dataset"]]:  # everything used by default is checked
         assert src[name]["md5"] or src[name]["sha256"], name
     assert src["places365_test"]["md5"] is None and src["places365_test"]["sha256"] is None
+    # Kang's featurizer weights: torchvision's file and the sha256 the featurizer checks
+    from softmax_ood.discriminator import RESNET18_IMAGENET_FILE, RESNET18_IMAGENET_SHA256
+
+    weights = src["resnet18_imagenet"]
+    assert weights["filename"] == RESNET18_IMAGENET_FILE
+    assert weights["sha256"] == RESNET18_IMAGENET_SHA256
+    assert weights["url"] == "https://download.pytorch.org/models/" + RESNET18_IMAGENET_FILE
 
 
 def test_null_checksum_entry_from_config_is_refused(tmp_path):
@@ -394,8 +401,11 @@ def test_cifar10c_download_extract_and_read_by_severity(tmp_path, server):
         read_cifar_c(root, "contrast", 6, per_severity=k)
     with pytest.raises(MissingDataError, match="fog.npy is missing"):
         read_cifar_c(root, "fog", 1, per_severity=k)
+    # by default the rows per severity are the file's own (a fifth of labels.npy)
+    x, y = read_cifar_c(root, "contrast", 2)
+    assert np.array_equal(x, made["arrays"]["contrast"][k : 2 * k])
     with pytest.raises(ValueError, match="CIFAR-10-C files hold"):
-        read_cifar_c(root, "contrast", 1)  # the real per-severity count does not fit the fixture
+        read_cifar_c(root, "contrast", 1, per_severity=10000)  # the published count: no fit
 
 
 def test_cifar10c_wrong_checksum_keeps_nothing(tmp_path, server):

@@ -180,29 +180,39 @@ class RandomConvFeaturizer:
 class ResNet18ImageNetFeaturizer:
     """torchvision's ImageNet ResNet-18, penultimate (512-d) features, from a local weight file.
 
-    The file is checked against :data:`RESNET18_IMAGENET_SHA256` before it is loaded; nothing is
-    ever downloaded. Grey images are repeated to 3 channels, every image is resized to
-    ``image_size`` (bilinear, antialiased) and normalised with the ImageNet mean and std.
+    The file is checked against ``sha256`` (default :data:`RESNET18_IMAGENET_SHA256`, torchvision's
+    file) before it is loaded; nothing is ever downloaded here (at paper scale the file is a
+    download entry of the sources file, whose checksum the Kang rules pass as ``sha256``). Grey
+    images are repeated to 3 channels, every image is resized to ``image_size`` (bilinear,
+    antialiased) and normalised with the ImageNet mean and std.
 
     :param weights_path: path of ``resnet18-f37072fd.pth``.
     :param image_size: input size of the network (224 as in ImageNet evaluation).
     :param batch_size: images per forward pass.
+    :param sha256: the file's expected sha256 (another value only for a stand-in file of the same
+        architecture, e.g. the loopback tests' randomly initialised state_dict).
     :raises FileNotFoundError: the file is missing (the message names it and its sha256).
     :raises ValueError: the file's sha256 differs.
     """
 
-    def __init__(self, weights_path: str | Path, image_size: int = 224, batch_size: int = 64):
+    def __init__(
+        self,
+        weights_path: str | Path,
+        image_size: int = 224,
+        batch_size: int = 64,
+        sha256: str = RESNET18_IMAGENET_SHA256,
+    ):
         path = Path(weights_path)
         if not path.is_file():
             raise FileNotFoundError(
                 f"ImageNet ResNet-18 weights not found at {path}: place torchvision's "
-                f"{RESNET18_IMAGENET_FILE} (sha256 {RESNET18_IMAGENET_SHA256}) there."
+                f"{RESNET18_IMAGENET_FILE} (sha256 {sha256}) there."
             )
         digest = sha256_file(path)
-        if digest != RESNET18_IMAGENET_SHA256:
+        if digest != sha256:
             raise ValueError(
                 f"ImageNet ResNet-18 weights at {path} have sha256 {digest}, expected "
-                f"{RESNET18_IMAGENET_SHA256} ({RESNET18_IMAGENET_FILE})."
+                f"{sha256} ({RESNET18_IMAGENET_FILE})."
             )
         self.weights_path = path
         self.image_size = _positive_int("image_size", image_size)

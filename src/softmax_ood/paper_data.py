@@ -66,6 +66,7 @@ FORMATS = {
     "cifar-c-tar": "CIFAR-10-C tar: CIFAR-10-C/<corruption>.npy (50000, 32, 32, 3) uint8, "
     "10000 rows per severity 1-5, and labels.npy",
     "mnist-idx": "MNIST IDX files (gzip): idx3 uint8 images, idx1 uint8 labels",
+    "torch-state-dict": "a PyTorch state_dict file (torch.save; loaded with weights_only=True)",
 }
 #: Images per severity in each CIFAR-10-C ``<corruption>.npy`` (the CIFAR-10 test set size).
 CIFAR_C_PER_SEVERITY = 10000
@@ -668,14 +669,15 @@ def _prepare_paper_data(
 
 # --------------------------------------------------------------------------- CIFAR-10-C, MNIST
 def read_cifar_c(
-    root: Path | str, corruption: str, severity: int, *, per_severity: int = CIFAR_C_PER_SEVERITY
+    root: Path | str, corruption: str, severity: int, *, per_severity: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """One corruption at one severity from an extracted CIFAR-10-C archive.
 
     ``<root>/<corruption>.npy`` holds every severity stacked: rows ``per_severity * (s - 1)`` to
     ``per_severity * s - 1`` are severity ``s`` (Hendrycks & Dietterich's layout); only those
     rows are read (memory-mapped). ``root`` may be the extraction folder or its
-    ``CIFAR-10-C/`` subfolder.
+    ``CIFAR-10-C/`` subfolder. ``per_severity`` (default: a fifth of ``labels.npy``, 10,000 in
+    the published files, :data:`CIFAR_C_PER_SEVERITY`) is the rows per severity.
 
     :returns: ``(uint8 (N, 32, 32, 3), int64 labels (N,))``.
     :raises MissingDataError: a file is missing (named).
@@ -694,6 +696,8 @@ def read_cifar_c(
             raise MissingDataError(f"CIFAR-10-C file {path} is missing (extract CIFAR-10-C.tar)")
     images = np.load(files["images"], mmap_mode="r", allow_pickle=False)
     labels = np.load(files["labels"], mmap_mode="r", allow_pickle=False)
+    if per_severity is None:  # the file's own layout: five equal blocks
+        per_severity = labels.shape[0] // 5 if labels.shape[0] % 5 == 0 else CIFAR_C_PER_SEVERITY
     n = 5 * per_severity
     if images.shape[0] != n or images.shape[1:] != (32, 32, 3) or labels.shape[0] != n:
         raise ValueError(

@@ -60,6 +60,7 @@ rule kang_discriminator_select:
     # shift), once per featurizer, before any test score
     input:
         data="data/{dataset}",
+        **KG_STUDY.featurizer_inputs(KG_SPEC),
         code=code(f"{KG_DIR}/scripts/select.py"),
     output:
         alpha=f"{KG}/discriminator/{{featurizer}}/alpha.json",
@@ -85,6 +86,7 @@ rule kang_discriminator:
         x=f"{KG}/grid/x.npy",
         index=f"{KG}/grid/index.parquet",
         alpha=f"{KG}/discriminator/{{featurizer}}/alpha.json",
+        **KG_STUDY.featurizer_inputs(KG_SPEC),
         code=code(f"{KG_DIR}/scripts/discriminator.py"),
     output:
         scores=f"{KG}/discriminator/{{featurizer}}/{{group}}.parquet",

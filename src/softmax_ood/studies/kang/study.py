@@ -67,6 +67,18 @@ def check(config: dict) -> None:
         raise config_error(
             f"{NAME}.corruption_source is 'cifar10c' but {NAME}.corruption_dir names no folder"
         )
+    source = s["featurizer"].get("source")
+    if source and config["data"].get("source") != "paper":
+        raise config_error(
+            f"{NAME}.featurizer.source is {source!r} but data.source is not 'paper' "
+            "(weights are downloaded at paper scale only)"
+        )
+    if s.get("corruption_source") == "cifar10c" and s["discriminator"].get("alpha") is None:
+        raise config_error(
+            f"{NAME}.corruption_source is 'cifar10c' but {NAME}.discriminator.alpha is not set: "
+            "alpha cannot be selected on the validation split (CIFAR-10-C corrupts only the test "
+            "set); give a fixed alpha"
+        )
     check_names(f"{NAME}.featurizer.name", s["featurizer"]["name"], featurizer_names())
     shifts = list(s["corruptions"]) + ([ROTATION] if s["rotations"] else [])
     if not shifts:
@@ -117,7 +129,39 @@ def spec(config: dict) -> dict:
     s["roles"] = {r: s[r] for r in ROLES}
     s["groups"] = shift_groups(config)
     s["dataset"] = config["data"]["dataset"]
+    s["featurizer"] = featurizer_with_weights(config, s["featurizer"])
     return s
+
+
+def featurizer_with_weights(config: dict, featurizer: dict) -> dict:
+    """The featurizer as its scripts read it, ``{name, params}``: ``params_by_name[name]`` if
+    given, else ``params``; with ``featurizer.source`` (paper scale) also that source's
+    downloaded file (``data/raw/<filename>``) and sha256 as ``params.weights_path`` /
+    ``params.sha256``, and ``source``."""
+    by_name = featurizer.get("params_by_name") or {}
+    params = by_name.get(featurizer["name"], featurizer.get("params") or {})
+    out = {"name": featurizer["name"], "params": dict(params)}
+    name = featurizer.get("source")
+    if not name:
+        return out
+    from ...paper_data import load_sources
+
+    sources = load_sources(config["data"]["sources"])
+    if name not in sources:
+        raise config_error(
+            f"{NAME}.featurizer.source {name!r} is not a source of {config['data']['sources']}"
+        )
+    entry = sources[name]
+    out["params"]["weights_path"] = f"data/raw/{entry['filename']}"
+    if entry.get("sha256"):
+        out["params"]["sha256"] = entry["sha256"]
+    return {**out, "source": name}
+
+
+def featurizer_inputs(spec: dict) -> dict:
+    """The discriminator rules' weight-file input (paper scale), else nothing."""
+    f = spec["featurizer"]
+    return {"weights": f["params"]["weights_path"]} if f.get("source") else {}
 
 
 def targets(config: dict) -> list[str]:
@@ -158,9 +202,12 @@ def grid_inputs(spec: dict, dataset: str) -> dict:
 
 
 def raw_sources(config: dict) -> list[str]:
-    """Paper-scale sources this study needs downloaded besides the core data (CIFAR-10-C)."""
+    """Paper-scale sources this study needs downloaded besides the core data (CIFAR-10-C, the
+    featurizer's weights)."""
     s = config.get(NAME) or {}
-    return ["cifar10c"] if s.get("corruption_source") == "cifar10c" else []
+    names = ["cifar10c"] if s.get("corruption_source") == "cifar10c" else []
+    source = (s.get("featurizer") or {}).get("source")
+    return names + ([source] if source else [])
 
 
 def claim_specs(config: dict) -> list:

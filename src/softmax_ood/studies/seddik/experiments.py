@@ -516,6 +516,7 @@ def fig5_networks(
     *,
     fit_fraction: float = 0.5,
     split_seed: int = 0,
+    classes=None,
     **kwargs,
 ) -> pd.DataFrame:
     """:func:`fig5_frame` for every network of a features frame (one per training ``seed``,
@@ -526,13 +527,29 @@ def fig5_networks(
     test part by :func:`fit_test_split` (stratified by ID split and class, ``split_seed``, the
     same cut for every network): fit and test points are then draws from one pool, which is
     what the theory assumes, and its class statistics are the pool's (``stats_from="all"``).
+    ``classes`` (a list of ID classes, or ``None`` for all) keeps those classes' images only,
+    relabelled ``0..len(classes)-1`` in that order (Fig. 5's three classes).
     ``kwargs`` go to :func:`fig5_frame`."""
     from .features import network_features, num_classes
 
     k = num_classes(features)
+    if classes is not None:
+        classes = [int(c) for c in classes]
+        valid = all(0 <= c < k for c in classes) and len(classes) >= 2
+        if not valid or len(set(classes)) != len(classes):
+            raise ValueError(
+                f"seddik.fig5.classes is {classes}; expected at least two distinct classes "
+                f"among the prepared data's 0..{k - 1}"
+            )
     frames = []
     for seed in sorted(features["seed"].unique()):
         X, y, split = network_features(features, int(seed))
+        if classes is not None:
+            keep = np.isin(y, classes)
+            relabel = {c: i for i, c in enumerate(classes)}
+            X, split = X[keep], np.asarray(split)[keep]
+            y = np.array([relabel[int(c)] for c in y[keep]], dtype=y.dtype)
+            k = len(classes)
         groups = np.array([f"{s}/{c}" for s, c in zip(split, y, strict=True)])
         fit = fit_test_split(groups, fit_fraction, split_seed)
         f = fig5_frame(X[fit], y[fit], X[~fit], y[~fit], k=k, **kwargs)

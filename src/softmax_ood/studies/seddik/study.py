@@ -103,7 +103,8 @@ def frame_kwargs(config: dict, name: str) -> dict:
     if name == "fig5":
         f5 = s["fig5"]
         keys = ("lam", "row_norm", "center", "stats_from", "fit_fraction", "split_seed")
-        return {**{k: f5[k] for k in keys}, "seed": f5["draw_seed"], **common}
+        chosen = {"classes": list(f5["classes"])} if f5.get("classes") is not None else {}
+        return {**{k: f5[k] for k in keys}, **chosen, "seed": f5["draw_seed"], **common}
     if name == "timing":
         return {**s["timing"], "solver": dict(s["solver"])}
     raise ValueError(

@@ -63,6 +63,14 @@ def test_groups_one_discriminator_job_per_shift_type(cfg):
             "config error: kang.featurizer.name is 'resnet50'; allowed values: pixels,",
         ),
         (
+            lambda s: s.update(corruption_source="cifar10c", corruption_dir="data/raw/c"),
+            "config error: kang.corruption_source is 'cifar10c' but kang.discriminator.alpha is not",
+        ),
+        (
+            lambda s: s["featurizer"].update(source="resnet18_imagenet"),
+            "config error: kang.featurizer.source is 'resnet18_imagenet' but data.source is not",
+        ),
+        (
             lambda s: s.update(reward_model="ce"),
             "config error: kang.reward_model is 'ce', whose loss is 'ce'; the reward_model must",
         ),
@@ -89,3 +97,27 @@ def test_schema_rejects_unknown_keys(raw):
     raw["kang"]["severity"] = [1]
     with pytest.raises(ConfigError, match="kang"):
         validated(raw)
+
+
+def test_featurizer_source_gives_the_downloaded_file_and_its_checksum(raw):
+    """Paper scale: the weights file of featurizer.source (config/paper_sources.yaml) becomes
+    the featurizer's weights_path and sha256, a rule input and a download."""
+    import yaml
+    from snakemake.utils import update_config
+
+    from softmax_ood.discriminator import RESNET18_IMAGENET_FILE, RESNET18_IMAGENET_SHA256
+
+    from .conftest import ROOT
+
+    update_config(raw, yaml.safe_load((ROOT / "config/paper.yaml").read_text()))
+    cfg = validated(raw)
+    spec = study.spec(cfg)
+    params = spec["featurizer"]["params"]
+    assert params == {
+        "image_size": 224,
+        "batch_size": 64,
+        "weights_path": f"data/raw/{RESNET18_IMAGENET_FILE}",
+        "sha256": RESNET18_IMAGENET_SHA256,
+    }
+    assert study.featurizer_inputs(spec) == {"weights": f"data/raw/{RESNET18_IMAGENET_FILE}"}
+    assert "resnet18_imagenet" in study.raw_sources(cfg)

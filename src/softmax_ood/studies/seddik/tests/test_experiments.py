@@ -108,6 +108,25 @@ def test_fig5_networks_one_frame_per_network():
     assert list(acc.loc[acc["split"] == "test", "n_points"]) == [90, 90]
 
 
+def test_fig5_networks_keeps_the_chosen_classes():
+    """Fig. 5's k = 3 of a 4-class pool: the other class is dropped, labels renumbered."""
+    from softmax_ood.studies.seddik.features import feature_columns
+
+    X, y = _features(4, 80, 5, p=12)
+    f = pd.DataFrame(X, columns=feature_columns(12))
+    f.insert(0, "num_classes", 4)
+    f.insert(0, "label", y)
+    f.insert(0, "split", "test")
+    f.insert(0, "seed", 0)
+    out = fig5_networks(f, lam=1.5, fit_fraction=0.5, classes=[3, 0, 2])
+    acc = out[(out["panel"] == "accuracy") & (out["source"] == "practice")]
+    assert sorted(set(acc["cls"]) - {"all"}) == ["0", "1", "2"]
+    n_test = acc.loc[(acc["split"] == "test") & (acc["cls"] == "all"), "n_points"]
+    assert list(n_test) == [(y != 1).sum() - int(round(0.5 * (y != 1).sum()))]
+    with pytest.raises(ValueError, match="seddik.fig5.classes"):
+        fig5_networks(f, lam=1.5, classes=[0, 4])
+
+
 def test_fig5_frame_two_classes():
     Xtr, ytr = _features(2, 120, 3, p=12)
     Xte, yte = _features(2, 60, 4, p=12)
