@@ -68,10 +68,16 @@ def test_rebuild_hint_is_the_users_command_plus_forcerun(monkeypatch):
     )
 
 
-def test_only_a_folder_made_just_now_and_empty_is_removed(tmp_path):
+def test_only_a_folder_made_just_now_and_empty_is_removed(tmp_path, monkeypatch):
+    here = Path.cwd()
     new = tmp_path / "new"
     new.mkdir()
     assert remove_if_made_empty(new) and not new.exists()
+    assert Path.cwd() == here  # the caller's working directory is left alone ...
+    inside = tmp_path / "inside"
+    inside.mkdir()
+    monkeypatch.chdir(inside)
+    assert remove_if_made_empty(inside) and not inside.exists()  # ... unless it is the folder
     full = tmp_path / "full"
     full.mkdir()
     (full / "f").write_text("x")

@@ -138,9 +138,15 @@ class Auditor:
                     rule = None
                     lines = smk.read_text().splitlines()
                     for i, line in enumerate(lines):
-                        m = re.match(r"(?:rule|checkpoint)\s+(\w+)\s*:", line)
+                        m = re.match(r"\s*(?:rule|checkpoint)\s+(\w+)\s*:", line)
                         if m:
                             rule = m.group(1)
+                            continue
+                        # a rule every study shares (rules/study.smk): name: f"{...}_<suffix>"
+                        if re.match(r"\s+name:\s*$", line) and i + 1 < len(lines):
+                            shared = re.match(r'\s*f"\{[^}]+\}(_\w+)"', lines[i + 1])
+                            if shared:
+                                rule = "*" + shared.group(1)
                             continue
                         if rule and re.match(r"\s+(script|notebook):\s*$", line):
                             val = re.match(
@@ -150,6 +156,14 @@ class Auditor:
                                 script = (smk.parent / val.group(1)).resolve()
                                 self._rule_scripts[rule] = self.rel(script)
         return self._rule_scripts
+
+    def script_of(self, rule: str) -> str | None:
+        """The script of ``rule``: its own, or that of the shared rule ``<study>_<suffix>``."""
+        scripts = self.rule_scripts()
+        if rule in scripts:
+            return scripts[rule]
+        shared = [k for k in scripts if k.startswith("*_") and rule.endswith(k[1:])]
+        return scripts[max(shared, key=len)] if shared else None
 
     def head(self) -> str:
         if self._head is None:
@@ -204,7 +218,7 @@ class Auditor:
         if not found:
             node.notes.append("no provenance record")
         if node.rule and not node.script:
-            node.script = self.rule_scripts().get(node.rule)
+            node.script = self.script_of(node.rule)
         if node.script and not node.modules:
             script = self.disk(node.script)
             if script.is_file():
@@ -336,7 +350,7 @@ class Auditor:
         node.rule = node.rule or meta.get("rule")
         code = (meta.get("code") or "").strip().strip('"')
         if not node.script and node.rule:
-            node.script = self.rule_scripts().get(node.rule)
+            node.script = self.script_of(node.rule)
         if not node.script and code.endswith((".py", ".ipynb")):
             node.script = code
         inputs = [i for i in meta.get("input") or [] if isinstance(i, str)]

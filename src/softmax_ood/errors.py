@@ -89,7 +89,9 @@ def remove_if_made_empty(folder) -> bool:
     try:
         if any(folder.iterdir()) or folder.stat().st_ctime < started - 1:
             return False
-        os.chdir(folder.parent)  # a folder cannot be removed while it is the cwd everywhere
+        here, gone = Path.cwd().resolve(), folder.resolve()
+        if here == gone or gone in here.parents:  # a folder cannot be removed while it is the cwd
+            os.chdir(folder.parent)
         folder.rmdir()
         return True
     except OSError:
