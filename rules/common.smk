@@ -54,7 +54,6 @@ CLUSTER = config["cluster"]
 _BASE = Path(workflow.basedir)
 ENV_TORCH = str(_BASE / "envs/torch.yaml")  # conda: of jobs that run torch
 ENV_REPORT = str(_BASE / "envs/report.yaml")  # conda: of analysis, figure and report jobs
-RENDER_REPORT = str(_BASE / "workflow/scripts/render_report.py")  # the studies' reports
 
 
 def caption(name):

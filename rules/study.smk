@@ -96,6 +96,8 @@ for _study in STUDIES.values():
             f"logs/benchmarks/{_study.NAME}_claims/{DATASET}/claims.tsv"
         conda:
             ENV_REPORT
+        resources:
+            mem_mb=_claims.mem_mb,
         params:
             job=_claims.params(),
             frames=list(_claims.inputs),
@@ -125,4 +127,4 @@ for _study in STUDIES.values():
         params:
             parameters=dict(_report.parameters),
         script:
-            RENDER_REPORT
+            "../workflow/scripts/render_report.py"

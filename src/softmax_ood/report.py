@@ -25,22 +25,9 @@ The same inputs give the same bytes: nothing in either file depends on the time,
 the working directory's absolute path or the output file names. A value that really differs
 between runs (a wall time) does not belong in a report; write it beside it (Seddik's timing).
 
-A study plugs in with a report rule like::
-
-    rule <study>_report:
-        input:
-            notebook=f"{DIR}/report.ipynb",
-            ...,
-            code=code("workflow/scripts/render_report.py") + code(f"{DIR}/report.ipynb"),
-        output:
-            notebook="reports/<study>.ipynb",
-            html="reports/<study>.html",
-        log:
-            "logs/<study>/report.log",
-        params:
-            parameters={"claims_path": "...", ...},  # the notebook's parameters
-        script:
-            RENDER_REPORT  # rules/common.smk
+Every study's report is made by the shared rule ``<study>_report`` (``rules/study.smk``) through
+``workflow/scripts/render_report.py``: the study's ``report_job(config)`` lists what its notebook
+reads and the notebook's parameters.
 """
 
 from __future__ import annotations

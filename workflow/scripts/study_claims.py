@@ -27,7 +27,12 @@ def main():
     for name in names:
         paths = snakemake.input[name]
         inputs.update({name: paths} if isinstance(paths, str) else {p: p for p in paths})
-    prov = provenance_record(inputs=inputs, config=job["section"], seeds=job["seeds"])
+    prov = provenance_record(
+        inputs=inputs,
+        config=job["section"],
+        seeds=job["seeds"],
+        extra={"function": job["function"]},
+    )
     write_parquet(claims, snakemake.output.claims, prov)
     markdown = render_claims_markdown(claims, job["title"])
     write_bytes_atomic(snakemake.output.markdown, markdown.encode())

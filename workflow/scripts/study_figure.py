@@ -17,7 +17,7 @@ def main():
     prov = provenance_record(
         inputs=inputs,
         config=job["section"],
-        seeds=job["seeds"],
+        seeds=job["seeds"][name] if isinstance(job["seeds"], dict) else job["seeds"],
         extra={"figure": name, "function": f"{job['functions']}[{name}]"},
     )
     write_provenance(snakemake.output.provenance, prov)

@@ -18,7 +18,7 @@ def main():
     prov = provenance_record(
         inputs=inputs,
         config=job["section"],
-        seeds=job["seeds"],
+        seeds=job["seeds"][name] if isinstance(job["seeds"], dict) else job["seeds"],
         extra={"table": name, "function": f"{job['functions']}[{name}]"},
     )
     write_parquet(table, snakemake.output.table, prov)

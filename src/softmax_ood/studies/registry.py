@@ -50,6 +50,7 @@ class ClaimsJob:
     section: Mapping
     seeds: Sequence[int] | None = None
     title: str = "Claims"
+    mem_mb: int = 2000  # the job's memory request (a cluster's hard limit)
 
     def params(self) -> dict:
         """The rule's params: plain data (Snakemake reruns the job when they change)."""
@@ -76,16 +77,25 @@ class ItemsJob:
     inputs: Mapping[str, Mapping[str, str]]
     functions: str
     section: Mapping
-    seeds: Sequence[int] | None = None
+    seeds: Sequence[int] | Mapping[str, Sequence[int]] | None = None  # or per item
     labels: str | None = None
 
     def params(self) -> dict:
+        seeds = self.seeds
+        if isinstance(seeds, Mapping):
+            seeds = {k: sorted(int(s) for s in v) for k, v in seeds.items()}
+        elif seeds is not None:
+            seeds = sorted(int(s) for s in seeds)
         return {
             "functions": self.functions,
             "section": dict(self.section),
-            "seeds": None if self.seeds is None else sorted(int(s) for s in self.seeds),
+            "seeds": seeds,
             "labels": self.labels,
         }
+
+    def seeds_of(self, name: str):
+        """The seeds item ``name`` is drawn from (what its provenance record states)."""
+        return self.seeds.get(name) if isinstance(self.seeds, Mapping) else self.seeds
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 # The Kang et al. study: shift grid -> discriminator per (featurizer, shift group) -> one grid
 # evaluation per trained model -> frames and tables -> figures, claims -> report.
 # Included by the Snakefile when "kang" is in config["studies"]; script: paths are
-# relative to this file, inputs/outputs to the working directory; shared envs, captions and
-# the report renderer come from rules/common.smk (ENV_*, caption(), RENDER_REPORT).
+# relative to this file, inputs/outputs to the working directory; shared envs and captions come
+# from rules/common.smk (ENV_*, caption()).
 
 KG_STUDY = STUDIES["kang"]
 KG_RUNS = KG_STUDY.runs(config)

@@ -1,7 +1,7 @@
 # The LogitNorm study (Wei et al. 2022): aggregate -> tables, figures, claims -> report.
 # Included by the Snakefile when "logitnorm" is in config["studies"]; script: paths are
-# relative to this file, inputs/outputs to the working directory; shared envs, captions and
-# the report renderer come from rules/common.smk (ENV_*, caption(), RENDER_REPORT).
+# relative to this file, inputs/outputs to the working directory; shared envs and captions come
+# from rules/common.smk (ENV_*, caption()).
 
 LN_STUDY = STUDIES["logitnorm"]
 LN_RUNS = LN_STUDY.runs(config)
@@ -38,7 +38,7 @@ rule logitnorm_aggregate:
     conda:
         ENV_REPORT
     resources:
-        mem_mb=2000,
+        mem_mb=8000,  # every score per test image of every run: several GB at paper scale
     params:
         spec=LN_SPEC,
         losses={r.loss: LOSSES[r.loss] for r in LN_RUNS},

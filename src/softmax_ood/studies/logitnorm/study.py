@@ -114,6 +114,7 @@ def claims_job(config: dict) -> ClaimsJob:
         function="softmax_ood.studies.logitnorm.claims:claims_table",
         section=s,
         seeds=s["seeds"],
+        mem_mb=8000,  # every score per test image of every run: several GB at paper scale
     )
 
 
@@ -143,9 +144,10 @@ def table_job(config: dict) -> ItemsJob:
 
 def figure_job(config: dict) -> ItemsJob:
     base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
-    frames = ("runs", "ood", "curves", "samples")
+    # the frames each figure draws (the per-image samples, large at paper scale, only for Fig. 4)
+    frames = {"fig1": ("curves",), "fig4": ("samples", "ood"), "fig5": ("runs", "ood")}
     return ItemsJob(
-        inputs={f: {k: f"{base}/{k}.parquet" for k in frames} for f in FIGURES},
+        inputs={f: {k: f"{base}/{k}.parquet" for k in frames[f]} for f in FIGURES},
         functions="softmax_ood.studies.logitnorm.figures:FIGURES",
         section=s,
         seeds=s["seeds"],

@@ -1,7 +1,7 @@
 # The Seddik study (Seddik et al. 2021): frames (theory vs practice) -> figures, claims -> report.
 # Included by the Snakefile when "seddik" is in config["studies"]; script: paths are
-# relative to this file, inputs/outputs to the working directory; shared envs, captions and
-# the report renderer come from rules/common.smk (ENV_*, caption(), RENDER_REPORT).
+# relative to this file, inputs/outputs to the working directory; shared envs and captions come
+# from rules/common.smk (ENV_*, caption()).
 # Compute (frames) and drawing (figures) are separate rules: restyling a figure recomputes nothing.
 
 SD_STUDY = STUDIES["seddik"]

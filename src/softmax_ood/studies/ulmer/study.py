@@ -188,5 +188,9 @@ def figure_job(config: dict) -> ItemsJob:
         inputs=inputs,
         functions="softmax_ood.studies.ulmer.figures:FRAME_FIGURES",
         section={"level": s["claims"]["certain_max_prob"]},
-        seeds=seeds(config),
+        # Fig. 1 is drawn from the grid seed's models, the softmax note from no model
+        seeds={
+            f: [s["grid"]["seed"]] if f in FIG1 else [] if f == "softmax_note" else seeds(config)
+            for f in FIGURES
+        },
     )

@@ -99,7 +99,7 @@ def test_schema_rejects_unknown_keys(raw):
         validated(raw)
 
 
-def test_featurizer_source_gives_the_downloaded_file_and_its_checksum(raw):
+def test_featurizer_source_gives_the_downloaded_file_and_its_checksum(raw, monkeypatch):
     """Paper scale: the weights file of featurizer.source (config/paper_sources.yaml) becomes
     the featurizer's weights_path and sha256, a rule input and a download."""
     import yaml
@@ -109,6 +109,7 @@ def test_featurizer_source_gives_the_downloaded_file_and_its_checksum(raw):
 
     from .conftest import ROOT
 
+    monkeypatch.chdir(ROOT)  # the sources file is named relative to the checkout, as in a run
     update_config(raw, yaml.safe_load((ROOT / "config/paper.yaml").read_text()))
     cfg = validated(raw)
     spec = study.spec(cfg)
