@@ -140,11 +140,11 @@ def _raw_files(with_studies=True):
     for (their optional ``raw_sources`` hook)."""
     if config["data"]["source"] != "paper":
         return {}
-    from softmax_ood.paper_data import load_paper_config
+    from softmax_ood.paper_data import load_paper_config, source_names
 
     sources = load_paper_config(config["data"]["sources"])["sources"]
     SOURCE_ENTRIES.update(sources)
-    names = [config["data"]["dataset"], *config["data"]["ood_test"]]
+    names = [*source_names(sources, config["data"]["dataset"]), *config["data"]["ood_test"]]
     if with_studies:
         hooks = [getattr(s, "raw_sources", lambda c: []) for s in STUDIES.values()]
         names += [n for hook in hooks for n in hook(config)]

@@ -410,6 +410,34 @@ def make_mnist_idx_gz(path: Path, array: np.ndarray) -> Path:
     return Path(path)
 
 
+#: the four MNIST files: part -> file name (torchvision's names, config/paper_sources.yaml)
+MNIST_FILES = {
+    "train_images": "train-images-idx3-ubyte.gz",
+    "train_labels": "train-labels-idx1-ubyte.gz",
+    "test_images": "t10k-images-idx3-ubyte.gz",
+    "test_labels": "t10k-labels-idx1-ubyte.gz",
+}
+
+
+def make_mnist_set(directory: Path, *, n_train: int = 100, n_test: int = 40, seed: int = 6) -> dict:
+    """The four MNIST IDX gz files of a tiny MNIST (balanced labels, digit-like blobs: a bright
+    stroke whose position depends on the class, plus noise). Returns ``{part: {"path", "array"}}``."""
+    rng = np.random.default_rng(seed)
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    out = {}
+    for split, n in (("train", n_train), ("test", n_test)):
+        y = _balanced_labels(n, 10, rng).astype(np.uint8)
+        x = rng.integers(0, 40, (n, 28, 28), dtype=np.uint8)
+        for i, c in enumerate(y):
+            r = 4 + 2 * int(c)
+            x[i, r : r + 3, 6:22] = 255
+        for part, arr in (("images", x), ("labels", y)):
+            name = f"{split}_{part}"
+            path = make_mnist_idx_gz(Path(directory) / MNIST_FILES[name], arr)
+            out[name] = {"path": path, "array": arr}
+    return out
+
+
 def make_flat_image_tar(
     path: Path,
     root: str,

@@ -189,6 +189,11 @@ TORCHVISION_MD5 = {  # pytorch/vision torchvision/datasets/{cifar,svhn,dtd,place
     "svhn": "eb5a983be6a315427106f1b164d9cef3",
     "textures": "fff73e5086ae6bdbea199a49dfb8a4c1",
     "places365": "e27b17d8d44f4af9a78502beb927f808",
+    # torchvision/datasets/mnist.py, MNIST.resources
+    "mnist_train_images": "f68b3c2dcbeaaa9fbdd348bbdeb94873",
+    "mnist_train_labels": "d53e105ee54ea40749a09fcbcd1e9432",
+    "mnist_test_images": "9fb629c4189551a2d022fa330f9573f3",
+    "mnist_test_labels": "ec29112dd5afa0611ce80d1b7f02629c",
 }
 
 
@@ -440,3 +445,74 @@ def test_mnist_idx_roundtrip_over_loopback(tmp_path, server):
     bad.write_bytes(b"\x00\x00\x09\x03" + b"\x00" * 12)
     with pytest.raises(ValueError, match="bad magic number"):
         read_mnist_idx(bad)
+
+
+def test_mnist_is_an_id_set_of_four_sources(archives, server, tmp_path):
+    """data.dataset: mnist = the four mnist-idx entries: downloaded with their md5s, prepared as
+    1 x 28 x 28 with the CIFAR path's conventions (stratified val from the official training set,
+    the official test set in its order, OOD sets and Gaussian val noise in the ID format)."""
+    from fixtures_archives import MNIST_FILES, make_mnist_set
+
+    from softmax_ood.paper_data import source_names
+
+    real = load_paper_config(CONFIG)["sources"]
+    names = source_names(real, "mnist")
+    assert names == [f"mnist_{p}" for p in MNIST_FILES]
+    assert [real[n]["filename"] for n in names] == list(MNIST_FILES.values())
+    made = make_mnist_set(tmp_path / "made", n_train=100, n_test=30)
+    sources = _sources_for(server, {k: archives[k] for k in ("svhn", "textures")})
+    for name in names:
+        part = real[name]["part"]
+        entry = dict(real[name])
+        entry["url"] = server.add(f"/mnist/{entry['filename']}", made[part]["path"].read_bytes())
+        entry["md5"] = md5(made[part]["path"])
+        sources[name] = entry
+    raw = tmp_path / "raw"
+    fetch_sources(sources, raw, timeout=5)
+    out = tmp_path / "prepared"
+    meta = prepare_paper_data(
+        raw,
+        out,
+        sources,
+        seed=3,
+        val_fraction=0.2,
+        id_dataset="mnist",
+        ood_test=["svhn", "textures"],
+        image_size=28,
+    )
+    assert meta["channels"] == 1 and meta["image_size"] == 28 and meta["num_classes"] == 10
+    assert set(meta["sources"]) == {*names, "svhn", "textures", "gaussian"}
+    prepared = load_prepared(out)
+    x = {s: np.load(out / f"id_{s}_x.npy") for s in ("train", "val", "test")}
+    y = {s: np.load(out / f"id_{s}_y.npy") for s in ("train", "val", "test")}
+    assert x["train"].shape == (80, 1, 28, 28) and x["val"].shape == (20, 1, 28, 28)
+    assert np.bincount(y["val"], minlength=10).tolist() == [2] * 10
+    np.testing.assert_array_equal(x["test"][:, 0], made["test_images"]["array"] / np.float32(255))
+    np.testing.assert_array_equal(y["test"], made["test_labels"]["array"])
+    for name in ("svhn", "textures"):
+        o = np.load(out / f"ood_{name}_x.npy")
+        assert o.shape[1:] == (1, 28, 28) and o.dtype == np.float32
+    assert np.load(out / "oodval_gaussian_x.npy").shape == (20, 1, 28, 28)
+    assert len(meta["mean"]) == 1 and prepared is not None
+    # svhn's luma at 28 px = PIL's Resize + CenterCrop + convert("L") of the 32 px images
+    from PIL import Image
+
+    sv = read_svhn_mat(raw / "test_32x32.mat")[0][:25]
+    want = [
+        np.asarray(Image.fromarray(a).resize((28, 28), Image.Resampling.BILINEAR).convert("L"))
+        for a in sv
+    ]
+    np.testing.assert_array_equal(
+        np.load(out / "ood_svhn_x.npy")[:, 0], np.stack(want) / np.float32(255)
+    )
+    with pytest.raises(ValueError, match="stored at its own size, 28x28"):
+        prepare_paper_data(
+            raw,
+            tmp_path / "p32",
+            sources,
+            seed=3,
+            val_fraction=0.2,
+            id_dataset="mnist",
+            ood_test=["svhn"],
+            image_size=32,
+        )

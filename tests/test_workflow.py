@@ -245,6 +245,7 @@ def test_lint_passes(tmp_path):
         ["config/default.yaml"],
         ["config/paper.yaml"],
         ["config/paper.yaml", "config/paper_cifar100.yaml"],
+        ["config/paper.yaml", "config/paper_kang_mnist.yaml"],
     ],
 )
 def test_full_configs_build_their_dag(configs, tmp_path):

@@ -287,3 +287,83 @@ def test_paper_config_runs_every_study_to_its_report(served_all, tmp_path):
         assert server.hits[f"/{name}"] == 1
     meta = json.loads((work / "data/cifar10/meta.json").read_text())
     assert set(meta["ood_test"]) == {"textures", "svhn", "lsun_c", "lsun_r", "isun", "places365"}
+
+
+# --------------------------------------------------------------------------- Kang on MNIST
+def mnist_archives(d: Path) -> dict[str, Path]:
+    """What config/paper_kang_mnist.yaml downloads, in the real formats: the four MNIST IDX gz
+    files (300 train + 100 test digit-like images), SVHN, DTD and the stand-in ResNet-18."""
+    import torch
+    from fixtures_archives import make_mnist_set
+    from torchvision.models import resnet18
+
+    mnist = make_mnist_set(d, n_train=300, n_test=100)
+    torch.manual_seed(0)
+    torch.save(resnet18(weights=None).state_dict(), d / "resnet18-f37072fd.pth")
+    return {
+        **{f"mnist_{part}": made["path"] for part, made in mnist.items()},
+        "svhn": make_svhn_mat(d / "test_32x32.mat", n=100)["path"],
+        "textures": make_image_folder_tar_gz(d / "dtd-r1.0.1.tar.gz", root="dtd/images", n=60)[
+            "path"
+        ],
+        "resnet18_imagenet": d / "resnet18-f37072fd.pth",
+    }
+
+
+def test_kang_mnist_overlay_runs_to_its_report(tmp_path):
+    """config/paper.yaml + config/paper_kang_mnist.yaml on a CPU: the four MNIST files, SVHN,
+    DTD and the featurizer weights downloaded from loopback (md5 and sha256 verified), MNIST
+    prepared as 1 x 28 x 28, Kang's models trained one epoch (two seeds), the rotation grid
+    evaluated and reports/kang.html rendered. Plumbing only: nothing it computes is a result."""
+    server = FileServer()
+    try:
+        sources = loopback_sources(mnist_archives(tmp_path / "archives"), server)
+        work = fresh_copy(tmp_path / "repo")
+        (work / "loopback_sources.yaml").write_text(yaml.safe_dump(sources, sort_keys=False))
+        override = {
+            "data": {"sources": "loopback_sources.yaml"},
+            "seeds": [0, 1],
+            "recipes": {
+                "paper-mnist-adam": {
+                    "epochs": 1,
+                    "milestones": [1],
+                    "threads": 1,
+                    "monitor_size": 50,
+                    "chance_margin": None,
+                }
+            },
+            "architectures": {
+                "mnist-cnn": {"channels": [8, 16]},
+                "mlp-4": {"hidden": [32, 32, 32]},
+            },
+            "evaluation": {"batch_size": 100},
+            "kang": {
+                "rotations": [45, 90, 180],
+                "featurizer": {
+                    "params_by_name": {"resnet18_imagenet": {"image_size": 32, "batch_size": 100}}
+                },
+                "discriminator": {"n_repeats": 3},
+                "batch_size": 100,
+            },
+        }
+        (work / "loopback_mnist.yaml").write_text(yaml.safe_dump(override, sort_keys=False))
+        configs = ["config/paper.yaml", "config/paper_kang_mnist.yaml", "loopback_mnist.yaml"]
+        proc = snakemake(
+            work, "reports/kang.html", "--cores", "1", "--configfile", *configs, timeout=3000
+        )
+        assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
+        for name in ("train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz", "test_32x32.mat"):
+            assert server.hits[f"/{name}"] == 1
+        assert "/CIFAR-10-C.tar" not in server.hits and "/cifar-10-python.tar.gz" not in server.hits
+    finally:
+        server.close()
+    meta = json.loads((work / "data/mnist/meta.json").read_text())
+    assert (meta["id_dataset"], meta["channels"], meta["image_size"]) == ("mnist", 1, 28)
+    assert meta["splits"]["id_test"] == 100 and set(meta["ood_test"]) == {"svhn", "textures"}
+    import pandas as pd
+
+    claims = pd.read_parquet(work / "results/kang/mnist/claims.parquet")
+    assert len(claims) and claims["verdict"].notna().all()
+    grid = pd.read_parquet(work / "results/kang/mnist/grid.parquet")
+    assert {"rotation"} <= set(grid["shift"])
+    assert (work / "reports/kang.html").stat().st_size > 0

@@ -54,6 +54,7 @@ __all__ = [
     "read_image_folder",
     "read_mnist_idx",
     "read_svhn_mat",
+    "source_names",
 ]
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,11 @@ _CIFAR = {
     ),
     "cifar100": ("cifar-100-python", ["train"], ["test"], "fine_labels", 100),
 }
+#: The four files of an MNIST data set: each ``mnist-idx`` entry names its data set
+#: (``dataset``) and which file it is (``part``); the data set's name is their group's name.
+MNIST_PARTS = ("train_images", "train_labels", "test_images", "test_labels")
+#: Native image side and channels of each in-distribution format (what it is stored at).
+ID_FORMATS = {"cifar-python": (32, 3), "mnist-idx": (28, 1)}
 _REQUIRED_KEYS = ("name", "url", "filename", "format", "licence", "citation")
 _HEX = {"md5": re.compile(r"^[0-9a-f]{32}$"), "sha256": re.compile(r"^[0-9a-f]{64}$")}
 GAUSSIAN_VAL = "Gaussian noise N(0.5, 0.25^2) per pixel, clipped to [0, 1]"
@@ -122,6 +128,13 @@ def _validate_entry(entry: Mapping, where: str) -> dict:
         entry[algo] = None if value is None else str(value).lower()
     if entry["format"] == "cifar-python" and entry.get("which") not in _CIFAR:
         raise ValueError(f"{where}: cifar-python source {name!r} needs which: cifar10 or cifar100")
+    if entry["format"] == "mnist-idx" and (
+        not entry.get("dataset") or entry.get("part") not in MNIST_PARTS
+    ):
+        raise ValueError(
+            f"{where}: mnist-idx source {name!r} needs dataset: <name> and part: one of "
+            f"{', '.join(MNIST_PARTS)}"
+        )
     return entry
 
 
@@ -146,7 +159,19 @@ def load_paper_config(path: Path | str) -> dict:
     cfg["sources"] = sources
     for key in ("ood_test", "ood_val"):
         cfg[key] = list(cfg.get(key) or [])
-    unknown = [n for n in [cfg.get("id_dataset"), *cfg["ood_test"]] if n and n not in sources]
+    groups = {e.get("dataset") for e in sources.values() if e["format"] == "mnist-idx"}
+    for group in groups:
+        parts = sorted(e["part"] for e in sources.values() if e.get("dataset") == group)
+        if parts != sorted(MNIST_PARTS) or group in sources:
+            raise ValueError(
+                f"{path}: MNIST data set {group!r} needs exactly one mnist-idx entry per part "
+                f"({', '.join(MNIST_PARTS)}) and no source of its own name; has {parts}"
+            )
+    unknown = [
+        n
+        for n in [cfg.get("id_dataset"), *cfg["ood_test"]]
+        if n and n not in sources and n not in groups
+    ]
     if unknown:
         raise ValueError(f"{path}: id_dataset/ood_test name unknown sources {unknown}")
     return cfg
@@ -205,6 +230,17 @@ def fetch_sources(
             allow_unverified=allow_unverified,
         )
     return out
+
+
+def source_names(sources: Mapping, name: str) -> list[str]:
+    """The source entries a data set ``name`` is read from: ``[name]`` for a one-file source, the
+    four ``mnist-idx`` entries (in :data:`MNIST_PARTS` order) whose ``dataset`` is ``name``."""
+    if name in sources:
+        return [name]
+    parts = {e.get("part"): n for n, e in sources.items() if e.get("dataset") == name}
+    if sorted(parts) != sorted(MNIST_PARTS):
+        raise ValueError(f"unknown source {name!r}; expected one of {sorted(sources)}")
+    return [parts[p] for p in MNIST_PARTS]
 
 
 def _lookup(sources: Mapping, name: str) -> dict:
@@ -490,17 +526,43 @@ def _checked_raw(raw_dir: Path, entry: Mapping, verify_checksums: bool) -> Path:
     return path
 
 
+def _conform(x: np.ndarray, size: int, channels: int) -> np.ndarray:
+    """uint8 ``(N, H, W, 3)`` RGB images in the ID set's format ``(N, size, size, channels)``.
+
+    Unchanged when they already have it (CIFAR-sized sets beside CIFAR). Otherwise, per image
+    with PIL: torchvision ``Resize(size)`` + ``CenterCrop(size)`` (see :func:`_resize_center_crop`)
+    and, for one channel, PIL's ``L`` conversion (ITU-R 601-2 luma, as torchvision
+    ``Grayscale``)."""
+    if x.shape[1:] == (size, size, channels):
+        return x
+    from PIL import Image
+
+    out = np.empty((len(x), size, size, channels), dtype=np.uint8)
+    for i, img in enumerate(x):
+        pil = _resize_center_crop(Image.fromarray(img, "RGB"), size)
+        if channels == 1:
+            pil = pil.convert("L")
+        out[i] = np.asarray(pil, dtype=np.uint8).reshape(size, size, channels)
+    return out
+
+
 def _read_ood(
-    raw_dir: Path, entry: Mapping, size: int, seed: int, verify_checksums: bool, extract_root: Path
+    raw_dir: Path,
+    entry: Mapping,
+    size: int,
+    seed: int,
+    verify_checksums: bool,
+    extract_root: Path,
+    channels: int = 3,
 ) -> np.ndarray:
     name, fmt = entry["name"], entry["format"]
     path = _checked_raw(raw_dir, entry, verify_checksums)
     if fmt == "cifar-python":
         x = read_cifar_python(path, entry["which"])[2]  # the test split
-        return x[_subset(len(x), entry, seed, name)]
+        return _conform(x[_subset(len(x), entry, seed, name)], size, channels)
     if fmt == "svhn-mat":
         x = read_svhn_mat(path)[0]
-        return x[_subset(len(x), entry, seed, name)]
+        return _conform(x[_subset(len(x), entry, seed, name)], size, channels)
     # image-folder-tar: extract once (atomically), then read. The folder name carries the
     # archive's checksum, so a re-downloaded, different archive is never read from stale files.
     digest = entry.get("md5") or entry.get("sha256") or file_digests(path, ("md5",))["md5"]
@@ -512,7 +574,7 @@ def _read_ood(
     if not files:
         raise ValueError(f"no images found below {folder} (source {name!r})")
     files = [files[i] for i in _subset(len(files), entry, seed, name)]
-    return load_images(files, size)
+    return _conform(load_images(files, size), size, channels)
 
 
 def _source_meta(entry: Mapping) -> dict:
@@ -556,7 +618,7 @@ def _prepare_paper_data(
 ) -> dict:
     """Turn downloaded raw files into the prepared layout of :mod:`softmax_ood.data`.
 
-    Writes ``id_{train,val,test}_{x,y}.npy`` (x float32 ``(N, 3, 32, 32)`` in [0, 1], y int64),
+    Writes ``id_{train,val,test}_{x,y}.npy`` (x float32 ``(N, C, S, S)`` in [0, 1], y int64),
     one ``ood_<name>_x.npy`` per OOD test set, ``oodval_gaussian_x.npy`` and ``meta.json``.
     The validation split is carved from the official *training* set (stratified, seeded); the
     official test set is the ID test split.
@@ -564,15 +626,16 @@ def _prepare_paper_data(
     :param raw_dir: folder holding each source's ``filename`` (see :func:`fetch_sources`);
         image-folder archives are extracted once into ``raw_dir/extracted/<name>-<checksum>``.
     :param sources: ``{name: entry}`` (or the whole config from :func:`load_paper_config`).
-    :param id_dataset: the ``cifar-python`` source used as in-distribution data.
+    :param id_dataset: the in-distribution data: a ``cifar-python`` source (stored 3 x 32 x 32)
+        or an MNIST data set, the four ``mnist-idx`` sources of that ``dataset`` (stored
+        1 x 28 x 28, the digits' own size: every model family and the featurizers take any size).
+        OOD sets are converted to the ID format (:func:`_conform`).
     :param ood_test: OOD test set names; default: the config's ``ood_test`` list if ``sources``
         is a whole config, else every source with ``role: ood``.
     :param ood_val_size: size of the Gaussian OOD validation set (default: the ID val size).
     :param verify_checksums: re-check the recorded checksums of the raw files before use.
     :returns: the metadata written to ``meta.json``.
     """
-    if image_size != 32:
-        raise ValueError("the paper-scale data is stored at 32x32 (CIFAR resolution)")
     if not 0 < val_fraction < 1:
         raise ValueError(f"val_fraction={val_fraction} must be in (0, 1)")
     config_ood = (
@@ -589,9 +652,19 @@ def _prepare_paper_data(
     ood_test = list(ood_test)
     if not ood_test:
         raise ValueError("no OOD test sets selected")
-    id_entry = _lookup(srcs, id_dataset)
-    if id_entry["format"] != "cifar-python":
-        raise ValueError(f"in-distribution source {id_dataset!r} must have format cifar-python")
+    id_names = source_names(srcs, id_dataset)
+    id_format = srcs[id_names[0]]["format"]
+    if id_format not in ID_FORMATS:
+        raise ValueError(
+            f"in-distribution source {id_dataset!r} must have format "
+            f"{' or '.join(sorted(ID_FORMATS))}, not {id_format}"
+        )
+    native, channels = ID_FORMATS[id_format]
+    if image_size != native:
+        raise ValueError(
+            f"the paper-scale {id_dataset} data is stored at its own size, {native}x{native}; "
+            f"data.image_size is {image_size}"
+        )
     for name in ood_test:
         _lookup(srcs, name)
     if id_dataset in ood_test or "gaussian" in ood_test:
@@ -599,11 +672,18 @@ def _prepare_paper_data(
 
     from sklearn.model_selection import train_test_split
 
-    which = id_entry["which"]
-    num_classes = _CIFAR[which][4]
-    train_x, train_y, test_x, test_y = read_cifar_python(
-        _checked_raw(raw_dir, id_entry, verify_checksums), which
-    )
+    if id_format == "cifar-python":
+        id_entry = srcs[id_dataset]
+        which = id_entry["which"]
+        num_classes = _CIFAR[which][4]
+        train_x, train_y, test_x, test_y = read_cifar_python(
+            _checked_raw(raw_dir, id_entry, verify_checksums), which
+        )
+        meta_sources = {id_dataset: _source_meta(id_entry)}
+    else:
+        train_x, train_y, test_x, test_y = _read_mnist(srcs, id_names, raw_dir, verify_checksums)
+        num_classes = 10
+        meta_sources = {n: _source_meta(srcs[n]) for n in id_names}
     idx_train, idx_val = train_test_split(
         np.arange(len(train_y)), test_size=val_fraction, stratify=train_y, random_state=seed
     )
@@ -625,10 +705,11 @@ def _prepare_paper_data(
             std = [float(v) for v in xf.std(axis=(0, 2, 3), dtype=np.float64)]
     del train_x, test_x, splits
 
-    meta_sources = {id_dataset: _source_meta(id_entry)}
     for name in ood_test:
         entry = srcs[name]
-        x = _read_ood(raw_dir, entry, image_size, seed, verify_checksums, raw_dir / "extracted")
+        x = _read_ood(
+            raw_dir, entry, image_size, seed, verify_checksums, raw_dir / "extracted", channels
+        )
         save_array(out_dir / f"ood_{name}_x.npy", _to_chw(x))
         meta_splits[f"ood_{name}"] = int(len(x))
         meta_sources[name] = _source_meta(entry)
@@ -636,7 +717,9 @@ def _prepare_paper_data(
 
     n_val_ood = int(ood_val_size) if ood_val_size is not None else len(idx_val)
     rng = _stream(seed, "oodval:gaussian")
-    noise = np.clip(rng.normal(0.5, 0.25, size=(n_val_ood, 3, image_size, image_size)), 0.0, 1.0)
+    noise = np.clip(
+        rng.normal(0.5, 0.25, size=(n_val_ood, channels, image_size, image_size)), 0.0, 1.0
+    )
     save_array(out_dir / "oodval_gaussian_x.npy", noise.astype(np.float32))
     meta_splits["oodval_gaussian"] = n_val_ood
     meta_sources["gaussian"] = {
@@ -647,7 +730,7 @@ def _prepare_paper_data(
     meta = {
         "id_dataset": id_dataset,
         "num_classes": int(num_classes),
-        "channels": 3,
+        "channels": int(channels),
         "image_size": int(image_size),
         "mean": mean,
         "std": std,
@@ -662,9 +745,40 @@ def _prepare_paper_data(
         "CenterCrop(32)). ID val: stratified split of the official training set; ID test: the "
         "official test set. Normalisation (x - mean) / std at load time.",
     }
+    if id_format == "mnist-idx":
+        meta["preprocessing"] = (
+            "uint8 grey / 255 -> float32 (N, 1, 28, 28), the MNIST digits unchanged. OOD images: "
+            "shorter side resized to 28 (PIL bilinear), 28x28 center crop (torchvision Resize(28) "
+            "+ CenterCrop(28)), then PIL 'L' luma (ITU-R 601-2, torchvision Grayscale). ID val: "
+            "stratified split of the official training set; ID test: the official test set. "
+            "Normalisation (x - mean) / std at load time."
+        )
     record_file_hashes(out_dir, meta)
     write_json(out_dir / "meta.json", meta)
     return meta
+
+
+def _read_mnist(
+    srcs: Mapping, names: list[str], raw_dir: Path, verify_checksums: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The four MNIST IDX files (``names`` in :data:`MNIST_PARTS` order) as
+    ``(train_x, train_y, test_x, test_y)``; x uint8 ``(N, 28, 28, 1)``, y int64."""
+    arrays = [read_mnist_idx(_checked_raw(raw_dir, srcs[n], verify_checksums)) for n in names]
+    train_x, train_y, test_x, test_y = arrays
+    for (x, y), split in (((train_x, train_y), "train"), ((test_x, test_y), "test")):
+        if x.ndim != 3 or x.shape[1:] != (28, 28) or y.ndim != 1 or len(x) != len(y):
+            raise ValueError(
+                f"MNIST {split} files hold images {x.shape} and labels {y.shape}; expected "
+                "(N, 28, 28) images and N labels"
+            )
+        if len(y) and y.max() > 9:
+            raise ValueError(f"MNIST {split} labels outside 0..9")
+    return (
+        train_x[..., None],
+        train_y.astype(np.int64),
+        test_x[..., None],
+        test_y.astype(np.int64),
+    )
 
 
 # --------------------------------------------------------------------------- CIFAR-10-C, MNIST
