@@ -13,7 +13,7 @@ from softmax_ood.codedeps import (  # noqa: E402
     code_inputs,
     entry_digest,
     entry_files,
-    module_file,
+    module_inputs,
 )
 from softmax_ood.config import (  # noqa: E402
     ConfigError,
@@ -112,11 +112,7 @@ def module_code(ref):
     """Every project module a ``"module:function"`` reference runs: its module, the packages it
     sits in, and what it imports, transitively (a shared rule's code inputs for the study
     function it calls)."""
-    name = ref.split(":")[0]
-    parts = name.split(".")
-    files = {module_file(".".join(parts[:i]), SRC) for i in range(1, len(parts) + 1)}
-    found = set(code_inputs(module_file(name, SRC), SRC)) | {f.as_posix() for f in files if f}
-    return sorted(os.path.relpath(p) for p in found)
+    return [os.path.relpath(p) for p in module_inputs(ref, SRC)]
 
 
 def item_inputs(inputs, wildcard):

@@ -35,7 +35,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .codedeps import code_inputs, module_file
+from .codedeps import code_inputs, module_inputs
 from .provenance import PROVENANCE_KEY, path_sha256
 
 __all__ = ["audit", "main"]
@@ -225,9 +225,7 @@ class Auditor:
                 src = self.root / "src"
                 found = set(code_inputs(script, src))
                 if node.function and ":" in node.function:  # the study module it calls
-                    module = module_file(node.function.split(":")[0], src)
-                    if module is not None:
-                        found |= {str(module), *code_inputs(module, src)}
+                    found |= set(module_inputs(node.function.split("[")[0], src))
                 node.modules = sorted(self.rel(p) for p in found)
         return node
 

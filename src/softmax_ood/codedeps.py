@@ -27,6 +27,7 @@ __all__ = [
     "imported_from",
     "imported_modules",
     "module_file",
+    "module_inputs",
     "registry_entries",
 ]
 
@@ -129,6 +130,17 @@ def code_inputs(script: str | Path, src: str | Path = "src", exclude=()) -> list
     given by ``src`` (relative to the working directory when ``src`` is)."""
     skip = {Path(e).as_posix() for e in exclude}
     return [p for p in _closure(str(script), str(src)) if p not in skip]
+
+
+def module_inputs(ref: str, src: str | Path = "src") -> list[str]:
+    """Project module files a ``"module:name"`` reference runs: its module, the packages it sits
+    in, and what it imports, transitively; sorted, paths as given by ``src``."""
+    name = ref.split(":")[0]
+    parts = name.split(".")
+    files = {module_file(".".join(parts[:i]), Path(src)) for i in range(1, len(parts) + 1)}
+    own = module_file(name, Path(src))
+    found = set(code_inputs(own, src)) if own is not None else set()
+    return sorted(found | {f.as_posix() for f in files if f is not None})
 
 
 def registry_entries(path: str | Path, registry: str) -> dict[str, str]:

@@ -35,6 +35,13 @@ __all__ = [
 ]
 
 
+def _plain_seeds(seeds):
+    """Seeds as sorted ints (per item where given per item), or None: plain rule params."""
+    if isinstance(seeds, Mapping):
+        return {k: sorted(int(s) for s in v) for k, v in seeds.items()}
+    return None if seeds is None else sorted(int(s) for s in seeds)
+
+
 @dataclass(frozen=True)
 class ClaimsJob:
     """What the shared claims rule (``rules/study.smk``: ``<NAME>_claims``) needs of a study.
@@ -57,7 +64,7 @@ class ClaimsJob:
         return {
             "function": self.function,
             "section": dict(self.section),
-            "seeds": None if self.seeds is None else sorted(int(s) for s in self.seeds),
+            "seeds": _plain_seeds(self.seeds),
             "title": self.title,
         }
 
@@ -81,21 +88,12 @@ class ItemsJob:
     labels: str | None = None
 
     def params(self) -> dict:
-        seeds = self.seeds
-        if isinstance(seeds, Mapping):
-            seeds = {k: sorted(int(s) for s in v) for k, v in seeds.items()}
-        elif seeds is not None:
-            seeds = sorted(int(s) for s in seeds)
         return {
             "functions": self.functions,
             "section": dict(self.section),
-            "seeds": seeds,
+            "seeds": _plain_seeds(self.seeds),
             "labels": self.labels,
         }
-
-    def seeds_of(self, name: str):
-        """The seeds item ``name`` is drawn from (what its provenance record states)."""
-        return self.seeds.get(name) if isinstance(self.seeds, Mapping) else self.seeds
 
 
 @dataclass(frozen=True)

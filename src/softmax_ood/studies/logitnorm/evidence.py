@@ -83,13 +83,8 @@ def msp_arrays(
     """``{set: per-image score (float64)}`` of one model (``"id"``: the ID test images), in the
     order of the prepared arrays; ``score`` another kept score than MSP (e.g. ``"odin"``,
     ``"msp_ts"``)."""
-    sel = samples[
-        (samples["recipe"] == recipe)
-        & (samples["arch"] == arch)
-        & (samples["loss"] == loss)
-        & (samples["seed"] == seed)
-        & (samples["score"] == score)
-    ]
+    sel = _model_rows(samples, recipe, arch, loss, score)
+    sel = sel[sel["seed"] == seed]
     if sel.empty:
         raise ValueError(
             f"The samples frame has no {score} rows for {recipe}/{arch}/{loss}/seed{seed}."
@@ -99,13 +94,18 @@ def msp_arrays(
 
 def has_scores(samples: pd.DataFrame, recipe: str, arch: str, loss: str, seeds, score: str) -> bool:
     """Whether ``samples`` holds per-image ``score`` values of every seed of the model."""
-    sel = samples[
+    sel = _model_rows(samples, recipe, arch, loss, score)
+    return {int(s) for s in seeds} <= {int(s) for s in sel["seed"].unique()}
+
+
+def _model_rows(samples: pd.DataFrame, recipe: str, arch: str, loss: str, score: str):
+    """The rows of one model's (every seed's) per-image ``score``."""
+    return samples[
         (samples["recipe"] == recipe)
         & (samples["arch"] == arch)
         & (samples["loss"] == loss)
         & (samples["score"] == score)
     ]
-    return {int(s) for s in seeds} <= {int(s) for s in sel["seed"].unique()}
 
 
 @dataclass(frozen=True)
