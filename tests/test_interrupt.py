@@ -69,7 +69,14 @@ def test_interrupt_during_job_start_up_is_one_line(where, tmp_path):
     )
     script = tmp_path / "job.py"
     script.write_text(code)
-    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    # a test run started in the background inherits "ignore SIGINT", which Python would keep
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     assert proc.stderr.strip() == INTERRUPTED, proc.stderr
     assert proc.returncode != 0
     script.write_text("raise ValueError('a bug')")
