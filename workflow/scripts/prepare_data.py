@@ -1,4 +1,5 @@
-"""Snakemake script: build data/<dataset>/ (embedded offline default or paper downloads)."""
+"""Snakemake script: build data/<dataset>/ (embedded offline data: digits, or Fashion-MNIST
+from Debian's package or its checked download; or the paper downloads)."""
 
 import os
 
@@ -7,7 +8,23 @@ from softmax_ood.cli import run_job
 
 def main():
     d = dict(snakemake.params.data)
-    if d["source"] == "embedded":
+    if d["source"] == "embedded" and d["dataset"] == "fashion":
+        from softmax_ood.fashion import make_fashion_dataset
+        from softmax_ood.paper_data import load_paper_config
+
+        make_fashion_dataset(
+            snakemake.output[0],
+            load_paper_config(d["sources"]),
+            "data/raw",
+            seed=d["seed"],
+            val_fraction=d["val_fraction"],
+            ood_size=d["ood_size"],
+            ood_test=d["ood_test"],
+            ood_val=d["ood_val"],
+            id_classes=d["id_classes"],
+            image_size=d["image_size"],
+        )
+    elif d["source"] == "embedded":
         from softmax_ood.data import make_embedded_dataset
 
         make_embedded_dataset(
