@@ -173,17 +173,17 @@ def _check_core(config: dict) -> None:
             )
     data = config["data"]
     ood_sets = list(data["ood_test"]) + list(data["ood_val"])
-    for name, recipe in config["recipes"].items():
-        if "monitor_set" in recipe:
-            check_names(f"recipes.{name}.monitor_set", recipe["monitor_set"], ood_sets)
-    if data["source"] == "embedded":
+    if data["source"] == "embedded":  # the data's own names first, then who refers to them
         _check(
             data["dataset"] in ("digits", "fashion"),
             f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
             "the embedded source provides only: digits, fashion",
         )
         _check_embedded_sets(data)
-    else:
+    for name, recipe in config["recipes"].items():
+        if "monitor_set" in recipe:
+            check_names(f"recipes.{name}.monitor_set", recipe["monitor_set"], ood_sets)
+    if data["source"] != "embedded":
         _check(
             sorted(data["id_classes"]) == list(range(10))
             and not {"heldout_digits", "heldout_classes"} & set(ood_sets),
@@ -223,7 +223,7 @@ def _check_embedded_sets(data: dict) -> None:
     _check(
         held not in data["ood_test"] or len(data["id_classes"]) < 10,
         f"data.ood_test lists {held} but data.id_classes keeps all ten classes; "
-        f"hold some out (e.g. id_classes: {example})",
+        f"hold some out, for example id_classes: {example}",
     )
 
 
