@@ -396,3 +396,63 @@ def test_installed_package_decodes_to_the_recorded_arrays():
     got = read_fashion(entries, "/nonexistent")  # raises unless every decoded digest matches
     assert got["train_images"].shape == (60000, 28, 28) and got["test_labels"].shape == (10000,)
     assert np.bincount(got["train_labels"]).tolist() == [6000] * 10
+
+
+# --------------------------------------------------------------------------- the workflow
+@pytest.mark.slow
+def test_workflow_downloads_what_the_package_does_not_provide(tmp_path, server):
+    """Without the package: `snakemake data/fashion` runs download_source for the four files
+    (loopback, md5-checked) and prepares from them; with no package and no server, the job fails
+    with one sentence naming the install command and leaves no data."""
+    from e2e import fresh_copy, snakemake
+
+    arrays = _arrays()
+    entries = _entries(arrays, tmp_path / "not-installed")
+    upstream = tmp_path / "upstream"
+    _write(upstream, arrays, entries)
+    cfg = yaml.safe_load(SOURCES.read_text())
+    by_name = {e["name"]: e for e in entries.values()}
+    for e in cfg["sources"]:
+        if e["name"] in by_name:
+            body = (upstream / e["filename"]).read_bytes()
+            e.update(
+                url=server.add(f"/f/{e['filename']}", body),
+                md5=hashlib.md5(body).hexdigest(),
+                decoded_sha256=by_name[e["name"]]["decoded_sha256"],
+                installed=by_name[e["name"]]["installed"],
+            )
+    work = fresh_copy(tmp_path / "repo")
+    (work / "sources.yaml").write_text(yaml.safe_dump(cfg))
+    (work / "over.yaml").write_text(
+        "data:\n  sources: sources.yaml\n  ood_size: 10\n  ood_test: [heldout_classes, glyphs, textures]\n"
+        "  ood_val: [noise_val]\n"
+    )
+    args = [
+        "--cores",
+        "1",
+        "--configfile",
+        "config/fashion.yaml",
+        "over.yaml",
+        "--",
+        "data/fashion",
+    ]
+    proc = snakemake(work, *args)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert sorted(p.name for p in (work / "data/raw").glob("fashion-*")) == sorted(
+        e["filename"] for e in entries.values()
+    )
+    test_kept = arrays["test_labels"] != 6
+    np.testing.assert_array_equal(
+        np.load(work / "data/fashion/id_test_x.npy")[:, 0],
+        arrays["test_images"][test_kept] / np.float32(255),
+    )
+    # no package, no network: one sentence with the install command, nothing prepared
+    server.close()
+    for p in [work / "data/fashion", *(work / "data/raw").glob("fashion-*")]:
+        p.unlink() if p.is_file() else __import__("shutil").rmtree(p)
+    proc = snakemake(work, *args)
+    assert proc.returncode != 0
+    assert "install it with `apt-get install dataset-fashion-mnist`" in proc.stderr, proc.stderr[
+        -3000:
+    ]
+    assert not (work / "data/fashion").exists()
