@@ -16,7 +16,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fixtures_archives import FileServer, make_mnist_idx_gz  # noqa: E402
+from fixtures_archives import make_mnist_idx_gz  # noqa: E402
 
 from softmax_ood.config import ConfigError, validate_config  # noqa: E402
 from softmax_ood.data import GLYPH_CHARS, MissingDataError, load_prepared  # noqa: E402
@@ -89,17 +89,12 @@ def _entries(arrays: dict, installed: Path | None = None) -> dict[str, dict]:
 
 @pytest.fixture
 def fixture_set(tmp_path):
+    """The fixture arrays, their entries, and their files 'installed' in ``tmp_path/pkg``."""
     arrays = _arrays()
-    return arrays, _entries(arrays, tmp_path / "pkg")
-
-
-@pytest.fixture
-def server():
-    srv = FileServer()
-    try:
-        yield srv
-    finally:
-        srv.close()
+    entries = _entries(arrays, tmp_path / "pkg")
+    names = {p: {"filename": Path(e["installed"]).name} for p, e in entries.items()}
+    _write(tmp_path / "pkg", arrays, names)
+    return arrays, entries
 
 
 KW = dict(
@@ -149,11 +144,6 @@ def test_decoded_digest_does_not_depend_on_the_compression(tmp_path):
 
 def test_read_fashion_prefers_the_package_and_verifies_decoded_digests(tmp_path, fixture_set):
     arrays, entries = fixture_set
-    _write(
-        tmp_path / "pkg",
-        arrays,
-        {p: {"filename": Path(e["installed"]).name} for p, e in entries.items()},
-    )
     got = read_fashion(entries, tmp_path / "raw")  # nothing downloaded: the package's files
     for part, a in arrays.items():
         np.testing.assert_array_equal(got[part], a)
@@ -185,11 +175,6 @@ def test_a_failed_download_of_a_packaged_file_names_the_install_command(tmp_path
 # --------------------------------------------------------------------------- the dataset
 def test_fashion_dataset_layout_and_splits(tmp_path, fixture_set):
     arrays, entries = fixture_set
-    _write(
-        tmp_path / "pkg",
-        arrays,
-        {p: {"filename": Path(e["installed"]).name} for p, e in entries.items()},
-    )
     out = tmp_path / "fashion"
     meta = make_fashion_dataset(
         out, {e["name"]: e for e in entries.values()}, tmp_path / "raw", **KW
@@ -332,11 +317,6 @@ def test_floor_table_flags_the_framing_trap_and_not_frame_filling_glyphs(tmp_pat
     """On the fixture's frame-filling blocks the MNIST-framed glyphs are separated by border
     mass alone; the table has one row per set."""
     arrays, entries = fixture_set
-    _write(
-        tmp_path / "pkg",
-        arrays,
-        {p: {"filename": Path(e["installed"]).name} for p, e in entries.items()},
-    )
     out = tmp_path / "f"
     kw = dict(KW, ood_size=60, ood_test=["glyphs_boxed", "noise"], ood_val=["noise_val"])
     make_fashion_dataset(out, {e["name"]: e for e in entries.values()}, tmp_path, **kw)

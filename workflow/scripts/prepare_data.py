@@ -8,36 +8,19 @@ from softmax_ood.cli import run_job
 
 def main():
     d = dict(snakemake.params.data)
-    if d["source"] == "embedded" and d["dataset"] == "fashion":
-        from softmax_ood.fashion import make_fashion_dataset
-        from softmax_ood.paper_data import load_paper_config
+    if d["source"] == "embedded":
+        common = {k: d[k] for k in ("seed", "val_fraction", "ood_size", "ood_test", "ood_val")}
+        common.update(id_classes=d["id_classes"], image_size=d["image_size"])
+        if d["dataset"] == "fashion":
+            from softmax_ood.fashion import make_fashion_dataset
+            from softmax_ood.paper_data import load_paper_config
 
-        make_fashion_dataset(
-            snakemake.output[0],
-            load_paper_config(d["sources"]),
-            "data/raw",
-            seed=d["seed"],
-            val_fraction=d["val_fraction"],
-            ood_size=d["ood_size"],
-            ood_test=d["ood_test"],
-            ood_val=d["ood_val"],
-            id_classes=d["id_classes"],
-            image_size=d["image_size"],
-        )
-    elif d["source"] == "embedded":
-        from softmax_ood.data import make_embedded_dataset
+            sources = load_paper_config(d["sources"])
+            make_fashion_dataset(snakemake.output[0], sources, "data/raw", **common)
+        else:
+            from softmax_ood.data import make_embedded_dataset
 
-        make_embedded_dataset(
-            snakemake.output[0],
-            image_size=d["image_size"],
-            seed=d["seed"],
-            val_fraction=d["val_fraction"],
-            test_fraction=d["test_fraction"],
-            ood_size=d["ood_size"],
-            ood_test=d["ood_test"],
-            ood_val=d["ood_val"],
-            id_classes=d["id_classes"],
-        )
+            make_embedded_dataset(snakemake.output[0], test_fraction=d["test_fraction"], **common)
     else:
         from softmax_ood.paper_data import load_paper_config, prepare_paper_data
 
