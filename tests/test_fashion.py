@@ -436,3 +436,11 @@ def test_workflow_downloads_what_the_package_does_not_provide(tmp_path, server):
         -3000:
     ]
     assert not (work / "data/fashion").exists()
+
+
+def test_smoke_and_digits_overlays_stay_on_the_digits():
+    from test_config import SCHEMA, STUDIES, merged
+
+    for name in ("smoke.yaml", "digits.yaml"):
+        cfg = validate_config(merged(name), SCHEMA, STUDIES)
+        assert cfg["data"]["dataset"] == "digits" and cfg["data"]["image_size"] == 8
