@@ -13,9 +13,10 @@ render HTML without code.
    injected parameters cell (a random id) gets the id ``injected-parameters``; the language
    info keeps only the language name (no interpreter version). An output that shows an object's
    memory address (``<... at 0x7f...>``, different on every run) is an error naming the cell.
-3. **Render** HTML with nbconvert's ``lab`` template and no code, self-contained (no script,
-   style, font or image fetched from the network: the template's CDN scripts are left out): every input cell and every
-   prompt is hidden (a code cell without output leaves no trace), the outputs and the markdown
+3. **Render** HTML with nbconvert's ``lab`` template and no code, self-contained: no script,
+   style, font or image is fetched from the network (the template's CDN scripts -- require.js,
+   MathJax, mermaid -- are left out; styles are inlined, figures are ``data:`` URIs). Every
+   input cell and every prompt is hidden (a code cell without output leaves no trace), the outputs and the markdown
    stay; an image's ``alt`` metadata (``Image(..., alt=...)``) becomes its alternative text.
    Cells tagged ``remove-cell`` are left out of the HTML, cells tagged ``remove-output`` keep
    no output (the Jupyter Book tags). The page title is the notebook's first ``# `` heading.
