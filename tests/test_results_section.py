@@ -372,3 +372,14 @@ def test_the_same_check_sees_an_overfull_box(tmp_path):
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "x.tex"], cwd=tmp_path,
                    capture_output=True, timeout=120)
     assert (tmp_path / "x.log").read_text(errors="replace").count("Overfull \\hbox") == 1
+
+
+def test_a_headline_tested_in_many_settings_is_counted_not_recited(tmp_path):
+    s, claims = _fake_outputs(tmp_path)
+    many = pd.concat([claims] + [claims[claims["claim_id"] == "C1"].assign(claim_id=f"C1:{i}")
+                                 for i in range(4)], ignore_index=True)
+    s.headline = ["C1", *(f"C1:{i}" for i in range(4))]
+    head = headline_frame([s], many)
+    assert len(head) == 5
+    text = headline_paragraph(s, head, many)
+    assert "tested in 5 settings" in text and "5 holds" in text and "hold in 5 of 5" in text

@@ -487,12 +487,7 @@ def headline_tex(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     head = headline_frame(studies, claims)
     if head.empty:
         return ""
-    view = head.copy()
-    view["paper"] = [t.split(",")[0] for t in view["paper"]]
-    view["verdict"] = [
-        "" if not v else lab if lab == v.split("(")[0].strip() else f"{lab}: {v}"
-        for lab, v in zip(view["label"], view["verdict"], strict=True)
-    ]
+    view = _headline_view(head)
     view["details"] = [
         f"Section {i + 1}" for i in [
             [s.name for s in studies].index(st) for st in view["study"]
@@ -779,13 +774,40 @@ def headline_frame(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> pd.
     return pd.DataFrame(rows)
 
 
-def headline_paragraph(s: StudyOutputs, head: pd.DataFrame, claims: pd.DataFrame) -> str:
+def _headline_view(head: pd.DataFrame) -> pd.DataFrame:
+    """The headline frame as shown: the paper by first author and year (the full title heads
+    its section), the verdict as its short label followed by the engine's words."""
+    view = head.copy()
+    view["paper"] = [t.split(",")[0] for t in view["paper"]]
+    view["verdict"] = [
+        "" if not v else lab if lab == v.split("(")[0].strip() else f"{lab}: {v}"
+        for lab, v in zip(view["label"], view["verdict"], strict=True)
+    ]
+    return view
+
+
+def headline_paragraph(
+    s: StudyOutputs, head: pd.DataFrame, claims: pd.DataFrame, max_rows: int = 3
+) -> str:
     """A short paragraph (plain text) saying, per headline claim of ``s``, what the paper claims,
-    what we measure, the verdict and whether the regime is met -- generated from the rows."""
+    what we measure, the verdict and whether the regime is met -- generated from the rows; with
+    more than ``max_rows`` headline rows (one claim tested in many settings) it counts the
+    verdicts instead."""
     mine = head[head["study"] == s.name]
     rows = claims[claims["study"] == s.name].set_index("claim_id", drop=False)
     if mine.empty or not mine.iloc[0]["claim_id"]:
         return f"{s.title}: no headline claim is declared; its claims are listed below."
+    if len(mine) > max_rows:  # many parallel rows (one per setting): counted, not recited
+        labels = mine["label"].value_counts()
+        counts = ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items()))
+        met = int((mine["regime_ok"] == True).sum())  # noqa: E712 (None: no premise)
+        first = rows.loc[mine.iloc[0]["claim_id"]].to_dict()
+        return (
+            f"The paper's headline is tested in {len(mine)} settings (claims "
+            f"{', '.join(mine['claim_id'].head(3))}, ...; e.g. {first['claim']}). Verdicts: "
+            f"{counts}. The paper's regime premises hold in {met} of {len(mine)}. Declared "
+            f"departures: {len(s.departures)}. The table above gives each setting."
+        )
     out = []
     for h in mine.to_dict("records"):
         r = rows.loc[h["claim_id"]].to_dict()
@@ -1054,14 +1076,7 @@ def headline_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     head = headline_frame(studies, claims)
     if head.empty:
         return ""
-    view = head.copy()
-    view["paper"] = [
-        title.split(",")[0] for title in view["paper"]
-    ]  # the first author and year: the full title heads its section
-    view["verdict"] = [
-        "" if not v else lab if lab == v.split("(")[0].strip() else f"{lab}: {v}"
-        for lab, v in zip(view["label"], view["verdict"], strict=True)
-    ]
+    view = _headline_view(head)
     table = _table_html(view, cols=HEADLINE_COLUMNS, cls="rs-headline")
     table = _mark_verdicts(table, list(head["label"]), list(head["regime_ok"]))
     paras = "".join(
