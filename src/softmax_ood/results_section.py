@@ -509,6 +509,20 @@ def headline_tex(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     return "\n".join(out) + "\n"
 
 
+def claims_tex(s: StudyOutputs, claims: pd.DataFrame) -> str:
+    """The paper's premises and claims (what is needed, ours, p, power, n, the verdict and the
+    declared departures touching each) as a table that fits the text width."""
+    mine = claims[claims["study"] == s.name].reset_index(drop=True)
+    if mine.empty:
+        return ""
+    view = _with_needed(mine)
+    view["departures"] = [
+        ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
+    ]
+    cols = ["kind", "claim_id", "claim", "value", "needed", "p_value", "power", "n", "verdict"]
+    return table_latex(view[cols + ["departures"]], f"{s.name}: premises, claims and sanity checks")
+
+
 def departures_tex(s: StudyOutputs) -> str:
     if not s.departures:
         return "No departure from the paper is declared by this study.\n"
@@ -543,6 +557,7 @@ def section_tex(
         lines.append(rf"\section{{{latex_escape(s.title)}}}")
         if claims is not None:
             lines.append(_para_tex(headline_paragraph(s, headline_frame([s], claims), claims)))
+            lines.append(claims_tex(s, claims).rstrip("\n"))
         lines.append(r"\subsection*{Departures from the paper}")
         lines.append(departures_tex(s).rstrip("\n"))
         for t in s.tables:
