@@ -379,7 +379,12 @@ def test_a_headline_tested_in_many_settings_is_counted_not_recited(tmp_path):
     many = pd.concat([claims] + [claims[claims["claim_id"] == "C1"].assign(claim_id=f"C1:{i}")
                                  for i in range(4)], ignore_index=True)
     s.headline = ["C1", *(f"C1:{i}" for i in range(4))]
-    head = headline_frame([s], many)
-    assert len(head) == 5
-    text = headline_paragraph(s, head, many)
+    (row,) = headline_frame([s], many).to_dict("records")  # one row counting the verdicts
+    assert row["verdict"] == "5 holds" and row["regime met"] == "in 5 of 5 settings"
+    assert row["claim"].startswith("C1 ... (5 settings)") and row["details"] == "#claims-a"
+    assert row["ours"] == "5 values from 5 to 5"
+    text = headline_paragraph(s, headline_frame([s], many), many)
     assert "tested in 5 settings" in text and "5 holds" in text and "hold in 5 of 5" in text
+    s.tables = []
+    html = page_html([s], many, {})
+    assert 'href="#claims-a"' in html and 'id="claims-a"' in html

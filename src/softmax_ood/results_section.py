@@ -646,7 +646,7 @@ def claim_interval(row: Mapping) -> tuple[float, float]:
     Spearman), Fisher's z interval (variance 1.06/(n-3)); else, for a one-sample t-test on ``n``
     samples, the interval that test implies (``se = |value - threshold| / t_obs``, ``t_obs``
     from the row's one-sided p with n - 1 degrees of freedom; samples without spread give the
-    point). (nan, nan) where none can be stated (no test, one sample, a sanity row)."""
+    point); none for a p of another test (``detail`` names an exact or binomial test). (nan, nan) where none can be stated (no test, one sample, a sanity row)."""
     from scipy import stats
 
     lo, hi = _num(row.get("ci_low")), _num(row.get("ci_high"))
@@ -656,14 +656,15 @@ def claim_interval(row: Mapping) -> tuple[float, float]:
     n, alpha = int(_num(row.get("n")) or 0), _num(row.get("alpha"))
     if not (math.isfinite(value) and math.isfinite(p) and math.isfinite(alpha)) or n < 2:
         return math.nan, math.nan
-    if "spearman" in str(row.get("detail") or "").lower():
+    detail = str(row.get("detail") or "").lower()
+    if "spearman" in detail:
         if n < 4 or abs(value) >= 1:
             return math.nan, math.nan
         half = stats.norm.isf(alpha) * math.sqrt(1.06 / (n - 3))
         z = math.atanh(value)
         return math.tanh(z - half), math.tanh(z + half)
-    if not 0 < p < 1 or not math.isfinite(thr):
-        return math.nan, math.nan
+    if not 0 < p < 1 or not math.isfinite(thr) or re.search(r"binomial|exact", detail):
+        return math.nan, math.nan  # not a t-test's p (e.g. an exact binomial test's)
     if abs(p - 0.5**n) < 1e-12 * p:  # the engine's sign test: every sample equal
         return value, value
     t_obs = abs(float(stats.t.isf(p, n - 1)))
@@ -749,13 +750,42 @@ HEADLINE_COLUMNS = ["paper", "claim", "paper's number", "ours", "verdict", "regi
                     "departures", "details"]
 
 
-def headline_frame(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> pd.DataFrame:
+def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids) -> dict:
+    """One headline row for a claim tested in many settings (one claim id each): the range of
+    ours, the verdicts counted, the regime met in how many, a link to the paper's claims."""
+    rows = [mine.loc[c].to_dict() for c in ids]
+    labels = pd.Series([verdict_label(r) for r in rows]).value_counts()
+    regimes = [_regime(s, claims, c)[0] for c in ids]
+    values = [_num(r["value"]) for r in rows if math.isfinite(_num(r["value"]))]
+    n_touch = sum(bool(_departures_touching(s, c)) for c in ids)
+    return {
+        "study": s.name,
+        "paper": s.title,
+        "claim_id": ids[0],
+        "claim": f"{ids[0]} ... ({len(ids)} settings): {rows[0]['claim']}",
+        "paper's number": _paper_number(rows[0]),
+        "ours": f"{len(values)} values from {_short(min(values))} to {_short(max(values))}"
+        if values
+        else "n/a",
+        "label": labels.index[0],
+        "verdict": ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items())),
+        "regime_ok": all(regimes) if all(r is not None for r in regimes) else None,
+        "regime met": f"in {sum(r is True for r in regimes)} of {len(ids)} settings",
+        "departures": f"{len(s.departures)} ({n_touch} settings touched)",
+        "details": f"#claims-{s.name}",
+    }
+
+
+def headline_frame(
+    studies: Sequence[StudyOutputs], claims: pd.DataFrame, max_rows: int = 4
+) -> pd.DataFrame:
     """One row per headline claim of every paper (study order, then the study's ``HEADLINE``
     order): the paper, the claim, the paper's number and where the claim stands, ours with its
     interval, the verdict (short label and the engine's words), whether its regime premises
     hold, the departures declared (all of the paper's, and those touching this claim) and the
     anchor of its row in the paper's claims table. A paper without headline claims gets one row
-    saying so."""
+    saying so; one claim tested in more than ``max_rows`` settings (Kang: one per loss x shift)
+    is one row counting the verdicts."""
     rows = []
     for s in studies:
         mine = claims[claims["study"] == s.name].set_index("claim_id", drop=False)
@@ -765,6 +795,9 @@ def headline_frame(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> pd.
                          "no headline claim declared", "paper's number": "", "ours": "",
                          "label": "n/a", "verdict": "", "regime_ok": None, "regime met": "",
                          "departures": str(len(s.departures)), "details": f"#{s.name}"})
+            continue
+        if len(ids) > max_rows:
+            rows.append(_settings_row(s, claims, mine, ids))
             continue
         for cid in ids:
             r = mine.loc[cid].to_dict()
@@ -795,14 +828,14 @@ def _headline_view(head: pd.DataFrame) -> pd.DataFrame:
     view = head.copy()
     view["paper"] = [t.split(",")[0] for t in view["paper"]]
     view["verdict"] = [
-        "" if not v else lab if lab == v.split("(")[0].strip() else f"{lab}: {v}"
+        "" if not v else v if v.startswith(lab) else f"{lab}: {v}"
         for lab, v in zip(view["label"], view["verdict"], strict=True)
     ]
     return view
 
 
 def headline_paragraph(
-    s: StudyOutputs, head: pd.DataFrame, claims: pd.DataFrame, max_rows: int = 3
+    s: StudyOutputs, head: pd.DataFrame, claims: pd.DataFrame, max_rows: int = 4
 ) -> str:
     """A short paragraph (plain text) saying, per headline claim of ``s``, what the paper claims,
     what we measure, the verdict and whether the regime is met -- generated from the rows; with
@@ -812,16 +845,17 @@ def headline_paragraph(
     rows = claims[claims["study"] == s.name].set_index("claim_id", drop=False)
     if mine.empty or not mine.iloc[0]["claim_id"]:
         return f"{s.title}: no headline claim is declared; its claims are listed below."
-    if len(mine) > max_rows:  # many parallel rows (one per setting): counted, not recited
-        labels = mine["label"].value_counts()
+    ids = [h for h in s.headline if h in rows.index]
+    if len(ids) > max_rows:  # one claim in many settings: counted, not recited
+        labels = pd.Series([verdict_label(rows.loc[c].to_dict()) for c in ids]).value_counts()
         counts = ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items()))
-        met = int((mine["regime_ok"] == True).sum())  # noqa: E712 (None: no premise)
-        first = rows.loc[mine.iloc[0]["claim_id"]].to_dict()
+        met = sum(_regime(s, claims, c)[0] is True for c in ids)
+        first = rows.loc[ids[0]].to_dict()
         return (
-            f"The paper's headline is tested in {len(mine)} settings (claims "
-            f"{', '.join(mine['claim_id'].head(3))}, ...; e.g. {first['claim']}). Verdicts: "
-            f"{counts}. The paper's regime premises hold in {met} of {len(mine)}. Declared "
-            f"departures: {len(s.departures)}. The table above gives each setting."
+            f"The paper's headline is tested in {len(ids)} settings (claims "
+            f"{', '.join(ids[:3])}, ...; e.g. {first['claim']}). Verdicts: {counts}. The "
+            f"paper's regime premises hold in {met} of {len(ids)}. Declared departures: "
+            f"{len(s.departures)}. The paper's claims table gives each setting."
         )
     out = []
     for h in mine.to_dict("records"):
@@ -960,6 +994,7 @@ _CSS = """<style>
 table.rs { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 table.rs th, table.rs td { border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left; }
 figure.rs img { max-width: 100%; height: auto; }
+.jp-RenderedHTMLCommon table.rs th, .jp-RenderedHTMLCommon table.rs td { text-align: left; }
 table.rs-headline { font-size: 0.9em; }
 table.rs-headline td { vertical-align: top; }
 tr.rs-v-holds td:nth-child(5) { color: #006e50; font-weight: bold; }
@@ -1176,7 +1211,7 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
             ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
         ]
         parts.append(
-            f"<h3>Claims</h3><p>{_esc(summary)}.</p>"
+            f'<h3 id="claims-{_esc(s.name)}">Claims</h3><p>{_esc(summary)}.</p>'
             + _table_html(
                 view,
                 cols=_CLAIM_VIEW + ["departures"],
