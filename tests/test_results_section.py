@@ -282,9 +282,13 @@ def test_verdict_labels_read_the_newer_engines_columns():
     assert verdict_label({"verdict": "does not hold (the opposite is significant, p = 0.01)"}) == (
         "opposite significant"
     )
-    newer = {"verdict": "cannot test as the paper's claim (premise P does not hold) — here the "
-             "opposite is significant (p = 0.004)", "observed": "opposite", "p_opposite": 0.004,
-             "alpha": 0.05}
+    newer = {
+        "verdict": "cannot test as the paper's claim (premise P does not hold) — here the "
+        "opposite is significant (p = 0.004)",
+        "observed": "opposite",
+        "p_opposite": 0.004,
+        "alpha": 0.05,
+    }
     assert verdict_label(newer) == "opposite significant"
     assert verdict_label({"verdict": "not established (interval [1, 3] straddles the bar)"}) == (
         "not established"
@@ -366,18 +370,28 @@ def test_the_same_check_sees_an_overfull_box(tmp_path):
         pytest.skip("no pdflatex")
     wide = " & ".join(["a very wide column"] * 12)
     (tmp_path / "x.tex").write_text(
-        "\\documentclass{article}\\begin{document}\\begin{tabular}{" + "l" * 12 + "}"
-        + wide + "\\end{tabular}\\end{document}\n"
+        "\\documentclass{article}\\begin{document}\\begin{tabular}{"
+        + "l" * 12
+        + "}"
+        + wide
+        + "\\end{tabular}\\end{document}\n"
     )
-    subprocess.run(["pdflatex", "-interaction=nonstopmode", "x.tex"], cwd=tmp_path,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "x.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
     assert (tmp_path / "x.log").read_text(errors="replace").count("Overfull \\hbox") == 1
 
 
 def test_a_headline_tested_in_many_settings_is_counted_not_recited(tmp_path):
     s, claims = _fake_outputs(tmp_path)
-    many = pd.concat([claims] + [claims[claims["claim_id"] == "C1"].assign(claim_id=f"C1:{i}")
-                                 for i in range(4)], ignore_index=True)
+    many = pd.concat(
+        [claims]
+        + [claims[claims["claim_id"] == "C1"].assign(claim_id=f"C1:{i}") for i in range(4)],
+        ignore_index=True,
+    )
     s.headline = ["C1", *(f"C1:{i}" for i in range(4))]
     (row,) = headline_frame([s], many).to_dict("records")  # one row counting the verdicts
     assert row["verdict"] == "5 holds" and row["regime met"] == "in 5 of 5 settings"

@@ -489,9 +489,7 @@ def headline_tex(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
         return ""
     view = _headline_view(head)
     view["details"] = [
-        f"Section {i + 1}" for i in [
-            [s.name for s in studies].index(st) for st in view["study"]
-        ]
+        f"Section {i + 1}" for i in [[s.name for s in studies].index(st) for st in view["study"]]
     ]
     out = [
         r"\section*{Headline claims}",
@@ -587,7 +585,9 @@ def study_table_latex(s: StudyOutputs, table: str) -> str:
         printed = paper[paper["table"] == Path(table).stem]
         if len(printed):
             beside, note = side_by_side_cells(ours, printed, s.paper_names)
-            return table_latex(beside, caption + " (ours, mean ± std; the paper's value beside)", note)
+            return table_latex(
+                beside, caption + " (ours, mean ± std; the paper's value beside)", note
+            )
     return table_latex(ours, caption)
 
 
@@ -704,7 +704,11 @@ def _short(x: float) -> str:
 
 def _paper_number(row: Mapping) -> str:
     """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``."""
-    d, thr, eff = str(row.get("direction") or ""), _num(row.get("threshold")), _num(row.get("effect"))
+    d, thr, eff = (
+        str(row.get("direction") or ""),
+        _num(row.get("threshold")),
+        _num(row.get("effect")),
+    )
     needs = f"claim {d} {_short(thr)}" if d else ""
     if math.isfinite(eff) and d:
         paper = thr + eff if d.startswith(">") else thr - eff
@@ -740,14 +744,20 @@ def _regime(s: StudyOutputs, claims: pd.DataFrame, cid: str) -> tuple[bool | Non
 
 def _departures_touching(s: StudyOutputs, cid: str) -> list[dict]:
     return [
-        d
-        for d in s.departures
-        if cid in [c.strip() for c in str(d.get("claims") or "").split(",")]
+        d for d in s.departures if cid in [c.strip() for c in str(d.get("claims") or "").split(",")]
     ]
 
 
-HEADLINE_COLUMNS = ["paper", "claim", "paper's number", "ours", "verdict", "regime met",
-                    "departures", "details"]
+HEADLINE_COLUMNS = [
+    "paper",
+    "claim",
+    "paper's number",
+    "ours",
+    "verdict",
+    "regime met",
+    "departures",
+    "details",
+]
 
 
 def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids) -> dict:
@@ -791,10 +801,22 @@ def headline_frame(
         mine = claims[claims["study"] == s.name].set_index("claim_id", drop=False)
         ids = [h for h in s.headline if h in mine.index]
         if not ids:
-            rows.append({"study": s.name, "paper": s.title, "claim_id": "", "claim":
-                         "no headline claim declared", "paper's number": "", "ours": "",
-                         "label": "n/a", "verdict": "", "regime_ok": None, "regime met": "",
-                         "departures": str(len(s.departures)), "details": f"#{s.name}"})
+            rows.append(
+                {
+                    "study": s.name,
+                    "paper": s.title,
+                    "claim_id": "",
+                    "claim": "no headline claim declared",
+                    "paper's number": "",
+                    "ours": "",
+                    "label": "n/a",
+                    "verdict": "",
+                    "regime_ok": None,
+                    "regime met": "",
+                    "departures": str(len(s.departures)),
+                    "details": f"#{s.name}",
+                }
+            )
             continue
         if len(ids) > max_rows:
             rows.append(_settings_row(s, claims, mine, ids))
@@ -885,7 +907,6 @@ def headline_paragraph(
     return " ".join(out)
 
 
-
 def side_by_side_cells(
     ours: pd.DataFrame, printed: pd.DataFrame, names: Mapping | None = None
 ) -> tuple[pd.DataFrame, str]:
@@ -939,7 +960,9 @@ def side_by_side_cells(
     only_paper = [x for x in paper_rows if x not in matched]
     parts = []
     if matched:
-        parts.append(f"compared with the paper's printed value: row(s) {', '.join(sorted(matched))}")
+        parts.append(
+            f"compared with the paper's printed value: row(s) {', '.join(sorted(matched))}"
+        )
     if only_ours:
         parts.append(f"ours only (no printed counterpart): {', '.join(only_ours)}")
     if only_paper:
@@ -947,6 +970,7 @@ def side_by_side_cells(
     where = f" (paper's {names['id_dataset']} column)" if names.get("id_dataset") else ""
     note = f" {names['note']}" if names.get("note") else ""
     return out, f"Rows{where}: " + "; ".join(parts) + "." + note
+
 
 # -- the page ------------------------------------------------------------------------------------
 _SORT_JS = """<script>
@@ -1191,7 +1215,7 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
         if printed is not None and len(printed):
             beside, note = side_by_side_cells(pd.read_parquet(t), printed, s.paper_names)
             parts.append(
-                "<p class=\"rs-paper-note\">Ours (mean ± std over seeds) with the paper's "
+                '<p class="rs-paper-note">Ours (mean ± std over seeds) with the paper\'s '
                 f"printed value beside it where the paper has that row. {_esc(note)}</p>"
                 + _table_html(beside, cls="rs-beside")
             )
