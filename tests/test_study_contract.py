@@ -102,12 +102,17 @@ def test_claims_are_data_with_a_kind_and_a_premise_first(name, config):
 def test_every_claim_has_a_control_where_it_holds_and_one_where_it_does_not(name, config):
     controls = importlib.import_module(f"softmax_ood.studies.{name}.tests.controls")
     seen: dict[str, set[bool]] = {}
-    for cid, expect, table in controls.cases(config):
+    for cid, expect, table, *verdict in controls.cases(config):
         row = table.set_index("claim_id").loc[cid]
         assert bool(row["holds"]) is expect, (
             f"{name} control for {cid}: expected holds={expect}, got {row['verdict']!r} "
             f"({row['detail']})"
         )
+        if verdict:  # the case also says how the verdict must begin (issue 25's kinds)
+            assert str(row["verdict"]).startswith(verdict[0]), (
+                f"{name} control for {cid}: expected a verdict beginning {verdict[0]!r}, got "
+                f"{row['verdict']!r} ({row['detail']})"
+            )
         seen.setdefault(cid, set()).add(expect)
     ids = [s.id for s in load_study(name).claim_specs(config)]
     lacking = [i for i in ids if seen.get(i) != {True, False}]
