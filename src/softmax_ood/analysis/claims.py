@@ -550,7 +550,7 @@ def evaluate_claims(
             return verdict[cid]
         parts_ok = all(decide(part, (*stack, cid))[0] for part in s.all_of)
         if s.test == "equivalence":
-            verdict[cid] = _equivalence_verdict(s, t, parts_ok)
+            verdict[cid] = _equivalence_verdict(s, t, parts_ok, alpha)
             return verdict[cid]
         if math.isnan(t.p):
             verdict[cid] = (False, "cannot test: no significance test (fewer than 2 samples)")
@@ -613,19 +613,23 @@ def evaluate_claims(
     return df
 
 
-def _equivalence_verdict(s: ClaimSpec, t: _Tested, parts_ok: bool) -> tuple[bool, str]:
-    """holds (interval inside ± bar), does not hold (entirely outside), not established."""
+def _equivalence_verdict(
+    s: ClaimSpec, t: _Tested, parts_ok: bool, alpha: float
+) -> tuple[bool, str]:
+    """holds (interval inside ± bar), does not hold (entirely outside), not established. Where
+    a p is known it must agree (samples without spread: the interval is a point and the sign
+    test's 0.5 ** n decides)."""
     lo, hi = t.interval
     bar = s.threshold
     if math.isnan(lo) or math.isnan(hi):
         return False, "cannot test: no significance test (fewer than 2 samples)"
     inner = _OPS[s.direction]
-    inside = inner(-hi, bar) and inner(lo, bar) and inner(hi, bar) and inner(-lo, bar)
+    inside = inner(-lo, bar) and inner(hi, bar) and not t.p >= alpha
     if inside and parts_ok:
         return True, "holds"
     if inside:
         return False, "does not hold (a part it needs does not hold)"
-    if hi < -bar or lo > bar:
+    if (hi < -bar or lo > bar) and not t.p_opposite >= alpha:
         return False, f"does not hold (interval [{lo:.3g}, {hi:.3g}] lies outside ± {bar:g})"
     return False, f"not established (interval [{lo:.3g}, {hi:.3g}] straddles the bar)"
 
