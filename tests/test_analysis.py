@@ -413,3 +413,53 @@ def test_selection_and_confirmation_are_columns_and_shown():
     assert df.loc["c", "confirmation"] == "seeds 0-4 × test images"
     md = render_claims_markdown(df.reset_index())
     assert "settings chosen on: selection seeds 100-102" in md and "as claimed (p opp." in md
+
+
+def test_selection_is_made_on_selection_data_and_confirmation_cannot_move_it():
+    """Issue 25: perturbing only confirmation outputs changes no selection."""
+    from softmax_ood.analysis.claims import one_sided_t
+    from softmax_ood.analysis.selection import Selection, select, seeds_text, split_seeds
+
+    sel_seeds, conf_seeds = split_seeds([4, 0, 1, 2, 3, 5, 6, 7], 3)
+    assert sel_seeds == [0, 1, 2] and conf_seeds == [3, 4, 5, 6, 7]
+    assert not set(sel_seeds) & set(conf_seeds)
+    with pytest.raises(ValueError, match="confirmation"):
+        split_seeds([0, 1], 2)
+    assert seeds_text(conf_seeds) == "seeds 3-7" and seeds_text([0, 2]) == "seeds 0, 2"
+    rng = np.random.default_rng(0)
+    # per seed, a statistic's change from K to 2K for each candidate K (shrinking with K)
+    outputs = {
+        seed: {k: float(rng.normal(0.2 / k, 0.001)) for k in (20, 40, 80, 160)}
+        for seed in sel_seeds + conf_seeds
+    }
+
+    def stable(k, data):  # the K-vs-2K change is below 0.004, significantly (one-sided t)
+        return one_sided_t([data[s][k] for s in data], 0.004, "<") < 0.05
+
+    def choose(outs):
+        return select(
+            "n_members",
+            (20, 40, 80, 160),
+            stable,
+            {s: outs[s] for s in sel_seeds},  # the selection seeds' outputs only
+            on=f"selection {seeds_text(sel_seeds)}",
+            rule="smallest K whose change is significantly below 0.004",
+        )
+
+    before = choose(outputs)
+    assert isinstance(before, Selection) and before.chosen == 80
+    perturbed = {
+        s: ({k: v + 10.0 * rng.normal() for k, v in o.items()} if s in conf_seeds else o)
+        for s, o in outputs.items()
+    }
+    assert choose(perturbed) == before
+    assert before.selection_text().startswith("n_members = 80 chosen on selection seeds 0-2")
+    # the row that the choice feeds says so
+    spec = ClaimSpec(
+        "c",
+        "t",
+        "s",
+        selection=before.selection_text(),
+        confirmation=f"confirmation {seeds_text(conf_seeds)}",
+    )
+    assert spec.selection.startswith("n_members = 80")

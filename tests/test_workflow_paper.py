@@ -217,7 +217,17 @@ def _all_studies_override(work: Path, sources: dict) -> list[str]:
                 # 0.1 takes its raw norm past the 1e6 divergence guard (measured: 1.15e6,
                 # ResNet-34 at tau 0.04; 1.1e9 at tau 0.01)
                 "max_logit_norm": 1.0e12,
-            }
+            },
+            # Kang's own App. B.2 recipe, shrunk the same way
+            "kang-paper-sgd": {
+                "epochs": 1,
+                "milestones": [1, 2],
+                "batch_size": 64,
+                "threads": 1,
+                "monitor_size": 50,
+                "chance_margin": None,
+                "max_logit_norm": 1.0e12,
+            },
         },
         # at least 8 channels per conv: PyTorch 2.14's oneDNN crashes (SIGSEGV) training a
         # 4-channel ResNet in channels_last under the AVX2 pin (measured here, not our code)
