@@ -5,7 +5,8 @@ the ``tables/*.parquet`` targets, its figures the ``*.png`` targets under ``resu
 claims the ``claims.parquet`` target), in the order of the registry (:data:`STUDIES`).
 
 * :func:`collect_claims` — one claims table across all studies (``results/claims_all.*``):
-  paper, study, claim, kind, statistic, value, threshold, p, alpha, power, n, verdict.
+  paper, study, claim, kind, statistic, value, threshold, p, alpha, power, n, the test kind,
+  the observed direction and the opposite's p, selection and confirmation data, verdict.
 * :func:`table_latex` / :func:`figure_pdf` / :func:`section_tex` — every table as a booktabs
   fragment, every figure as a PDF page, and ``results/results_section.tex``, a document that
   ``\\input``\\ s them in order and compiles with a plain TeX installation (pdflatex, booktabs,
@@ -56,6 +57,11 @@ CLAIM_COLUMNS = [
     "alpha",
     "power",
     "n",
+    "test",
+    "observed",
+    "p_opposite",
+    "selection",
+    "confirmation",
     "verdict",
     "holds",
     "supports",
@@ -532,7 +538,7 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
         names = ", ".join(f"{r.claim_id} ({r.verdict})" for r in failed.itertuples())
         gated = mine[
             (mine["kind"] != "premise")
-            & mine["verdict"].astype(str).str.startswith("cannot test: premise")
+            & mine["verdict"].astype(str).str.match(r"cannot test(: premise| as the paper)")
         ]["claim_id"].tolist()
         rest = (
             f"The claims that rest on it read &quot;cannot test here&quot; ({_esc(', '.join(gated))}): "
