@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["COLUMNS", "SCALES", "Departure", "config_scale", "departures_frame", "for_config"]
+__all__ = ["COLUMNS", "SCALES", "Departure", "config_scale", "departures_frame", "for_config", "of_study"]
 
 SCALES = ("default", "paper", "all")
 COLUMNS = ["setting", "paper", "section", "ours", "why", "claims", "scale", "kind"]
@@ -108,3 +108,9 @@ def for_config(deps: Iterable[Departure], claim_ids: Iterable[str], scale: str) 
 def config_scale(config: dict) -> str:
     """``"paper"`` for a paper-scale config (``data.source: paper``), else ``"default"``."""
     return "paper" if (config.get("data") or {}).get("source") == "paper" else "default"
+
+
+def of_study(deps: Iterable[Departure], specs: Iterable, config: dict) -> list[Departure]:
+    """A study's ``departures(config)``: ``deps`` for ``config``'s scale, claims resolved
+    against its claim specs (:func:`for_config`)."""
+    return for_config(deps, [s.id for s in specs], config_scale(config))

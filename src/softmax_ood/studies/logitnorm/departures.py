@@ -5,7 +5,7 @@ their own entries to :data:`DEPARTURES`."""
 
 from __future__ import annotations
 
-from ...analysis.departures import Departure, config_scale, for_config
+from ...analysis.departures import Departure, of_study
 
 __all__ = ["DEPARTURES", "PAPER_VALUES", "departures"]
 
@@ -151,4 +151,4 @@ def departures(config: dict) -> list[Departure]:
     """The departures that apply to ``config``, claim ids resolved against its claims."""
     from .study import claim_specs
 
-    return for_config(DEPARTURES, [s.id for s in claim_specs(config)], config_scale(config))
+    return of_study(DEPARTURES, claim_specs(config), config)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ...analysis.departures import Departure, config_scale, for_config
+from ...analysis.departures import Departure, of_study
 from ...analysis.departures import departures_frame as _frame
 
 __all__ = ["DEPARTURES", "PAPER_VALUES", "departures", "departures_frame"]
@@ -284,7 +284,7 @@ def departures(config: dict) -> list[Departure]:
     """The departures that apply to ``config``, claim ids resolved against its claims."""
     from .study import claim_specs
 
-    return for_config(DEPARTURES, [s.id for s in claim_specs(config)], config_scale(config))
+    return of_study(DEPARTURES, claim_specs(config), config)
 
 
 def departures_frame():
