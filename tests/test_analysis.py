@@ -317,7 +317,9 @@ def test_equivalence_holds_does_not_hold_and_not_established():
     outside = Measurement(-5.0, samples=(-4.9, -5.1, -5.0, -4.8, -5.2))
     df = _judge([spec], {"e": inside})
     assert df.loc["e", "verdict"] == "holds" and df.loc["e", "test"] == "equivalence"
-    assert df.loc["e", "power"] == pytest.approx(tost_power(2.0, np.std(inside.samples, ddof=1), 5, 0.05))
+    assert df.loc["e", "power"] == pytest.approx(
+        tost_power(2.0, np.std(inside.samples, ddof=1), 5, 0.05)
+    )
     lo, hi = t_interval(straddle.samples, 0.05)
     assert lo < 2.0 < hi
     v = _judge([spec], {"e": straddle}).loc["e"]
@@ -331,7 +333,11 @@ def test_equivalence_holds_does_not_hold_and_not_established():
         max(one_sided_t(straddle.samples, -2.0, ">"), one_sided_t(straddle.samples, 2.0, "<"))
     )
     # a study's own interval (e.g. exact binomial): inside, outside, straddling
-    for interval, start in (((-1.0, 1.5), "holds"), ((2.5, 3.0), "does not hold"), ((1.0, 2.5), "not established")):
+    for interval, start in (
+        ((-1.0, 1.5), "holds"),
+        ((2.5, 3.0), "does not hold"),
+        ((1.0, 2.5), "not established"),
+    ):
         m = Measurement(sum(interval) / 2, interval=interval, p_value=0.01)
         assert _judge([spec], {"e": m}).loc["e", "verdict"].startswith(start), interval
     with pytest.raises(ValueError, match="equivalence"):
@@ -418,7 +424,7 @@ def test_selection_and_confirmation_are_columns_and_shown():
 def test_selection_is_made_on_selection_data_and_confirmation_cannot_move_it():
     """Issue 25: perturbing only confirmation outputs changes no selection."""
     from softmax_ood.analysis.claims import one_sided_t
-    from softmax_ood.analysis.selection import Selection, select, seeds_text, split_seeds
+    from softmax_ood.analysis.selection import Selection, seeds_text, select, split_seeds
 
     sel_seeds, conf_seeds = split_seeds([4, 0, 1, 2, 3, 5, 6, 7], 3)
     assert sel_seeds == [0, 1, 2] and conf_seeds == [3, 4, 5, 6, 7]

@@ -376,7 +376,9 @@ def _spearman_exact(x, y) -> tuple[float, float]:
     ry = stats.rankdata(np.asarray(y, dtype=float))
     n = len(rx)
     if n > EXACT_RANK_MAX_N:
-        raise ValueError(f"exact Spearman p enumerates n! permutations; n = {n} > {EXACT_RANK_MAX_N}")
+        raise ValueError(
+            f"exact Spearman p enumerates n! permutations; n = {n} > {EXACT_RANK_MAX_N}"
+        )
     cx, cy = rx - rx.mean(), ry - ry.mean()
     denom = math.sqrt(float((cx**2).sum() * (cy**2).sum()))
     if denom == 0:

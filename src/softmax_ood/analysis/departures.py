@@ -19,7 +19,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["COLUMNS", "SCALES", "Departure", "config_scale", "departures_frame", "for_config", "of_study"]
+__all__ = [
+    "COLUMNS",
+    "SCALES",
+    "Departure",
+    "config_scale",
+    "departures_frame",
+    "for_config",
+    "of_study",
+]
 
 SCALES = ("default", "paper", "all")
 COLUMNS = ["setting", "paper", "section", "ours", "why", "claims", "scale", "kind"]

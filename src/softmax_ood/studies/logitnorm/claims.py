@@ -491,7 +491,8 @@ def measure(
     m["C2"] = Measurement(
         float(gap.mean()),
         f"accuracy {ce} {fmt_mean_std(acc_ce, ' %')} vs {ln} {fmt_mean_std(acc_ln, ' %')}; "
-        f"difference per seed " + ", ".join(f"{s}: {v:+.2f}" for s, v in gap.items())
+        f"difference per seed "
+        + ", ".join(f"{s}: {v:+.2f}" for s, v in gap.items())
         + f"; tolerance ± {tol * 100:.2f} pp",
         samples=tuple(gap.to_numpy()),
     )

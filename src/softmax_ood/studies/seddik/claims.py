@@ -424,7 +424,8 @@ def features_gap(frame: pd.DataFrame, bar_points: float, alpha: float = 0.05) ->
     return Measurement(
         float(gaps.max()),
         f"k={int(acc['k'].iloc[0])}, {len(acc)} network(s), one error = "
-        f"{100 / n:.2f} points; " + "; ".join(parts)
+        f"{100 / n:.2f} points; "
+        + "; ".join(parts)
         + (
             f"; interval of the gap theory − practice: {interval[0]:.2f} to {interval[1]:.2f} "
             + ("(a network entirely outside the bar)" if outside else "(hull over networks)")

@@ -231,8 +231,14 @@ def _section(where: str) -> str:
 
 DEPARTURES: list[Departure] = [
     Departure(
-        d["where"], d["printed"], _section(d["where"]), d["used"], d["reason"],
-        _claims(d["where"]), "all", d["kind"],
+        d["where"],
+        d["printed"],
+        _section(d["where"]),
+        d["used"],
+        d["reason"],
+        _claims(d["where"]),
+        "all",
+        d["kind"],
     )
     for d in _PRINTED
 ] + [

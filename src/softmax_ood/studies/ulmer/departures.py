@@ -56,8 +56,14 @@ DEPARTURES: list[Departure] = [
         "scikit-learn's breast-cancer table (Wisconsin Diagnostic)",
         "The paper's data cannot be obtained; the report names the table as breast cancer, "
         "not as the paper's data.",
-        ("F-breast_cancer", "N-breast_cancer", "K-breast_cancer-*", "C-breast_cancer-*",
-         "G-breast_cancer-*", "S-breast_cancer-*"),
+        (
+            "F-breast_cancer",
+            "N-breast_cancer",
+            "K-breast_cancer-*",
+            "C-breast_cancer-*",
+            "G-breast_cancer-*",
+            "S-breast_cancer-*",
+        ),
         "all",
         "data",
     ),
