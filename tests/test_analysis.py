@@ -435,7 +435,7 @@ def test_selection_is_made_on_selection_data_and_confirmation_cannot_move_it():
     rng = np.random.default_rng(0)
     # per seed, a statistic's change from K to 2K for each candidate K (shrinking with K)
     outputs = {
-        seed: {k: float(rng.normal(0.2 / k, 0.001)) for k in (20, 40, 80, 160)}
+        seed: {k: float(rng.normal(0.2 / k, 0.0003)) for k in (20, 40, 80, 160)}
         for seed in sel_seeds + conf_seeds
     }
 
