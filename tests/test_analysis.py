@@ -42,8 +42,12 @@ def test_a_claim_needs_its_side_and_a_significant_one_sided_test():
     assert df.loc["b", "verdict"] == "holds"
     assert df.loc["c", "verdict"] == "does not hold (the opposite is significant, p = 0.037)"
     assert df.loc["c", "p_value"] > 0.9
-    # the same side at alpha = 0.01 is not significant: not evidence either way
-    assert _judge(specs[:1], {"a": m}, alpha=0.01).loc["a", "verdict"] == "does not hold"
+    assert df.loc["c", "observed"] == "opposite" and df.loc["a", "observed"] == "as claimed"
+    assert df.loc["c", "p_opposite"] == pytest.approx(0.03709, abs=1e-4)
+    # the same side at alpha = 0.01 is not significant: not evidence either way, and without
+    # the paper's effect size there is no power to say "does not hold"
+    at_01 = _judge(specs[:1], {"a": m}, alpha=0.01).loc["a", "verdict"]
+    assert at_01 == "too few seeds to tell (power n/a)"
 
 
 def test_the_sign_alone_never_decides_a_claim_or_premise():
@@ -69,7 +73,11 @@ def test_power_separates_does_not_hold_from_too_few_seeds():
     assert df.loc["a", "power"] < 0.2
     assert df.loc["a", "verdict"] == f"too few seeds to tell (power {df.loc['a', 'power']:.2f})"
     assert df.loc["b", "power"] > 0.99 and df.loc["b", "verdict"] == "does not hold"
-    assert math.isnan(df.loc["c", "power"]) and df.loc["c", "verdict"] == "does not hold"
+    assert math.isnan(df.loc["c", "power"])
+    assert df.loc["c", "verdict"] == "too few seeds to tell (power n/a)"
+    # a premise is a gate: not shown is "does not hold", power or not
+    prem = ClaimSpec("p", "t", "s", kind="premise")
+    assert _judge([prem], {"p": m}).loc["p", "verdict"] == "does not hold"
 
 
 def test_t_power_by_hand():
@@ -268,3 +276,196 @@ def test_tost_power_edge_cases():
     assert tost_power(2.0, 0.0, 5, 0.05, true_diff=3.0) == 0.0
     assert np.isnan(tost_power(2.0, 1.0, 1, 0.05))
     assert tost_power(2.0, 1.0, 5, 0.05, true_diff=1.5) < tost_power(2.0, 1.0, 5, 0.05)
+
+
+# --------------------------------------------------------------- issue 25: what the evidence says
+
+
+def test_a_failed_premise_never_hides_a_significant_opposite_result():
+    """LogitNorm's case: the premise fails, and the claim's opposite is significant: the row
+    still cannot test the paper's claim, but says what the data show."""
+    specs = [
+        ClaimSpec("claim", "A beats B", "A − B", requires=("p",)),
+        ClaimSpec("p", "premise", "T", threshold=1.0, kind="premise"),
+    ]
+    worse = Measurement(-17.0, samples=(-15.0, -17.0, -19.0, -16.0, -18.0))
+    failed = Measurement(0.5, samples=(0.4, 0.5, 0.6))
+    r = _judge(specs, {"claim": worse, "p": failed}).loc["claim"]
+    p_opp = one_sided_t(worse.samples, 0.0, "<")
+    assert p_opp < 1e-4 and r["p_opposite"] == pytest.approx(p_opp)
+    assert r["observed"] == "opposite" and not r["holds"] and not r["supports"]
+    assert r["verdict"] == (
+        "cannot test as the paper's claim (premise p does not hold) — here the opposite is "
+        f"significant (p = {p_opp:.2g})"
+    )
+    # not significant the other way: the plain gate
+    flat = Measurement(-0.1, samples=(1.0, -1.0, -0.3))
+    plain = _judge(specs, {"claim": flat, "p": failed}).loc["claim", "verdict"]
+    assert plain == "cannot test: premise p does not hold"
+
+
+def test_equivalence_holds_does_not_hold_and_not_established():
+    """Seddik C2's case: 1.84 ± 0.27 with 90 % interval [1.26, 2.42] against a 2-point bar is
+    borderline: "not established", not "does not hold"."""
+    from softmax_ood.analysis.claims import t_interval, tost_power
+
+    spec = ClaimSpec(
+        "e", "within the bar", "gap", threshold=2.0, direction="<", test="equivalence", effect=0.0
+    )
+    inside = Measurement(0.1, samples=(0.0, 0.2, -0.1, 0.3, 0.1))
+    straddle = Measurement(1.84, samples=(1.5, 1.7, 1.84, 2.0, 2.16))
+    outside = Measurement(-5.0, samples=(-4.9, -5.1, -5.0, -4.8, -5.2))
+    df = _judge([spec], {"e": inside})
+    assert df.loc["e", "verdict"] == "holds" and df.loc["e", "test"] == "equivalence"
+    assert df.loc["e", "power"] == pytest.approx(
+        tost_power(2.0, np.std(inside.samples, ddof=1), 5, 0.05)
+    )
+    lo, hi = t_interval(straddle.samples, 0.05)
+    assert lo < 2.0 < hi
+    v = _judge([spec], {"e": straddle}).loc["e"]
+    assert v["verdict"] == f"not established (interval [{lo:.3g}, {hi:.3g}] straddles the bar)"
+    assert v["observed"] == "as claimed" and not v["holds"]
+    w = _judge([spec], {"e": outside}).loc["e"]
+    assert w["verdict"].startswith("does not hold (interval [") and w["observed"] == "opposite"
+    assert w["p_opposite"] < 0.05
+    # the TOST p is the larger of the two one-sided p's
+    assert v["p_value"] == pytest.approx(
+        max(one_sided_t(straddle.samples, -2.0, ">"), one_sided_t(straddle.samples, 2.0, "<"))
+    )
+    # a study's own interval (e.g. exact binomial): inside, outside, straddling
+    for interval, start in (
+        ((-1.0, 1.5), "holds"),
+        ((2.5, 3.0), "does not hold"),
+        ((1.0, 2.5), "not established"),
+    ):
+        m = Measurement(sum(interval) / 2, interval=interval, p_value=0.01)
+        assert _judge([spec], {"e": m}).loc["e", "verdict"].startswith(start), interval
+    with pytest.raises(ValueError, match="equivalence"):
+        ClaimSpec("z", "t", "s", threshold=0.0, direction="<", test="equivalence")
+    with pytest.raises(ValueError, match="test"):
+        ClaimSpec("z", "t", "s", test="two-sided")
+
+
+def test_equivalence_power_is_the_tost_power_at_the_stated_true_difference():
+    """LogitNorm C2's case: power of the equivalence test at the observed spread, computed for
+    a stated true difference (not as if the gap were 0 for free); lower as that difference nears
+    the bar."""
+    from softmax_ood.analysis.claims import tost_power
+
+    samples = (0.3, 0.9, 0.5, 0.4, 0.7)
+    at0 = ClaimSpec("a", "t", "s", threshold=1.0, direction="<", test="equivalence", effect=0.0)
+    at05 = ClaimSpec("b", "t", "s", threshold=1.0, direction="<", test="equivalence", effect=0.5)
+    m = Measurement(0.56, samples=samples)
+    df = _judge([at0, at05], {"a": m, "b": m})
+    sd = float(np.std(samples, ddof=1))
+    assert df.loc["a", "power"] == pytest.approx(tost_power(1.0, sd, 5, 0.05, 0.0))
+    assert df.loc["b", "power"] == pytest.approx(tost_power(1.0, sd, 5, 0.05, 0.5))
+    assert df.loc["b", "power"] < df.loc["a", "power"]
+    # simulation agrees with the integral at true difference 0.5
+    rng = np.random.default_rng(0)
+    x = rng.normal(0.5, sd, size=(20000, 5))
+    from scipy import stats
+
+    half = stats.t.ppf(0.95, 4) * x.std(axis=1, ddof=1) / math.sqrt(5)
+    sim = np.mean((x.mean(axis=1) - half > -1.0) & (x.mean(axis=1) + half < 1.0))
+    assert df.loc["b", "power"] == pytest.approx(sim, abs=0.02)
+
+
+def test_exact_spearman_p_at_small_n():
+    """Issue 25's cases: n = 4, rho = 1 -> p = 1/24; n = 4, rho = 0.8 -> p = 4/24."""
+    from softmax_ood.analysis.claims import spearman_exact_p
+
+    one = spearman([1, 2, 3, 4], [10, 20, 30, 40])
+    assert one.value == pytest.approx(1.0) and one.p_value == pytest.approx(1 / 24)
+    assert one.p_value == pytest.approx(0.0417, abs=1e-4)
+    assert one.p_opposite == pytest.approx(1.0)
+    eight = spearman([1, 2, 3, 4], [2, 1, 3, 4])
+    assert eight.value == pytest.approx(0.8) and eight.p_value == pytest.approx(4 / 24)
+    down = spearman([1, 2, 3, 4], [4, 3, 2, 1], alternative="less")
+    assert down.p_value == pytest.approx(1 / 24)
+    # n = 5, rho = 1: 1/120; ties use average ranks and still enumerate
+    assert spearman_exact_p(range(5), range(5)) == pytest.approx(1 / 120)
+    assert 0 < spearman_exact_p([1, 2, 2, 3], [1, 2, 3, 4]) < 1
+    # the engine uses the exact p: n = 4, rho = 1 is not significant at 0.01
+    spec = ClaimSpec("r", "rises", "rho", threshold=0.0, direction=">")
+    assert _judge([spec], {"r": one}, alpha=0.05).loc["r", "verdict"] == "holds"
+    assert not _judge([spec], {"r": one}, alpha=0.01).loc["r", "holds"]
+
+
+def test_exact_sign_test():
+    """The sign test is exact binomial: 5 of 5 above -> 1/32; 4 of 5 -> 6/32; ties dropped."""
+    from softmax_ood.analysis.claims import sign_test
+
+    assert sign_test((1, 2, 3, 4, 5), 0.0, ">") == pytest.approx(1 / 32)
+    assert sign_test((1, 2, 3, 4, -5), 0.0, ">") == pytest.approx(6 / 32)
+    assert sign_test((1, 2, 3, 4, 0), 0.0, ">") == pytest.approx(1 / 16)
+    assert sign_test((1, 2, 3, 4, 5), 0.0, "<") == pytest.approx(1.0)
+    spec = ClaimSpec("s", "above", "x", threshold=0.0, direction=">")
+    m = Measurement(3.0, samples=(1, 2, 3, 4, 5), method="sign")
+    r = _judge([spec], {"s": m}).loc["s"]
+    assert r["p_value"] == pytest.approx(1 / 32) and r["p_opposite"] == pytest.approx(1.0)
+
+
+def test_selection_and_confirmation_are_columns_and_shown():
+    spec = ClaimSpec(
+        "c",
+        "t",
+        "s",
+        selection="selection seeds 100-102",
+        confirmation="seeds 0-4 × test images",
+    )
+    df = _judge([spec], {"c": Measurement(1.0, samples=(1.0, 1.1, 0.9))})
+    assert df.loc["c", "selection"] == "selection seeds 100-102"
+    assert df.loc["c", "confirmation"] == "seeds 0-4 × test images"
+    md = render_claims_markdown(df.reset_index())
+    assert "settings chosen on: selection seeds 100-102" in md and "as claimed (p opp." in md
+
+
+def test_selection_is_made_on_selection_data_and_confirmation_cannot_move_it():
+    """Issue 25: perturbing only confirmation outputs changes no selection."""
+    from softmax_ood.analysis.claims import one_sided_t
+    from softmax_ood.analysis.selection import Selection, seeds_text, select, split_seeds
+
+    sel_seeds, conf_seeds = split_seeds([4, 0, 1, 2, 3, 5, 6, 7], 3)
+    assert sel_seeds == [0, 1, 2] and conf_seeds == [3, 4, 5, 6, 7]
+    assert not set(sel_seeds) & set(conf_seeds)
+    with pytest.raises(ValueError, match="confirmation"):
+        split_seeds([0, 1], 2)
+    assert seeds_text(conf_seeds) == "seeds 3-7" and seeds_text([0, 2]) == "seeds 0, 2"
+    rng = np.random.default_rng(0)
+    # per seed, a statistic's change from K to 2K for each candidate K (shrinking with K)
+    outputs = {
+        seed: {k: float(rng.normal(0.2 / k, 0.0003)) for k in (20, 40, 80, 160)}
+        for seed in sel_seeds + conf_seeds
+    }
+
+    def stable(k, data):  # the K-vs-2K change is below 0.004, significantly (one-sided t)
+        return one_sided_t([data[s][k] for s in data], 0.004, "<") < 0.05
+
+    def choose(outs):
+        return select(
+            "n_members",
+            (20, 40, 80, 160),
+            stable,
+            {s: outs[s] for s in sel_seeds},  # the selection seeds' outputs only
+            on=f"selection {seeds_text(sel_seeds)}",
+            rule="smallest K whose change is significantly below 0.004",
+        )
+
+    before = choose(outputs)
+    assert isinstance(before, Selection) and before.chosen == 80
+    perturbed = {
+        s: ({k: v + 10.0 * rng.normal() for k, v in o.items()} if s in conf_seeds else o)
+        for s, o in outputs.items()
+    }
+    assert choose(perturbed) == before
+    assert before.selection_text().startswith("n_members = 80 chosen on selection seeds 0-2")
+    # the row that the choice feeds says so
+    spec = ClaimSpec(
+        "c",
+        "t",
+        "s",
+        selection=before.selection_text(),
+        confirmation=f"confirmation {seeds_text(conf_seeds)}",
+    )
+    assert spec.selection.startswith("n_members = 80")

@@ -10,8 +10,9 @@ import pytest
 
 from softmax_ood.analysis.claims import ClaimSpec, evaluate_claims
 from softmax_ood.analysis.premises import (
-    FITTED_RATIO,
+    FITTED_SHARE,
     fitted,
+    fitted_share,
     pixel_floor,
     pixel_statistics,
     trivial_sets,
@@ -19,21 +20,41 @@ from softmax_ood.analysis.premises import (
 
 
 def _premise(m):
-    spec = ClaimSpec("F", "fitted", "loss / OCS loss", FITTED_RATIO, "<", kind="premise")
+    spec = ClaimSpec("F", "fitted", "share of OCS loss removed", FITTED_SHARE, ">", kind="premise")
     return evaluate_claims("P", [spec], {"F": m}, alpha=0.05).iloc[0]
 
 
 def test_fitted_holds_for_a_trained_model_and_fails_near_the_constant():
     ocs = math.log(5)  # cross-entropy of the uniform prediction over 5 balanced classes
     good = fitted(pd.Series([0.17, 0.20, 0.18], index=[0, 1, 2]), ocs, what="CE")
-    assert good.samples == pytest.approx((0.17 / ocs, 0.20 / ocs, 0.18 / ocs))
+    assert good.samples == pytest.approx((1 - 0.17 / ocs, 1 - 0.20 / ocs, 1 - 0.18 / ocs))
     assert _premise(good)["verdict"] == "holds"
-    # the reward model of the review: training MSE 2.1-2.9 against 3.33 for its OCS
-    bad = fitted(pd.Series([2.1, 2.9, 2.5], index=[0, 1, 2]), 3.33, what="reward")
+    # the reward model of the review: training MSE 2.1-2.9 against 3.33 for its OCS (R² 0.13-0.37)
+    bad = fitted(pd.Series([2.1, 2.9, 2.5], index=[0, 1, 2]), 3.33, loss="reward_mse")
     assert _premise(bad)["verdict"].startswith("does not hold")
-    per_seed_ocs = fitted(pd.Series([1.0, 2.0]), pd.Series([4.0, 4.0]))
-    assert per_seed_ocs.samples == (0.25, 0.5)
+    per_seed_ocs = fitted(pd.Series([1.0, 2.0]), pd.Series([4.0, 4.0]), loss="mse")
+    assert per_seed_ocs.samples == (0.75, 0.5)  # R² = 1 − MSE / MSE_OCS
     assert math.isnan(fitted(pd.Series([1.0]), 0.0).value)
+    with pytest.raises(ValueError, match="does not know the loss"):
+        fitted(pd.Series([1.0]), 2.0, loss="hinge")
+
+
+def test_fitted_is_a_gap_in_nats_for_a_loss_that_goes_negative():
+    """Issue 25: a Gaussian NLL of −1.4 "passed" the old ratio < 0.5 whatever its constant
+    solution's. As a gap in nats it passes only when far below the OCS Gaussian's NLL."""
+    # labels 0..9 uniform: sd 2.87, OCS NLL = ½ log 2π + log sd + ½ = 2.473 nats
+    ocs = 0.5 * math.log(2 * math.pi) + math.log(np.arange(10).std()) + 0.5
+    near = fitted(pd.Series([ocs - 0.05, ocs - 0.10, ocs - 0.08]), ocs, loss="gaussian_nll")
+    assert _premise(near)["verdict"].startswith("does not hold")
+    # the NLL negative (−1.4 nats, gap ≈ 3.9 nats): R² ≈ 1 − e^(−7.7) ≈ 1
+    far = fitted(pd.Series([-1.3, -1.4, -1.5]), ocs, loss="gaussian_nll")
+    assert far.value > 0.99 and _premise(far)["verdict"] == "holds"
+    # a negative loss whose constant solution is lower still has not fitted (the old ratio of
+    # two negatives, 1.2, read as "far below"; the gap is negative)
+    neg = fitted(pd.Series([-1.2, -1.25, -1.22]), -1.3, loss="gaussian_nll")
+    assert neg.value < 0 and _premise(neg)["verdict"].startswith("does not hold")
+    # R² semantics: a Gaussian with half the OCS's variance is ½ log 2 nats likelier
+    assert fitted_share(0.5 * math.log(2), ocs, "gaussian_nll") == pytest.approx(0.5)
 
 
 def _digits(rng, n):

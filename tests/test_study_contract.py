@@ -7,6 +7,7 @@ construction unless it says so (kind ``sanity``)."""
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,8 @@ def test_the_study_satisfies_the_protocol(name):
     study = load_study(name)
     assert isinstance(study, Study), f"{name} lacks a hook of the Study protocol"
     assert study.NAME == name and Path(study.RULES).is_file() and Path(study.SCHEMA).is_file()
-    hooks = {"check", "loss_variants", "runs", "targets", "claim_specs", *OPTIONAL_HOOKS}
+    hooks = {"check", "loss_variants", "runs", "targets", "claim_specs", "departures"}
+    hooks |= set(OPTIONAL_HOOKS)
     for hook in hooks & set(vars(study)):
         if hook == "HEADLINE":  # claim ids or patterns, matching at least one claim
             assert getattr(study, hook) and all(isinstance(h, str) for h in study.HEADLINE)
@@ -104,12 +106,17 @@ def test_claims_are_data_with_a_kind_and_a_premise_first(name, config):
 def test_every_claim_has_a_control_where_it_holds_and_one_where_it_does_not(name, config):
     controls = importlib.import_module(f"softmax_ood.studies.{name}.tests.controls")
     seen: dict[str, set[bool]] = {}
-    for cid, expect, table in controls.cases(config):
+    for cid, expect, table, *verdict in controls.cases(config):
         row = table.set_index("claim_id").loc[cid]
         assert bool(row["holds"]) is expect, (
             f"{name} control for {cid}: expected holds={expect}, got {row['verdict']!r} "
             f"({row['detail']})"
         )
+        if verdict:  # the case also says how the verdict must begin (issue 25's kinds)
+            assert str(row["verdict"]).startswith(verdict[0]), (
+                f"{name} control for {cid}: expected a verdict beginning {verdict[0]!r}, got "
+                f"{row['verdict']!r} ({row['detail']})"
+            )
         seen.setdefault(cid, set()).add(expect)
     ids = [s.id for s in load_study(name).claim_specs(config)]
     lacking = [i for i in ids if seen.get(i) != {True, False}]
@@ -162,3 +169,111 @@ def test_its_headline_names_claims_of_the_default(name, config):
     assert ids, f"{name}: HEADLINE matches no claim"
     premises = {s.id for s in specs if s.kind == "premise"}
     assert all(set(premises_of(specs, i)) <= premises for i in ids)
+
+
+# ------------------------------------------------------------------ departures (INTERFACES §2)
+
+CITES = re.compile(r"(paper:|Sec\.|App\.|§|Table)")
+CONFIGS = {"default.yaml": "default", "paper.yaml": "paper", "paper_kang_mnist.yaml": "paper"}
+
+
+def _paper_config() -> dict:
+    from snakemake.utils import update_config
+
+    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    update_config(cfg, yaml.safe_load((ROOT / "config/paper.yaml").read_text()))
+    return validate_config(cfg, ROOT / "workflow/schemas/config.schema.yaml", registered_studies())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_departures_are_rows_with_every_field_and_known_claims(name, config):
+    from softmax_ood.analysis.departures import COLUMNS, Departure, departures_frame
+
+    study = load_study(name)
+    for cfg in (config, _paper_config()):
+        deps = study.departures(cfg)
+        assert deps and all(isinstance(d, Departure) for d in deps), name
+        ids = {s.id for s in study.claim_specs(cfg)}
+        for d in deps:
+            for f in ("setting", "paper", "section", "ours", "why"):
+                assert getattr(d, f).strip(), f"{name}: departure {d.setting!r} has no {f}"
+            assert set(d.claims) <= ids, f"{name}: {d.setting!r} names unknown claims"
+        frame = departures_frame(deps)
+        assert list(frame.columns) == COLUMNS and len(frame) == len(deps)
+
+
+def cited_values(path: Path) -> list[tuple[str, object, str]]:
+    """(dotted key, YAML value, comment) of every line of a config whose trailing comment cites
+    a paper section; a key's path follows the indentation."""
+    stack: list[tuple[int, str]] = []
+    out = []
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = re.match(r"^(\s*)([A-Za-z0-9_\-.]+):(.*)$", line)
+        if not m:
+            continue
+        indent, key, rest = len(m.group(1)), m.group(2), m.group(3)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        stack.append((indent, key))
+        value, hash_, comment = rest.partition(" #")
+        if hash_ and CITES.search(comment) and value.strip():
+            out.append((".".join(k for _, k in stack), yaml.safe_load(value), comment.strip()))
+    return out
+
+
+def test_cited_values_scanner_reads_keys_values_and_comments(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text(
+        "a:\n  b:\n    c: [1, 2]   # App. B.2\n    d: 3   # not stated\n  e: x  # paper: y\n"
+    )
+    assert cited_values(f) == [("a.b.c", [1, 2], "App. B.2"), ("a.e", "x", "paper: y")]
+
+
+def test_every_config_value_citing_a_paper_is_the_papers_or_a_declared_departure():
+    """Every config value whose comment cites the paper ("paper:", "Sec.", "App.", "§",
+    "Table") either equals the value a study records as the paper's (its ``PAPER_VALUES``,
+    key or "<file>:<key>") or is one of its declared departures for that config's scale."""
+    modules = {n: importlib.import_module(f"softmax_ood.studies.{n}.departures") for n in NAMES}
+    problems = []
+    for fname, scale in CONFIGS.items():
+        for key, value, comment in cited_values(ROOT / "config" / fname):
+            recorded = [
+                m.PAPER_VALUES[k]
+                for m in modules.values()
+                for k in (f"{fname}:{key}", key)
+                if k in m.PAPER_VALUES
+            ][:1]
+            declared = any(
+                d.setting == key and d.applies_to(scale)
+                for m in modules.values()
+                for d in m.DEPARTURES
+            )
+            if recorded and recorded[0] == value:
+                continue
+            if declared:
+                continue
+            problems.append(
+                f"{fname}: {key} = {value!r} ({comment})"
+                + (f" differs from the paper's {recorded[0]!r}" if recorded else "")
+            )
+    assert not problems, "undeclared departures:\n" + "\n".join(problems)
+
+
+def test_the_cited_values_check_fails_on_a_changed_paper_value(tmp_path, monkeypatch):
+    """The check can fail: Kang's App. B.2 milestones changed to LogitNorm's 80/140 are caught."""
+    import test_study_contract as me  # this module, so the check reads the patched folder
+
+    cfg = tmp_path / "config"
+    cfg.mkdir()
+    for f in CONFIGS:
+        text = (ROOT / "config" / f).read_text()
+        if f == "paper.yaml":
+            text = text.replace(
+                "milestones: [100, 150]       # App. B.2", "milestones: [80, 140]        # App. B.2"
+            )
+        (cfg / f).write_text(text)
+    monkeypatch.setattr(me, "ROOT", tmp_path)
+    with pytest.raises(AssertionError, match=r"recipes.kang-paper-sgd.milestones = \[80, 140\]"):
+        me.test_every_config_value_citing_a_paper_is_the_papers_or_a_declared_departure()

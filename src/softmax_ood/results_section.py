@@ -5,7 +5,8 @@ the ``tables/*.parquet`` targets, its figures the ``*.png`` targets under ``resu
 claims the ``claims.parquet`` target), in the order of the registry (:data:`STUDIES`).
 
 * :func:`collect_claims` — one claims table across all studies (``results/claims_all.*``):
-  paper, study, claim, kind, statistic, value, threshold, p, alpha, power, n, verdict.
+  paper, study, claim, kind, statistic, value, threshold, p, alpha, power, n, the test kind,
+  the observed direction and the opposite's p, selection and confirmation data, verdict.
 * :func:`table_latex` / :func:`figure_pdf` / :func:`section_tex` — every table as a booktabs
   fragment, every figure as a PDF page, and ``results/results_section.tex``, a document that
   ``\\input``\\ s them in order and compiles with a plain TeX installation (pdflatex, booktabs,
@@ -68,6 +69,11 @@ CLAIM_COLUMNS = [
     "alpha",
     "power",
     "n",
+    "test",
+    "observed",
+    "p_opposite",
+    "selection",
+    "confirmation",
     "verdict",
     "holds",
     "supports",
@@ -257,7 +263,9 @@ def collect_claims(claims: Mapping[str, str | Path | pd.DataFrame]) -> pd.DataFr
         df = df.copy()
         df["study"] = study
         parts.append(df)
-    optional = [c for c in OPTIONAL_CLAIM_COLUMNS if any(c in df for df in parts)]
+    optional = [
+        c for c in OPTIONAL_CLAIM_COLUMNS if c not in CLAIM_COLUMNS and any(c in df for df in parts)
+    ]
     cols = CLAIM_COLUMNS + optional
     if not parts:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
@@ -1187,7 +1195,7 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
         names = ", ".join(f"{r.claim_id} ({r.verdict})" for r in failed.itertuples())
         gated = mine[
             (mine["kind"] != "premise")
-            & mine["verdict"].astype(str).str.startswith("cannot test: premise")
+            & mine["verdict"].astype(str).str.match(r"cannot test(: premise| as the paper)")
         ]["claim_id"].tolist()
         rest = (
             f"The claims that rest on it read &quot;cannot test here&quot; ({_esc(', '.join(gated))}): "

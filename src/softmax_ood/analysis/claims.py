@@ -30,18 +30,47 @@ opposite one-sided test is not significant either; it reads "does not hold" when
 power to see the paper's effect, when the paper gives no effect size (the power column is n/a),
 or when the data are significantly on the other side (whatever the power).
 
-A claim whose premise (``requires``) does not hold gets ``cannot test: premise X does not hold``;
-an undefined statistic (NaN) gets ``cannot test: the statistic is undefined``. ``all_of``: a
-headline that holds only if every listed claim holds too.
+A directional claim that is not significant reads "does not hold" only when the test had the
+power (at least :data:`POWER_TARGET`) to see the paper's effect, or when the opposite is
+significant; otherwise "too few seeds to tell (power P)", or "too few seeds to tell (power n/a)"
+when the paper gives no effect size. (A *premise* that is not shown reads "does not hold": the
+regime must be shown, not assumed.)
+
+Every row reports the **observed direction** (column ``observed``: "as claimed" when the
+statistic lies on the claimed side, "opposite" otherwise) and the one-sided p of the opposite
+direction (``p_opposite``), whatever the verdict. A claim whose premise (``requires``) does not
+hold gets ``cannot test: premise X does not hold``; when, there, the opposite of the claim is
+significant, it reads ``cannot test as the paper's claim (premise X does not hold) — here the
+opposite is significant (p = P)``, so a failed premise never hides a significant opposite
+result. An undefined statistic (NaN) gets ``cannot test: the statistic is undefined``.
+``all_of``: a headline that holds only if every listed claim holds too.
+
+Equivalence (``test="equivalence"``): the paper claims a difference lies within ``± threshold``
+(the bar, > 0). The measurement carries the *signed* differences as ``samples`` (the engine forms
+the ``1 − 2·alpha`` t interval of their mean and the two one-sided tests, TOST) or its own
+``interval=(lo, hi)`` (a ``1 − 2·alpha`` interval computed by the study, e.g. exact binomial,
+with its TOST ``p_value``). Verdicts: "holds" (the interval lies inside ``± bar``), "does not
+hold" (the interval lies entirely outside), "not established (interval [lo, hi] straddles the
+bar)". The power is the TOST's (:func:`tost_power`) at the samples' spread when the true
+difference is ``effect`` (for an equivalence row, ``effect`` is that true difference; 0: the
+claim exactly true). ``observed`` is "as claimed" when the point estimate lies inside the bar,
+and ``p_opposite`` the one-sided p that the difference lies beyond the bar on its side.
+
+``selection`` and ``confirmation`` (free text, copied to the table): which data decided the
+row's settings (e.g. "selection seeds 100-102", "validation split", "fixed in advance: …") and
+what the verdict is computed on (e.g. "seeds 0-4 × test images"); see
+:mod:`softmax_ood.analysis.selection`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -55,12 +84,16 @@ __all__ = [
     "ClaimSpec",
     "Measurement",
     "evaluate_claims",
+    "TESTS",
     "fmt_mean_std",
     "one_sided_t",
+    "sign_test",
     "paired",
     "render_claims_markdown",
     "spearman",
+    "spearman_exact_p",
     "t_power",
+    "t_interval",
     "tost_power",
 ]
 
@@ -79,11 +112,18 @@ COLUMNS = [
     "effect",
     "power",
     "detail",
+    "test",
+    "observed",
+    "p_opposite",
+    "selection",
+    "confirmation",
     "holds",
     "supports",
     "verdict",
 ]
 KINDS = ("premise", "claim", "sanity")
+TESTS = ("one-sided", "equivalence")
+EXACT_RANK_MAX_N = 10  #: up to this many points a rank correlation's p is exact (permutations)
 POWER_TARGET = 0.8
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
@@ -99,8 +139,14 @@ class ClaimSpec:
     :param all_of: ids of claims that must all hold too (a headline made of parts).
     :param effect: the paper's own effect size in the statistic's units, as a distance from the
         threshold (e.g. the paper's FPR95 reduction in points); ``None`` when the paper gives none.
+        For ``test="equivalence"``: the true difference at which the TOST power is computed
+        (0: the claim exactly true).
     :param premise: alias of ``kind="premise"`` (older spelling).
-    :param test: accepted for compatibility and ignored: every claim and premise is tested.
+    :param test: ``"one-sided"`` (default; ``None`` reads the same) or ``"equivalence"``
+        (``threshold`` is the bar, ``direction`` must be ``"<"`` or ``"<="``: |difference|
+        below the bar).
+    :param selection: which data decided this row's settings (free text; "" unknown/none).
+    :param confirmation: what the verdict is computed on (free text).
     """
 
     id: str
@@ -113,9 +159,22 @@ class ClaimSpec:
     all_of: tuple[str, ...] = ()
     effect: float | None = None
     premise: bool = field(default=False, repr=False)
-    test: str | None = field(default=None, repr=False)
+    test: str | None = "one-sided"
+    selection: str = ""
+    confirmation: str = ""
 
     def __post_init__(self):
+        if self.test is None:
+            object.__setattr__(self, "test", "one-sided")
+        if self.test not in TESTS:
+            raise ValueError(f"claim {self.id}: test {self.test!r} is not one of {list(TESTS)}")
+        if self.test == "equivalence" and (
+            not self.threshold > 0 or self.direction not in ("<", "<=")
+        ):
+            raise ValueError(
+                f"claim {self.id}: an equivalence test needs a bar threshold > 0 and direction "
+                f"'<' (|difference| below the bar), not {self.direction} {self.threshold:g}"
+            )
         if self.premise:
             object.__setattr__(self, "kind", "premise")
         object.__setattr__(self, "premise", self.kind == "premise")
@@ -136,9 +195,12 @@ class Measurement:
     :param p_value: a one-sided p for the claim's direction computed by the study (NaN: none).
     :param n: sample count behind ``p_value`` (filled from ``samples`` when those are given).
     :param power: power computed by the study (NaN: the engine computes it where it can).
-    :param method: ``"t"`` (samples), ``"spearman"`` (rank correlation, n points) or ``""``.
+    :param method: ``"t"`` (samples), ``"sign"`` (samples, exact sign test), ``"spearman"``
+        (rank correlation, n points) or ``""``.
     :param p_opposite: the study's one-sided p for the opposite direction (NaN: ``1 - p_value``,
         exact for a continuous test statistic).
+    :param interval: for an equivalence claim, the study's ``1 − 2·alpha`` interval ``(lo, hi)``
+        of the signed difference (used instead of ``samples``).
     """
 
     value: float
@@ -149,8 +211,14 @@ class Measurement:
     power: float = math.nan
     method: str = ""
     p_opposite: float = math.nan
+    interval: tuple[float, float] | None = None
 
     def __post_init__(self):
+        if self.interval is not None:
+            lo, hi = (float(v) for v in self.interval)
+            if lo > hi:
+                raise ValueError(f"interval ({lo}, {hi}) has its ends reversed")
+            object.__setattr__(self, "interval", (lo, hi))
         if self.samples:
             object.__setattr__(self, "samples", tuple(float(x) for x in self.samples))
             object.__setattr__(self, "n", len(self.samples))
@@ -183,6 +251,34 @@ def one_sided_t(samples: Sequence[float], threshold: float, direction: str) -> f
         warnings.simplefilter("ignore", RuntimeWarning)
         r = stats.ttest_1samp(x, threshold, alternative="greater" if greater else "less")
     return float(r.pvalue)
+
+
+def sign_test(samples: Sequence[float], threshold: float, direction: str) -> float:
+    """Exact one-sided sign test: p of at least as many samples strictly on the ``direction``
+    side of ``threshold`` under Binomial(n, 1/2), samples equal to the threshold dropped (the
+    usual convention). NaN without samples off the threshold."""
+    from scipy import stats
+
+    x = np.asarray(samples, dtype=float)
+    x = x[np.isfinite(x) & (x != threshold)]
+    if len(x) == 0:
+        return math.nan
+    greater = direction in (">", ">=")
+    k = int((x > threshold).sum() if greater else (x < threshold).sum())
+    return float(stats.binom.sf(k - 1, len(x), 0.5))
+
+
+def t_interval(samples: Sequence[float], alpha: float) -> tuple[float, float]:
+    """The ``1 − 2·alpha`` t interval of the samples' mean (the interval of the TOST at level
+    ``alpha``); a point for samples without spread, NaNs for fewer than 2."""
+    from scipy import stats
+
+    x = np.asarray(samples, dtype=float)
+    if len(x) < 2 or not np.all(np.isfinite(x)):
+        return math.nan, math.nan
+    mean, sd = float(x.mean()), float(x.std(ddof=1))
+    half = float(stats.t.ppf(1 - alpha, len(x) - 1)) * sd / math.sqrt(len(x))
+    return mean - half, mean + half
 
 
 def t_power(effect: float, sd: float, n: int, alpha: float) -> float:
@@ -258,9 +354,51 @@ def paired(
     return Measurement(mean_diff, detail, samples=tuple(diff.to_numpy()))
 
 
+@lru_cache(maxsize=4)
+def _permutations(n: int) -> np.ndarray:
+    """Every permutation of ``range(n)`` as an ``(n!, n)`` int8 array (n ≤ 10: 3.6 M rows)."""
+    return np.array(list(itertools.permutations(range(n))), dtype=np.int8)
+
+
+def spearman_exact_p(x, y, alternative: str = "greater") -> float:
+    """Exact one-sided p of Spearman's rho under the permutation null (every pairing of ``y``
+    with ``x`` equally likely), by enumerating all ``n!`` permutations (``n`` ≤
+    :data:`EXACT_RANK_MAX_N`); ties use average ranks. p = P(rho_perm ≥ rho) (``"greater"``)
+    or P(rho_perm ≤ rho) (``"less"``). E.g. n = 4, rho = 1: 1/24; rho = 0.8: 4/24."""
+    return _spearman_exact(x, y)[0 if alternative == "greater" else 1]
+
+
+def _spearman_exact(x, y) -> tuple[float, float]:
+    """(P(rho_perm ≥ rho), P(rho_perm ≤ rho)) by enumeration, in chunks (memory stays small)."""
+    from scipy import stats
+
+    rx = stats.rankdata(np.asarray(x, dtype=float))
+    ry = stats.rankdata(np.asarray(y, dtype=float))
+    n = len(rx)
+    if n > EXACT_RANK_MAX_N:
+        raise ValueError(
+            f"exact Spearman p enumerates n! permutations; n = {n} > {EXACT_RANK_MAX_N}"
+        )
+    cx, cy = rx - rx.mean(), ry - ry.mean()
+    denom = math.sqrt(float((cx**2).sum() * (cy**2).sum()))
+    if denom == 0:
+        return math.nan, math.nan
+    observed = float(cx @ cy) / denom
+    perms = _permutations(n)
+    ge = le = 0
+    tol = 1e-9
+    for i in range(0, len(perms), 250_000):
+        null = (cy[perms[i : i + 250_000]] @ cx) / denom
+        ge += int((null >= observed - tol).sum())
+        le += int((null <= observed + tol).sum())
+    return ge / len(perms), le / len(perms)
+
+
 def spearman(x, y, *, what: str = "", alternative: str = "greater") -> Measurement:
     """Spearman rank correlation of ``x`` and ``y`` with its one-sided p (``alternative``:
-    ``"greater"`` for a claimed rise, ``"less"`` for a claimed fall), ``n`` points."""
+    ``"greater"`` for a claimed rise, ``"less"`` for a claimed fall), ``n`` points. Up to
+    :data:`EXACT_RANK_MAX_N` points both one-sided p's are exact (permutation distribution,
+    :func:`spearman_exact_p`); beyond, scipy's t approximation."""
     from scipy import stats
 
     if alternative not in ("greater", "less"):
@@ -268,40 +406,92 @@ def spearman(x, y, *, what: str = "", alternative: str = "greater") -> Measureme
     x, y = pd.Series(x, dtype=float).to_numpy(), pd.Series(y, dtype=float).to_numpy()
     if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
         return Measurement(math.nan, f"{what}too few distinct points ({len(x)}) for Spearman")
+    other = "less" if alternative == "greater" else "greater"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = stats.spearmanr(x, y, alternative=alternative)
+        if len(x) <= EXACT_RANK_MAX_N:
+            ge, le = _spearman_exact(x, y)
+            p, p_opp = (ge, le) if alternative == "greater" else (le, ge)
+            how = "exact permutation p"
+        else:
+            p = float(r.pvalue)
+            p_opp = float(stats.spearmanr(x, y, alternative=other).pvalue)
+            how = "t-approximate p"
     return Measurement(
         float(r.statistic),
         f"{what}Spearman rho {r.statistic:.3f} over {len(x)} points "
-        f"(one-sided p = {r.pvalue:.3g}, alternative rho {'>' if alternative == 'greater' else '<'} 0)",
-        float(r.pvalue),
+        f"(one-sided {how} = {p:.3g}, alternative rho {'>' if alternative == 'greater' else '<'} 0)",
+        p,
         n=len(x),
         method="spearman",
+        p_opposite=p_opp,
     )
 
 
-def _test(spec: ClaimSpec, m: Measurement, alpha: float) -> tuple[float, float]:
-    """(p, power) of a claim or premise's measurement."""
-    p, power = m.p_value, m.power
+@dataclass(frozen=True)
+class _Tested:
+    """What the engine computed for one row: the claim's one-sided (or TOST) p, its power, the
+    one-sided p of the opposite, the observed side, and (equivalence) the interval."""
+
+    p: float = math.nan
+    power: float = math.nan
+    p_opposite: float = math.nan
+    observed: str = ""
+    interval: tuple[float, float] = (math.nan, math.nan)
+
+
+_FLIP = {">": "<", ">=": "<", "<": ">", "<=": ">"}
+
+
+def _directional(spec: ClaimSpec, m: Measurement, alpha: float) -> _Tested:
+    p, power, p_opp = m.p_value, m.power, m.p_opposite
     if m.samples:
-        p = one_sided_t(m.samples, spec.threshold, spec.direction)
+        test = sign_test if m.method == "sign" else one_sided_t
+        p = test(m.samples, spec.threshold, spec.direction)
+        p_opp = test(m.samples, spec.threshold, _FLIP[spec.direction])
         if math.isnan(power) and spec.effect is not None:
             sd = float(np.std(m.samples, ddof=1)) if len(m.samples) > 1 else math.nan
             power = t_power(spec.effect, sd, len(m.samples), alpha)
-    elif m.method == "spearman" and math.isnan(power) and spec.effect is not None:
-        power = _rho_power(spec.effect, m.n, alpha)
-    return p, power
+    else:
+        if m.method == "spearman" and math.isnan(power) and spec.effect is not None:
+            power = _rho_power(spec.effect, m.n, alpha)
+        if math.isnan(p_opp) and not math.isnan(p):
+            p_opp = 1.0 - p  # exact for a continuous statistic
+    observed = ""
+    if not math.isnan(m.value):
+        side = bool(_OPS[spec.direction](m.value, spec.threshold))
+        observed = "as claimed" if side else "opposite"
+    return _Tested(p, power, p_opp, observed)
 
 
-def _opposite_p(spec: ClaimSpec, m: Measurement, p: float) -> float:
-    """p of the one-sided test in the opposite direction (the claim is false)."""
-    if m.samples:
-        flip = {">": "<", ">=": "<", "<": ">", "<=": ">"}[spec.direction]
-        return one_sided_t(m.samples, spec.threshold, flip)
-    if not math.isnan(m.p_opposite):
-        return m.p_opposite
-    return 1.0 - p if not math.isnan(p) else math.nan
+def _equivalence(spec: ClaimSpec, m: Measurement, alpha: float) -> _Tested:
+    """TOST of the signed difference against ``± bar``: from the samples (t interval, two
+    one-sided t-tests) or from the study's ``interval`` (and its ``p_value``)."""
+    bar = spec.threshold
+    p, power, p_opp, point = m.p_value, m.power, m.p_opposite, m.value
+    interval = m.interval or (math.nan, math.nan)
+    if m.interval is None and m.samples:
+        x = np.asarray(m.samples, dtype=float)
+        interval = t_interval(x, alpha)
+        point = float(x.mean())
+        p = max(one_sided_t(x, -bar, ">"), one_sided_t(x, bar, "<"))
+        p_opp = one_sided_t(x, bar, ">") if point >= 0 else one_sided_t(x, -bar, "<")
+        if math.isnan(power) and len(x) > 1:
+            true_diff = 0.0 if spec.effect is None else float(spec.effect)
+            power = tost_power(bar, float(x.std(ddof=1)), len(x), alpha, true_diff)
+    observed = "" if math.isnan(point) else ("as claimed" if abs(point) < bar else "opposite")
+    return _Tested(p, power, p_opp, observed, interval)
+
+
+def _test(spec: ClaimSpec, m: Measurement, alpha: float) -> _Tested:
+    if spec.test == "equivalence":
+        return _equivalence(spec, m, alpha)
+    return _directional(spec, m, alpha)
+
+
+def _fmt_p(p: float) -> str:
+    return f"{p:.2g}"
 
 
 def evaluate_claims(
@@ -327,16 +517,14 @@ def evaluate_claims(
             raise ValueError(
                 f"claim {s.id}: a rank correlation's p tests rho against 0, not {s.threshold:g}"
             )
-    tested: dict[str, tuple[float, float]] = {
-        s.id: _test(s, measurements[s.id], alpha) for s in specs
-    }
+    tested: dict[str, _Tested] = {s.id: _test(s, measurements[s.id], alpha) for s in specs}
 
     def decide(cid: str, stack=()) -> tuple[bool, str]:
         if cid in verdict:
             return verdict[cid]
         if cid in stack:
             raise ValueError(f"claim {cid} depends on itself through {stack}")
-        s, m = by_id[cid], measurements[cid]
+        s, m, t = by_id[cid], measurements[cid], tested[cid]
         for pid in s.requires:
             if pid not in by_id:
                 raise ValueError(f"claim {cid} requires the unknown premise {pid!r}")
@@ -345,34 +533,46 @@ def evaluate_claims(
                 why = (
                     "could not be evaluated" if text.startswith("cannot test") else "does not hold"
                 )
-                verdict[cid] = (False, f"cannot test: premise {pid} {why}")
+                if s.kind != "sanity" and t.p_opposite < alpha:
+                    # the premise gates the paper's claim, but never hides what the data say
+                    verdict[cid] = (
+                        False,
+                        f"cannot test as the paper's claim (premise {pid} {why}) — here the "
+                        f"opposite is significant (p = {_fmt_p(t.p_opposite)})",
+                    )
+                else:
+                    verdict[cid] = (False, f"cannot test: premise {pid} {why}")
                 return verdict[cid]
         if math.isnan(m.value):  # e.g. a Spearman rho of a constant series
             verdict[cid] = (False, "cannot test: the statistic is undefined (see detail)")
             return verdict[cid]
-        side = bool(_OPS[s.direction](m.value, s.threshold))
         if s.kind == "sanity":
+            side = bool(_OPS[s.direction](m.value, s.threshold))
             verdict[cid] = (side, "sanity check passes" if side else "sanity check fails")
             return verdict[cid]
-        p, power = tested[cid]
-        if math.isnan(p):
+        parts_ok = all(decide(part, (*stack, cid))[0] for part in s.all_of)
+        if s.test == "equivalence":
+            verdict[cid] = _equivalence_verdict(s, t, parts_ok, alpha)
+            return verdict[cid]
+        if math.isnan(t.p):
             verdict[cid] = (False, "cannot test: no significance test (fewer than 2 samples)")
             return verdict[cid]
-        ok = side and p < alpha
-        parts_ok = all(decide(part, (*stack, cid))[0] for part in s.all_of)
-        opposite = _opposite_p(s, m, p)
+        ok = t.observed == "as claimed" and t.p < alpha
         if ok and parts_ok:
             verdict[cid] = (True, "holds")
         elif ok:
             verdict[cid] = (False, "does not hold (a part it needs does not hold)")
-        elif opposite < alpha:  # the data speak against the claim, whatever the power
+        elif t.p_opposite < alpha:  # the data speak against the claim, whatever the power
             verdict[cid] = (
                 False,
-                f"does not hold (the opposite is significant, p = {opposite:.2g})",
+                f"does not hold (the opposite is significant, p = {_fmt_p(t.p_opposite)})",
             )
-        elif not math.isnan(power) and power < POWER_TARGET:
-            verdict[cid] = (False, f"too few seeds to tell (power {power:.2f})")
-        else:
+        elif not math.isnan(t.power) and t.power < POWER_TARGET:
+            verdict[cid] = (False, f"too few seeds to tell (power {t.power:.2f})")
+        elif math.isnan(t.power) and s.kind == "claim":
+            # no paper effect size: without the power to see it, not significant is not "false"
+            verdict[cid] = (False, "too few seeds to tell (power n/a)")
+        else:  # a premise must be shown; a claim with the power to see the paper's effect
             verdict[cid] = (False, "does not hold")
         return verdict[cid]
 
@@ -380,8 +580,8 @@ def evaluate_claims(
     rows = []
     for s in sorted(specs, key=lambda s: order[s.kind]):
         ok, text = decide(s.id)
-        m = measurements[s.id]
-        p, power = tested[s.id]
+        m, t = measurements[s.id], tested[s.id]
+        sanity = s.kind == "sanity"
         rows.append(
             {
                 "paper": paper,
@@ -392,12 +592,17 @@ def evaluate_claims(
                 "value": float(m.value),
                 "threshold": float(s.threshold),
                 "direction": s.direction,
-                "p_value": float(p) if s.kind != "sanity" else math.nan,
+                "p_value": math.nan if sanity else float(t.p),
                 "alpha": float(alpha),
                 "n": int(m.n),
                 "effect": math.nan if s.effect is None else float(s.effect),
-                "power": float(power) if s.kind != "sanity" else math.nan,
+                "power": math.nan if sanity else float(t.power),
                 "detail": m.detail,
+                "test": s.test,
+                "observed": t.observed,
+                "p_opposite": math.nan if sanity else float(t.p_opposite),
+                "selection": s.selection,
+                "confirmation": s.confirmation,
                 "holds": bool(ok),
                 "supports": bool(ok) and s.kind == "claim",
                 "verdict": text,
@@ -410,6 +615,27 @@ def evaluate_claims(
     return df
 
 
+def _equivalence_verdict(
+    s: ClaimSpec, t: _Tested, parts_ok: bool, alpha: float
+) -> tuple[bool, str]:
+    """holds (interval inside ± bar), does not hold (entirely outside), not established. Where
+    a p is known it must agree (samples without spread: the interval is a point and the sign
+    test's 0.5 ** n decides)."""
+    lo, hi = t.interval
+    bar = s.threshold
+    if math.isnan(lo) or math.isnan(hi):
+        return False, "cannot test: no significance test (fewer than 2 samples)"
+    inner = _OPS[s.direction]
+    inside = inner(-lo, bar) and inner(hi, bar) and not t.p >= alpha
+    if inside and parts_ok:
+        return True, "holds"
+    if inside:
+        return False, "does not hold (a part it needs does not hold)"
+    if (hi < -bar or lo > bar) and not t.p_opposite >= alpha:
+        return False, f"does not hold (interval [{lo:.3g}, {hi:.3g}] lies outside ± {bar:g})"
+    return False, f"not established (interval [{lo:.3g}, {hi:.3g}] straddles the bar)"
+
+
 def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -418,20 +644,46 @@ def _num(x, fmt: str) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
 
 
+def _needed(r) -> str:
+    if r.get("test") == "equivalence":
+        return f"within ± {r['threshold']:g}"
+    return f"{r['direction']} {r['threshold']:g}"
+
+
+def _observed(r) -> str:
+    obs = r.get("observed")
+    if not isinstance(obs, str) or not obs:
+        return "n/a"
+    return f"{obs} (p opp. {_num(r.get('p_opposite', math.nan), '.2g')})"
+
+
+def _detail(r) -> str:
+    extra = [
+        f"{label}: {r[key]}"
+        for key, label in (("selection", "settings chosen on"), ("confirmation", "confirmed on"))
+        if isinstance(r.get(key), str) and r.get(key)
+    ]
+    return "; ".join([str(r["detail"]), *extra]) if extra else str(r["detail"])
+
+
 def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
     """The claims table as markdown: premises, then claims, then sanity rows, each with its value,
-    one-sided p, n, power (to detect the paper's effect) and verdict."""
+    what it needs (a side of the threshold, or "within ± bar" for an equivalence), one-sided p,
+    n, power (to detect the paper's effect), the observed direction with the opposite's p, and
+    the verdict; the detail names the selection and confirmation data where given."""
     lines = [
         f"### {title}",
         "",
-        "| kind | id | claim | statistic | value | needed | p | n | power | verdict | detail |",
-        "|---|---|---|---|---:|---|---:|---:|---:|---|---|",
+        "| kind | id | claim | statistic | value | needed | p | n | power | observed | verdict "
+        "| detail |",
+        "|---|---|---|---|---:|---|---:|---:|---:|---|---|---|",
     ]
     for _, r in df.iterrows():
         lines.append(
             f"| {r['kind']} | {_cell(r['claim_id'])} | {_cell(r['claim'])} | "
             f"{_cell(r['statistic'])} | {_num(r['value'], '.3g')} | "
-            f"{r['direction']} {r['threshold']:g} | {_num(r['p_value'], '.3g')} | {r['n']} | "
-            f"{_num(r['power'], '.2f')} | **{r['verdict']}** | {_cell(r['detail'])} |"
+            f"{_needed(r)} | {_num(r['p_value'], '.3g')} | {r['n']} | "
+            f"{_num(r['power'], '.2f')} | {_observed(r)} | **{r['verdict']}** | "
+            f"{_cell(_detail(r))} |"
         )
     return "\n".join(lines) + "\n"

@@ -3,8 +3,13 @@
 * :func:`fitted` — **the model fitted**: its final training loss is far below the loss of its own
   optimal constant solution (OCS: the best prediction that ignores the input). A model that never
   left its constant cannot test any claim about reverting to it, nor about confidence at all.
-  The measurement's samples are the per-seed ratios ``train loss / OCS loss``; declare the
-  premise as ``ClaimSpec(..., kind="premise", direction="<", threshold=FITTED_RATIO)``.
+  The premise is a **gap in the loss's own units**, ``OCS loss − final training loss``, read as
+  the share of the constant solution's loss the model removed (:func:`fitted_share`): for a loss
+  whose floor is 0 (cross-entropy, squared error) the gap over the OCS loss (for squared error
+  that is R² = 1 − MSE/MSE_OCS); for the Gaussian NLL, which goes negative, the gap ``G`` in nats
+  read as the R² of a Gaussian that much likelier than the OCS Gaussian, ``1 − exp(−2 G)``. So
+  one threshold, :data:`FITTED_SHARE`, serves every loss, and a negative loss cannot pass by its
+  sign. Declare ``ClaimSpec(..., kind="premise", direction=">", threshold=FITTED_SHARE)``.
 * :func:`pixel_floor` — **the task is not trivial**: a detector built from pixel statistics
   alone (lit-pixel count, mean intensity, border mass, and their Mahalanobis combination), scored
   on the same ID/OOD split. An OOD comparison counts only on sets this floor does not already
@@ -26,40 +31,81 @@ from ..metrics import auroc, fpr_at_tpr
 from .claims import Measurement, fmt_mean_std
 
 __all__ = [
-    "FITTED_RATIO",
+    "FITTED_SHARE",
+    "LOSS_FLOORS",
     "PIXEL_STATISTICS",
     "fitted",
+    "fitted_share",
     "pixel_floor",
     "pixel_statistics",
     "trivial_sets",
 ]
 
-FITTED_RATIO = 0.5
+#: the share of its constant solution's loss a fitted model must have removed (per seed, tested)
+FITTED_SHARE = 0.5
+#: how a loss family's gap becomes a share: "zero" (floor 0: gap / OCS loss) or "gaussian_nll"
+LOSS_FLOORS = {
+    "ce": "zero",
+    "cross_entropy": "zero",
+    "logit_norm": "zero",
+    "mse": "zero",
+    "reward_mse": "zero",
+    "gaussian_nll": "gaussian_nll",
+}
 PIXEL_STATISTICS = ("lit_pixels", "mean_intensity", "border_mass")
 
 
+def fitted_share(gap, ocs_loss, loss: str = "ce"):
+    """The share of the constant solution's loss removed, from the gap ``OCS − train`` (in the
+    loss's own units): ``gap / OCS`` for a loss whose floor is 0 (the OCS loss must be > 0), and
+    ``1 − exp(−2 · gap)`` for the Gaussian NLL (a gap in nats; R² of a homoscedastic Gaussian)."""
+    floor = LOSS_FLOORS.get(loss)
+    if floor is None:
+        raise ValueError(
+            f"the fitted premise does not know the loss {loss!r}; known: {sorted(LOSS_FLOORS)}"
+        )
+    gap = np.asarray(gap, dtype=float)
+    if floor == "gaussian_nll":
+        return 1.0 - np.exp(-2.0 * gap)
+    return gap / np.asarray(ocs_loss, dtype=float)
+
+
 def fitted(
-    train_loss: pd.Series, ocs_loss: float | pd.Series, *, what: str = "model"
+    train_loss: pd.Series,
+    ocs_loss: float | pd.Series,
+    *,
+    loss: str = "ce",
+    what: str = "model",
 ) -> Measurement:
-    """Per-seed ``final training loss / OCS training loss`` (index: seed) as a measurement whose
-    samples the claims engine tests against the premise's threshold (direction ``"<"``)."""
-    loss = pd.Series(train_loss, dtype=float).dropna()
-    if loss.empty:
+    """Per seed (index: seed), the share of the optimal constant solution's loss the model
+    removed (:func:`fitted_share` of the gap ``OCS loss − final training loss`` in the loss's own
+    units) as a measurement whose samples the claims engine tests against the premise's
+    threshold (direction ``">"``, :data:`FITTED_SHARE`). ``loss``: the loss family
+    (:data:`LOSS_FLOORS`)."""
+    train = pd.Series(train_loss, dtype=float).dropna()
+    if train.empty:
         return Measurement(math.nan, f"{what}: no training loss recorded")
     ocs = (
-        pd.Series(ocs_loss, dtype=float).reindex(loss.index)
+        pd.Series(ocs_loss, dtype=float).reindex(train.index)
         if isinstance(ocs_loss, pd.Series)
-        else pd.Series(float(ocs_loss), index=loss.index)
+        else pd.Series(float(ocs_loss), index=train.index)
     )
-    if (ocs <= 0).any() or ocs.isna().any():
+    if ocs.isna().any():
+        return Measurement(math.nan, f"{what}: the constant solution's loss is missing")
+    zero_floor = LOSS_FLOORS.get(loss) == "zero"
+    if zero_floor and (ocs <= 0).any():
         return Measurement(math.nan, f"{what}: the constant solution's loss is not positive")
-    ratio = loss / ocs
-    per_seed = ", ".join(f"{s}: {r:.3f}" for s, r in ratio.items())
+    gap = ocs - train
+    share = pd.Series(fitted_share(gap.to_numpy(), ocs.to_numpy(), loss), index=train.index)
+    unit = "" if zero_floor else " nats"
+    how = "gap / OCS loss" if zero_floor else "1 − exp(−2 × gap), the Gaussian's R²"
+    per_seed = ", ".join(f"{s}: {r:.3f}" for s, r in share.items())
     return Measurement(
-        float(ratio.mean()),
-        f"{what}: final training loss {fmt_mean_std(loss)} vs its optimal constant solution's "
-        f"{fmt_mean_std(ocs)}; ratio per seed {per_seed}",
-        samples=tuple(ratio.to_numpy()),
+        float(share.mean()),
+        f"{what}: final training loss {fmt_mean_std(train)}{unit} vs its optimal constant "
+        f"solution's {fmt_mean_std(ocs)}{unit}; gap {fmt_mean_std(gap)}{unit}; share of the "
+        f"constant solution's loss removed ({how}) per seed {per_seed}",
+        samples=tuple(share.to_numpy()),
     )
 
 

@@ -6,8 +6,8 @@ the required hooks below, each documented once, plus the optional ones in
 :data:`OPTIONAL_HOOKS`. ``tests/test_study_contract.py`` checks every registered study against it
 (parametrised over this registry), including the control frames of every claim.
 
-Adding a study: a package ``studies/<name>/`` with those hooks, its rules file, notebook and
-tests (``tests/controls.py``: one frame where each claim must hold and one where it must not),
+Adding a study: a package ``studies/<name>/`` with those hooks (``departures`` reads its
+``departures.py``), its rules file, notebook and tests (``tests/controls.py``: one frame where each claim must hold and one where it must not),
 and one line in :data:`STUDIES`.
 """
 
@@ -151,6 +151,12 @@ class Study(Protocol):
 
     def report_job(self, config: dict) -> ReportJob:
         """What its report notebook reads (the shared ``<NAME>_report`` rule)."""
+
+    def departures(self, config: dict) -> list:
+        """Its departures from the paper that apply to ``config``, as
+        :class:`~softmax_ood.analysis.departures.Departure` rows (``<package>/departures.py``:
+        setting, the paper's value and section, ours, why, the claim ids it touches, scale).
+        Its ``PAPER_VALUES`` there records the cited config values that equal the paper's."""
 
 
 #: Optional hooks: name -> what it does (a study omits what it does not need).

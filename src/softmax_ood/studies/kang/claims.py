@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired
-from ...analysis.premises import FITTED_RATIO, fitted
+from ...analysis.premises import FITTED_SHARE, fitted
 from .tables import FAR, graded_shifts, main_runs
 
 __all__ = [
@@ -85,9 +85,11 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
         ClaimSpec(
             f"fitted:{loss}",
             f"Premise: the {loss} model fitted (training loss far below its OCS's)",
-            "training loss / OCS training loss, per seed",
-            FITTED_RATIO,
-            "<",
+            "share of the OCS's training loss removed, per seed: gap OCS − training loss in "
+            "the loss's own units, over the OCS loss (CE, reward MSE) or as the Gaussian's R² "
+            "1 − exp(−2 gap) (Gaussian NLL, in nats: it goes negative)",
+            FITTED_SHARE,
+            ">",
             kind="premise",
         )
         for loss in losses
@@ -273,7 +275,8 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
     m: dict[str, Measurement] = {}
     for loss in [roles[r] for r in ROLES]:
         f = fit[fit["loss"] == loss].set_index("seed")
-        m[f"fitted:{loss}"] = fitted(f["train_loss"], f["ocs_loss"], what=loss)
+        family = spec["loss_entries"][loss]["loss"]
+        m[f"fitted:{loss}"] = fitted(f["train_loss"], f["ocs_loss"], loss=family, what=loss)
     m.update(_change_measurements(frames["levels"], spec))
     kept = kept_levels(frames["levels"], spec)
     for name in _null_sets(spec):

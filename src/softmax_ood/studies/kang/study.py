@@ -252,3 +252,11 @@ def table_job(config: dict) -> ItemsJob:
 
 def figure_job(config: dict) -> ItemsJob:
     return _items_job(config, FIGURES, "softmax_ood.studies.kang.plots:FIGURES")
+
+
+def departures(config: dict) -> list:
+    """Its departures from the paper (:class:`~softmax_ood.analysis.departures.Departure`) that
+    apply to ``config`` (``departures.py``)."""
+    from .departures import departures as of_config
+
+    return of_config(config)

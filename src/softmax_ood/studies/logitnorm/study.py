@@ -173,3 +173,11 @@ def figure_job(config: dict) -> ItemsJob:
         section=s,
         seeds=s["seeds"],
     )
+
+
+def departures(config: dict) -> list:
+    """Its departures from the paper (:class:`~softmax_ood.analysis.departures.Departure`) that
+    apply to ``config`` (``departures.py``)."""
+    from .departures import departures as of_config
+
+    return of_config(config)

@@ -2,14 +2,13 @@
 (:mod:`softmax_ood.analysis.claims`).
 
 The paper's claims are matches: Theorem 4.8's predicted test accuracy lies on the trained
-classifier's (Figs. 2, 4, 5). A match is an **equivalence** statement, so each is judged by two
-one-sided tests (TOST) against the bar ``b`` (``claims.max_gap_points``, accuracy points): the
-gap lies below ``+b`` *and* above ``-b``. The binding half is the test on the side the measured
-gap lies on, so the engine's one-sided test of the gap *oriented to that side* against ``b``
-(direction ``"<"``) is exactly the TOST (its p is the larger of the two one-sided p's).
-Power is computed for the paper's effect, the theory exact (gap 0), and for the whole TOST (both
-one-sided tests must reject: :func:`softmax_ood.analysis.claims.tost_power`), which is below the
-binding half's one-sided power.
+classifier's (Figs. 2, 4, 5). A match is an **equivalence** statement, so each is judged by the engine's equivalence test
+(``ClaimSpec(test="equivalence")``) against the bar ``b`` (``claims.max_gap_points``, accuracy
+points): "holds" when the ``1 − 2·alpha`` interval of the signed gap lies inside ``± b``, "does
+not hold" when it lies entirely outside, "not established" when it straddles the bar (a
+borderline gap is not evidence against the theory). Power is the whole TOST's (both one-sided
+tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theory is exact
+(true gap 0: the spec's ``effect``).
 
 * ``P1``, ``P2``, ``P3`` (premises, one per claim): the comparison is informative — the measured
   test accuracy lies more than ``b`` away from both trivial predictions, guessing (100/k %) and
@@ -24,9 +23,13 @@ binding half's one-sided power.
   balanced digit pool (its class statistics feed the theory); a seed draws the training points
   and tests on the rest.
 * ``C3``: Fig. 5, network features (k classes), one trained network per seed: per network an
-  exact binomial TOST of its test accuracy against the network's own theory ± ``b``; the claim
-  holds for the networks only if it holds for each (intersection–union test: p = the largest
-  network p, valid whatever the networks' correlation). ``n`` is the test points per network.
+  exact binomial TOST of its test accuracy against the network's own theory ± ``b``, with its
+  ``1 − 2·alpha`` exact (Clopper–Pearson) interval of the gap; the claim holds for the networks
+  only if it holds for each (intersection–union test: p = the largest network p, valid whatever
+  the networks' correlation). The interval handed to the engine is that of a network whose
+  interval lies entirely outside the bar if there is one (the claim "for every network" then
+  does not hold), else the hull of all networks' intervals. ``n`` is the test points per
+  network.
 
 Gaps are in accuracy points (percent).
 """
@@ -65,8 +68,8 @@ def claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
         f"more than the bar ({b:g} points) from both trivial predictions, {TRIVIAL}"
     )
     tost = (
-        "equivalence test (TOST) at ± the bar; samples: per seed, the signed gap theory − "
-        "practice averaged over {x}, oriented to the side of its mean (the binding one-sided test)"
+        "equivalence test (TOST) at ± the bar: the 90 % t interval of the per-seed signed gaps "
+        "theory − practice averaged over {x}"
     )
     return [
         ClaimSpec(
@@ -98,34 +101,38 @@ def claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
             "C1",
             "Fig. 2: on Gaussian mixtures the theory predicts the trained softmax classifier's "
             "test accuracy (within the bar, over p)",
-            "|mean over p and seeds of theory − practice| test accuracy, points; "
+            "mean over p and seeds of theory − practice test accuracy, points; "
             + tost.format(x="p"),
             threshold=b,
             direction="<",
             requires=("S1", "P1"),
-            effect=b,
+            effect=0.0,
+            test="equivalence",
         ),
         ClaimSpec(
             "C2",
             "Fig. 4: on digits the theory predicts the trained classifier's test accuracy "
             "(within the bar, over n)",
-            "|mean over n and seeds of theory − practice| test accuracy, points; "
+            "mean over n and seeds of theory − practice test accuracy, points; "
             + tost.format(x="n"),
             threshold=b,
             direction="<",
             requires=("S1", "P2"),
-            effect=b,
+            effect=0.0,
+            test="equivalence",
         ),
         ClaimSpec(
             "C3",
             "Fig. 5: on network features the k-class theory predicts the trained classifier's "
             "test accuracy (within the bar, for every network)",
             "largest |theory − practice| test accuracy over networks, points; exact binomial "
-            "TOST per network on its test points, p = the largest (every network)",
+            "TOST per network on its test points (90 % Clopper–Pearson interval of the gap), "
+            "p = the largest (every network)",
             threshold=b,
             direction="<",
             requires=("S1", "P3"),
-            effect=b,
+            effect=0.0,
+            test="equivalence",
         ),
         ClaimSpec(
             "S1",
@@ -200,18 +207,16 @@ def gap_over(
     frame: pd.DataFrame, x: str, bar_points: float = math.nan, alpha: float = 0.05
 ) -> Measurement:
     """Mean signed gap theory − practice of the test accuracy (points) over the values of ``x``
-    and the seeds; samples: per seed, the gap averaged over ``x``, oriented to the side of the
-    overall mean (so the engine's one-sided test against the bar is the binding half of the
-    equivalence test). The value is the absolute mean gap. Power: of the whole equivalence test
-    (both halves must reject, :func:`tost_power`) at ± ``bar_points`` when the theory is exact
-    (gap 0), with the seeds' spread — not the one-sided test's, which overstates it."""
+    and the seeds; samples: per seed, the signed gap averaged over ``x`` (the engine's
+    equivalence test forms their interval). Power: of the whole equivalence test (both halves
+    must reject, :func:`tost_power`) at ± ``bar_points`` when the theory is exact (gap 0), with
+    the seeds' spread — not the one-sided test's, which overstates it."""
     gaps = _gap_table(frame, x)
     if gaps.empty:
         return Measurement(math.nan, f"no {x} with both theory and practice rows")
     per_seed = gaps.mean(axis=1)
     mean = float(per_seed.mean())
     se = float(per_seed.std(ddof=1) / math.sqrt(len(per_seed))) if len(per_seed) > 1 else math.nan
-    sign = 1.0 if mean >= 0 else -1.0
     per_x = ", ".join(
         f"{v}: {_pm(float(g.mean()), float(g.std(ddof=1) / math.sqrt(len(g))) if len(g) > 1 else math.nan)}"
         for v, g in gaps.items()
@@ -231,7 +236,7 @@ def gap_over(
         )
     sd = float(per_seed.std(ddof=1)) if len(per_seed) > 1 else math.nan
     power = tost_power(bar_points, sd, len(per_seed), alpha) if len(per_seed) > 1 else math.nan
-    return Measurement(abs(mean), detail, samples=tuple(sign * per_seed.to_numpy()), power=power)
+    return Measurement(mean, detail, samples=tuple(per_seed.to_numpy()), power=power)
 
 
 def informative(frame: pd.DataFrame, x: str, k: int = 2) -> Measurement:
@@ -382,8 +387,8 @@ def _features_accuracy(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _interval(correct: int, total: int) -> tuple[float, float]:
-    ci = stats.binomtest(correct, total).proportion_ci(0.95, method="exact")
+def _interval(correct: int, total: int, level: float = 0.95) -> tuple[float, float]:
+    ci = stats.binomtest(correct, total).proportion_ci(level, method="exact")
     return 100 * ci.low, 100 * ci.high
 
 
@@ -395,27 +400,41 @@ def features_gap(frame: pd.DataFrame, bar_points: float, alpha: float = 0.05) ->
     if acc.empty:
         return Measurement(math.nan, "the Fig. 5 frame has no test accuracy rows")
     b = bar_points / 100
-    ps, powers, parts = [], [], []
+    ps, powers, parts, gap_intervals = [], [], [], []
     for r in acc.itertuples():
         correct = int(round(r.practice * r.n_points))
         p, power = binomial_tost(correct, r.n_points, r.theory, b, alpha)
-        lo, hi = _interval(correct, r.n_points)
+        lo, hi = _interval(correct, r.n_points, 1 - 2 * alpha)
         ps.append(p)
         powers.append(power)
+        gap_intervals.append((100 * r.theory - hi, 100 * r.theory - lo))
         parts.append(
             f"seed {r.seed}: theory {100 * r.theory:.2f} % vs practice {100 * r.practice:.2f} % "
-            f"({correct}/{r.n_points}, 95 % exact interval {lo:.2f}–{hi:.2f}), TOST p {p:.3g}"
+            f"({correct}/{r.n_points}, {100 * (1 - 2 * alpha):g} % exact interval "
+            f"{lo:.2f}–{hi:.2f}), TOST p {p:.3g}"
         )
     gaps = 100 * (acc["theory"] - acc["practice"]).abs()
     n = int(acc["n_points"].min())
+    outside = [iv for iv in gap_intervals if iv[1] < -bar_points or iv[0] > bar_points]
+    interval = (
+        outside[0]
+        if outside
+        else (min(iv[0] for iv in gap_intervals), max(iv[1] for iv in gap_intervals))
+    )
     return Measurement(
         float(gaps.max()),
         f"k={int(acc['k'].iloc[0])}, {len(acc)} network(s), one error = "
-        f"{100 / n:.2f} points; " + "; ".join(parts),
+        f"{100 / n:.2f} points; "
+        + "; ".join(parts)
+        + (
+            f"; interval of the gap theory − practice: {interval[0]:.2f} to {interval[1]:.2f} "
+            + ("(a network entirely outside the bar)" if outside else "(hull over networks)")
+        ),
         p_value=float(max(ps)),
         n=n,
         power=float(min(powers)),
         method="binomial",
+        interval=interval,
     )
 
 

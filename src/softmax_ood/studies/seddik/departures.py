@@ -1,20 +1,31 @@
-"""Every place the code departs from (or fills a gap in) the printed paper text, as data.
+"""Every place the code departs from (or fills a gap in) the printed paper text, as data
+(:class:`~softmax_ood.analysis.departures.Departure`, the contract every study shares).
 
-Each entry of :data:`DEPARTURES` has ``where`` (equation / statement), ``printed`` (the text as
-printed), ``used`` (what the code uses), ``reason`` and ``kind``: ``"error"`` (the printed form
-is wrong; the used form is derived in :mod:`.theory`'s docstring and checked by the tests),
-``"unspecified"`` (the paper leaves it open), ``"numerics"`` (an implementation choice of
-Algorithm 1) or ``"data"`` (a change of data or setting). :func:`departures_frame` gives them
-as a DataFrame for the report.
+Each entry of :data:`_PRINTED` has ``where`` (equation / statement: the departure's
+``setting``), ``printed`` (the text as printed: ``paper``), ``used`` (what the code uses:
+``ours``), ``reason`` (``why``) and ``kind``: ``"error"`` (the printed form is wrong; the used
+form is derived in :mod:`.theory`'s docstring and checked by the tests), ``"unspecified"`` (the
+paper leaves it open), ``"numerics"`` (an implementation choice of Algorithm 1) or ``"data"`` (a
+change of data or setting). :data:`DEPARTURES` adds the config values whose comments cite the
+paper but differ from it; :data:`PAPER_VALUES` records those that equal it.
+:func:`departures_frame` gives them as a DataFrame for the report.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import re
 
-__all__ = ["DEPARTURES", "departures_frame"]
+from ...analysis.departures import Departure, of_study
+from ...analysis.departures import departures_frame as _frame
 
-DEPARTURES: list[dict[str, str]] = [
+__all__ = ["DEPARTURES", "PAPER_VALUES", "departures", "departures_frame"]
+
+#: config key (or "<file>:<key>") -> the paper's value, for values whose comment cites the paper
+PAPER_VALUES: dict[str, object] = {
+    "seddik.fig3.loo": "exact",  # Sec. 4.1's definition of w_{-i} (refitted)
+}
+
+_PRINTED: list[dict[str, str]] = [
     {
         "where": "Eq. (1), stationarity of the softmax loss",
         "printed": "λ_ℓ w_ℓ = −(1/n) Σ_i (y_iℓ ψ(w_ℓᵀx_i) − p_iℓ Σ_j y_ij ψ(w_jᵀx_i)) x_i",
@@ -191,6 +202,98 @@ DEPARTURES: list[dict[str, str]] = [
 ]
 
 
-def departures_frame() -> pd.DataFrame:
-    """:data:`DEPARTURES` as a DataFrame (columns ``where, printed, used, reason, kind``)."""
-    return pd.DataFrame(DEPARTURES, columns=["where", "printed", "used", "reason", "kind"])
+_THEORY = ("C1", "C2", "C3", "S1")
+
+
+def _claims(where: str) -> tuple[str, ...]:
+    """The claims a printed-text departure touches: the theory's for an equation, theorem,
+    algorithm or assumption; the figure's for a data or setting change."""
+    if where.startswith("Fig. 2"):
+        return ("C1", "P1")
+    if where.startswith(("Figs. 3-4", "Fig. 4")):
+        return ("C2", "P2")
+    if where.startswith("Fig. 5"):
+        return ("C3", "P3")
+    if where.startswith("Figs. 2, 4, 5"):
+        return ("C1", "C2", "C3")
+    if where.startswith("Leave-one-out"):
+        return ()
+    return _THEORY
+
+
+def _section(where: str) -> str:
+    m = re.match(
+        r"((?:Eq\.|Theorem|Proposition|Algorithm|Assumption|Figs?\.|Section)\s*[\d.()\-, ]*\d\)?)",
+        where,
+    )
+    return m.group(1).strip().rstrip(",") if m else where
+
+
+DEPARTURES: list[Departure] = [
+    Departure(
+        d["where"],
+        d["printed"],
+        _section(d["where"]),
+        d["used"],
+        d["reason"],
+        _claims(d["where"]),
+        "all",
+        d["kind"],
+    )
+    for d in _PRINTED
+] + [
+    Departure(
+        "seddik.solver.multiclass_rtol",
+        "an absolute stopping tolerance epsilon; k > 2 'left to the Supplementary Material'",
+        "Sec. 4, Algorithm 1",
+        "relative tolerance 1e-8 for the k-class block form",
+        "A relative tolerance is scale-free; the block form is ours (see 'k > 2 classes').",
+        ("C3",),
+        "all",
+        "numerics",
+    ),
+    Departure(
+        "seddik.solver.accuracy_draws",
+        "E_t by Monte Carlo draws",
+        "Sec. 4.3",
+        "32768 fixed Sobol draws for the k-class accuracy",
+        "Fixed draws make the accuracy deterministic (byte-identical rebuilds).",
+        ("C3",),
+        "all",
+        "numerics",
+    ),
+    Departure(
+        "seddik.fig2.seeds",
+        "'several' training/test draws",
+        "Sec. 5, Fig. 2",
+        "5 seeds",
+        "The paper states no number; 5 seeds give C1's interval.",
+        ("C1", "P1"),
+        "all",
+        "unspecified",
+    ),
+    Departure(
+        "seddik.fig5.stats_from",
+        "class statistics from many draws",
+        "Sec. 5, Fig. 5",
+        "the class statistics of the whole pooled set",
+        "One pool of network features is what the study has; fit and test halves are draws "
+        "from it.",
+        ("C3", "P3"),
+        "all",
+        "data",
+    ),
+]
+
+
+def departures(config: dict) -> list[Departure]:
+    """The departures that apply to ``config``, claim ids resolved against its claims."""
+    from .study import claim_specs
+
+    return of_study(DEPARTURES, claim_specs(config), config)
+
+
+def departures_frame():
+    """:data:`DEPARTURES` as the shared departures table
+    (:data:`softmax_ood.analysis.departures.COLUMNS`)."""
+    return _frame(DEPARTURES)

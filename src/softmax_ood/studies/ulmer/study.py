@@ -196,3 +196,11 @@ def figure_job(config: dict) -> ItemsJob:
             for f in FIGURES
         },
     )
+
+
+def departures(config: dict) -> list:
+    """Its departures from the paper (:class:`~softmax_ood.analysis.departures.Departure`) that
+    apply to ``config`` (``departures.py``)."""
+    from .departures import departures as of_config
+
+    return of_config(config)

@@ -152,3 +152,18 @@ def cases(config: dict):
     for cid, kind in tables["paper"][["claim_id", "kind"]].itertuples(index=False):
         yield cid, True, tables["paper"]
         yield cid, False, tables["contrary" if kind == "claim" else "broken"]
+    # the verdict kinds of issue 25 (4th element: how the verdict must begin): in the broken
+    # world the classifier never fitted, yet its far-OOD predictions move significantly away
+    # from the OCS: the failed premise gates the claim but does not hide that
+    ids = set(tables["paper"]["claim_id"])
+    ce = spec["roles"]["classifier"]
+    if f"ocs_trend:{ce}:far_ood" in ids:
+        cid = f"ocs_trend:{ce}:far_ood"
+        yield cid, False, tables["contrary"], "does not hold (the opposite is significant"
+        yield (
+            cid,
+            False,
+            tables["broken"],
+            f"cannot test as the paper's claim (premise fitted:{ce} does not hold) — here the "
+            "opposite is significant",
+        )

@@ -63,3 +63,19 @@ def cases(config: dict):
     for cid in ids:
         yield cid, True, holding
         yield cid, False, table(**failing[cid])
+    # the verdict kinds of issue 25 (4th element: how the verdict must begin)
+    ce, ln = spec["baseline"], spec["method"]
+    yield "C2", True, holding, "holds"
+    yield "C2", False, table(**failing["C2"]), "does not hold (interval ["
+    # a 1 pp gap with spread: the interval straddles the 1 pp tolerance
+    yield "C2", False, table(acc={ce: 0.98, ln: 0.97}, acc_ln_spread=0.5), "not established"
+    # CE fails the paper's regime (P-ce-fpr) and LogitNorm is significantly worse: the gate
+    # stays, and the opposite result is shown
+    worse = {ce: 0.08, ln: 0.40, spec["penalty"]: 0.1}
+    yield (
+        "C1",
+        False,
+        table(fpr=worse),
+        "cannot test as the paper's claim (premise P-ce-fpr does not hold) — here the opposite "
+        "is significant",
+    )

@@ -27,6 +27,7 @@ KNOBS = {
     "ln_norm": 1.6,
     "lp_norm": 2.0,
     "acc": {"ce": 0.98, "logitnorm": 0.978},
+    "acc_ln_spread": 0.0,  # extra per-seed jitter of LogitNorm's accuracy (C2's interval)
     "ece_ts": {"ce": 3.0, "logitnorm": 1.5},
     # MSP FPR95 (fraction) per loss on every OOD set, main arch; near sets may differ
     "fpr": {"ce": 0.5, "logitnorm": 0.15, "logitpenalty": 0.6},
@@ -187,7 +188,9 @@ def build(spec: dict, floor_cache: dict | None = None, **over) -> dict:
                     "arch": arch,
                     "loss": loss,
                     "seed": seed,
-                    "accuracy": k["acc"].get(loss, 0.97) + j / 10,
+                    "accuracy": k["acc"].get(loss, 0.97)
+                    + j / 10
+                    + (k["acc_ln_spread"] * j if loss == ln else 0.0),
                     "temperature": k["ce_temp"] + j if loss == ce else 0.9,
                     "logit_norm_id": norms[loss] * (1 + j),
                     "ece": 5.0 / 100,

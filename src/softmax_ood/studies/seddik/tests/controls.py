@@ -1,5 +1,5 @@
 """Hand-built control frames: for every claim id of the Seddik claims table, one input where it
-must hold and one where it must not, judged through the study's real measure/evaluate code
+must hold and one where it must not (a case may add how its verdict must begin), judged through the study's real measure/evaluate code
 (:func:`~softmax_ood.studies.seddik.claims.evaluate_seddik_claims`). Used by
 ``tests/test_study_contract.py``."""
 
@@ -123,3 +123,18 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
     yield "C3", False, _table(config, fig5=features_frame(0.90, 0.85))
     # sanity: the fixed point 10 % off the ridge closed form (n x gap = 40)
     yield "S1", False, _table(config, validation=validation_frame(0.1))
+    # the verdict kinds of issue 25 (4th element: how the verdict must begin)
+    far = accuracy_frame("n", [20, 80], [0.93, 0.95], -0.05)
+    yield "C2", False, _table(config, fig4=far), "does not hold (interval ["
+    # a gap at the bar: the interval straddles it, which is not evidence against the theory
+    edge = accuracy_frame("n", [20, 80], [0.93, 0.95], -0.02)
+    yield "C2", False, _table(config, fig4=edge), "not established (interval ["
+    yield "C3", False, _table(config, fig5=features_frame(0.90, 0.881)), "not established"
+    # a failed premise gates the claim but does not hide a significant opposite result
+    yield (
+        "C2",
+        False,
+        _table(config, fig4=far, validation=validation_frame(0.1)),
+        "cannot test as the paper's claim (premise S1 does not hold) — here the opposite is "
+        "significant",
+    )

@@ -169,11 +169,14 @@ def test_empty_frame_raises(tmp_path):
 
 
 def test_departures_table():
+    from softmax_ood.analysis.departures import COLUMNS
+
     f = departures_frame()
-    assert list(f.columns) == ["where", "printed", "used", "reason", "kind"]
+    assert list(f.columns) == COLUMNS
     assert len(f) == len(DEPARTURES) >= 10
     assert set(f["kind"]) <= {"error", "unspecified", "numerics", "data"}
-    assert f.notna().all().all() and (f.map(len) > 0).all().all()
-    wheres = " ".join(f["where"])
+    text = f.drop(columns="claims")
+    assert text.notna().all().all() and (text.map(len) > 0).all().all()
+    wheres = " ".join(f["setting"])
     for key in ("Eq. (1)", "Theorem 4.4", "Theorem 4.8, δ", "R_2", "Algorithm 1"):
         assert key in wheres

@@ -138,3 +138,17 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
         yield spec.id, True, holding
         key, value = _BREAK[spec.id.split("-")[0]]
         yield spec.id, False, table(config, only=spec.id, **{key: value})
+    # issue 25's kind (4th element: how the verdict must begin): the control model is certain
+    # (premise N fails) and the models are significantly *not* certain: the gate stays, and
+    # the opposite result is shown
+    gated = table(config, control=0.9999, stat=0.9)
+    ds = study.DATASETS[0]
+    for spec in study.claim_specs(config):
+        if spec.id.startswith(f"C-{ds}-"):
+            yield (
+                spec.id,
+                False,
+                gated,
+                f"cannot test as the paper's claim (premise N-{ds} does not hold) — here the "
+                "opposite is significant",
+            )

@@ -99,7 +99,7 @@ def test_k_stability_table_and_directions_table(config):
 def test_claims_hand_checked(config):
     c = table(config).set_index("claim_id")
     assert list(c["kind"].iloc[:2]) == ["premise", "premise"]
-    assert c.loc["F-synthetic", "value"] == pytest.approx(0.1)
+    assert c.loc["F-synthetic", "value"] == pytest.approx(0.9)  # share of the OCS loss removed
     assert c.loc["C-synthetic-bbb", "value"] == pytest.approx(0.9995)
     assert c.loc["C-synthetic-bbb", "verdict"] == "holds" and c.loc["C-synthetic-bbb", "n"] == 5
     assert c.loc["C-synthetic-bbb", "power"] == pytest.approx(1.0)
