@@ -75,6 +75,13 @@ include: "rules/results.smk"
 # the config's cluster: section (partitions, GPU model, runtimes) as every rule's resources
 cluster_resources()
 
+# every job writes its exact CPU seconds beside its benchmark file (softmax_ood.cli.run_job)
+from softmax_ood.cli import BENCHMARKS_ENV
+
+os.environ[BENCHMARKS_ENV] = json.dumps(
+    {r.name: str(r.benchmark) for r in workflow.rules if r.benchmark}
+)
+
 
 # The command the user ran (with their --configfile) for the rebuild hints jobs print, and a
 # file a job notes them in (softmax_ood.errors); only the main process sets them, every job

@@ -33,8 +33,8 @@ rule results_latex:
         figures=RESULTS_FIGURES,
         code=code("workflow/scripts/results_section.py"),
     output:
+        section="results/results_section.tex",  # first: its outputs record is beside it
         fragments=[latex_path(p) for p in RESULTS_TABLES + RESULTS_FIGURES],
-        section="results/results_section.tex",
     log:
         "logs/results/latex.log",
     benchmark:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,7 +15,12 @@ import pandas as pd
 import pytest
 
 from softmax_ood.audit import AuditError, audit, main
-from softmax_ood.provenance import path_sha256, provenance_record, write_parquet
+from softmax_ood.provenance import (
+    path_sha256,
+    provenance_record,
+    write_outputs_record,
+    write_parquet,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "results/eval/digits/sgd/cnn/ce/seed0"
@@ -76,6 +82,11 @@ def _chain(root: Path) -> dict[str, str]:
     )
     write_parquet(pd.DataFrame({"fpr95": [0.1]}), table, prov)
     Path(table).with_suffix(".md").write_text("| fpr95 |\n")
+    # what run_job records at the end of the table job: every output it wrote
+    write_outputs_record(
+        [table, Path(table).with_suffix(".prov.json"), Path(table).with_suffix(".md")],
+        rule="logitnorm_table",
+    )
     return {"table": table, "runs": runs, "summary": f"{RUN}/summary.json", "model": MODEL}
 
 
@@ -143,6 +154,37 @@ def test_an_edited_sidecar_is_named(chain):
     side.write_text(json.dumps(rec))
     rc, out = _audit(f["table"])
     assert rc == 1 and "table1.prov.json does not match" in out
+
+
+def _flip_keep_mtime(path: Path) -> None:
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.mark.parametrize("suffix", [".md", ".parquet"])
+def test_a_damaged_output_is_named_by_its_jobs_outputs_record(chain, suffix):
+    """A leaf nothing reads (the markdown) or a table: its own bytes against what its job
+    wrote, with the mtime kept."""
+    root, f = chain
+    target = Path(f["table"]).with_suffix(suffix)
+    assert _audit(target)[0] == 0
+    _flip_keep_mtime(root / target)
+    rc, out = _audit(target)
+    assert rc == 1, out
+    assert f"DIFFERS  {target.as_posix()}" in out
+    assert "tables/table1.outputs.json" in out
+
+
+def test_the_outputs_record_itself_is_audited(chain):
+    root, f = chain
+    record = "results/logitnorm/digits/tables/table1.outputs.json"
+    assert _audit(record)[0] == 0
+    _flip_keep_mtime(root / Path(f["table"]).with_suffix(".md"))
+    rc, out = _audit(record)
+    assert rc == 1 and "table1.md" in out, out
 
 
 def test_markdown_is_audited_through_its_table(chain):

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from softmax_ood.provenance import path_sha256
+from softmax_ood.provenance import path_sha256, write_outputs_record
 from softmax_ood.stale import MARK_MTIME, find_stale, mark
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import SMOKE, snakemake  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 MODEL = "results/train/digits/sgd/cnn/ce/seed0/model.pt"
 SUMMARY = "results/eval/digits/sgd/cnn/ce/seed0/summary.json"
 DATA_FILE = "data/digits/id_test_x.npy"
@@ -100,6 +101,53 @@ def test_a_deleted_intermediate_marks_its_consumer(tmp_path):
     assert "is missing but recorded as an input in results/logitnorm/digits/runs.prov.json" in (
         found.sentence()
     )
+
+
+def _flip_keep_mtime(path: Path) -> None:
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_a_damaged_output_nothing_reads_is_marked(tmp_path):
+    """A leaf (a table's markdown) against its own job's outputs record, mtime kept: it is
+    marked itself, so Snakemake reruns the job that made it."""
+    root = _tree(tmp_path)
+    md = root / "results/logitnorm/digits/runs.md"
+    md.write_text("| a |\n| 0.5 |\n")
+    os.chdir(root)
+    try:
+        write_outputs_record(["results/logitnorm/digits/runs.parquet", str(md.relative_to(root))])
+    finally:
+        os.chdir(ROOT)
+    assert find_stale(root) == []
+    _flip_keep_mtime(md)
+    (found,) = find_stale(root)
+    assert found.path == "results/logitnorm/digits/runs.md" and found.marks == (found.path,)
+    assert found.sentence() == (
+        "results/logitnorm/digits/runs.md does not match the sha256 its job recorded in "
+        "results/logitnorm/digits/runs.outputs.json (changed with its modification time kept); "
+        "rebuilding it and everything made from it"
+    )
+    assert mark([found], root) == [found.path] and md.stat().st_mtime == MARK_MTIME
+
+
+def test_a_damaged_output_with_a_new_mtime_says_so(tmp_path):
+    root = _tree(tmp_path)
+    os.chdir(root)
+    try:
+        write_outputs_record(["results/logitnorm/digits/runs.parquet"])
+    finally:
+        os.chdir(ROOT)
+    table = root / "results/logitnorm/digits/runs.parquet"
+    table.write_bytes(b"tablX")
+    later = (root / "results/logitnorm/digits/runs.outputs.json").stat().st_mtime + 5
+    os.utime(table, (later, later))
+    (found,) = find_stale(root)
+    assert "(changed after the record was written)" in found.sentence()
+    assert "modification time kept" not in found.sentence()
 
 
 # --------------------------------------------------------------------------- end to end (slow)
