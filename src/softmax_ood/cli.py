@@ -174,6 +174,7 @@ def write_job_cpu(smk, startup: dict[str, float]) -> None:
         "children_s": round(end["children"], 4),
         "startup_s": round(startup["self"] + startup["children"], 4),
         "threads": getattr(smk, "threads", 1),
+        "torch_imported": "torch" in sys.modules,  # a job that neither trains nor evaluates: no
     }
     write_bytes_atomic(path, (json.dumps(rec, sort_keys=True, indent=1) + "\n").encode())
 
