@@ -156,7 +156,10 @@ def exact_cpu(work: Path) -> dict[str, dict]:
         r["jobs"] += 1
         r["cpu_s"] += float(rec.get("cpu_s", 0.0))
         r["startup_s"] += float(rec.get("startup_s", 0.0))
-        r["torch_jobs"] += bool(rec.get("torch_imported"))
+        if "torch_imported" in rec:  # records from before it was written: unknown
+            r["torch_jobs"] += bool(rec["torch_imported"])
+        else:
+            r["torch_unknown"] = r.get("torch_unknown", 0) + 1
     return dict(sorted(out.items(), key=lambda kv: -kv[1]["cpu_s"]))
 
 
@@ -209,10 +212,8 @@ def print_exact(work: Path, wall: float | None, cores: str) -> dict:
     print(f"exact CPU per rule (each job's own getrusage, self + children; {jobs} jobs):")
     print(f"  {'rule':<26} {'jobs':>5} {'CPU s':>9} {'start-up s':>11} {'torch':>6}")
     for name, r in rules.items():
-        print(
-            f"  {name:<26} {r['jobs']:5d} {r['cpu_s']:9.1f} {r['startup_s']:11.1f} "
-            f"{r['torch_jobs']:6d}"
-        )
+        torch = "?" if r.get("torch_unknown") else str(r["torch_jobs"])
+        print(f"  {name:<26} {r['jobs']:5d} {r['cpu_s']:9.1f} {r['startup_s']:11.1f} {torch:>6}")
     print(
         f"fixed cost: a job that does nothing costs {null:.2f} CPU s; x {jobs} jobs = "
         f"{null * jobs:.0f} s = {100 * null * jobs / cpu:.1f} % of {cpu:.0f} CPU s (goal <= 10 %); "
