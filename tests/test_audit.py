@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +20,9 @@ from softmax_ood.provenance import (
     write_outputs_record,
     write_parquet,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import flip_byte_keep_mtime  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "results/eval/digits/sgd/cnn/ce/seed0"
@@ -156,14 +158,6 @@ def test_an_edited_sidecar_is_named(chain):
     assert rc == 1 and "table1.prov.json does not match" in out
 
 
-def _flip_keep_mtime(path: Path) -> None:
-    st = path.stat()
-    data = bytearray(path.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    path.write_bytes(bytes(data))
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-
-
 @pytest.mark.parametrize("suffix", [".md", ".parquet"])
 def test_a_damaged_output_is_named_by_its_jobs_outputs_record(chain, suffix):
     """A leaf nothing reads (the markdown) or a table: its own bytes against what its job
@@ -171,7 +165,7 @@ def test_a_damaged_output_is_named_by_its_jobs_outputs_record(chain, suffix):
     root, f = chain
     target = Path(f["table"]).with_suffix(suffix)
     assert _audit(target)[0] == 0
-    _flip_keep_mtime(root / target)
+    flip_byte_keep_mtime(root / target)
     rc, out = _audit(target)
     assert rc == 1, out
     assert f"DIFFERS  {target.as_posix()}" in out
@@ -182,7 +176,7 @@ def test_the_outputs_record_itself_is_audited(chain):
     root, f = chain
     record = "results/logitnorm/digits/tables/table1.outputs.json"
     assert _audit(record)[0] == 0
-    _flip_keep_mtime(root / Path(f["table"]).with_suffix(".md"))
+    flip_byte_keep_mtime(root / Path(f["table"]).with_suffix(".md"))
     rc, out = _audit(record)
     assert rc == 1 and "table1.md" in out, out
 

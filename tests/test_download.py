@@ -295,31 +295,10 @@ def test_unsupported_archive_type(tmp_path):
 
 def test_a_server_that_dribbles_bytes_hits_the_overall_limit(tmp_path):
     """A byte every 0.1 s never trips the per-read timeout; the overall limit stops it."""
-    import http.server
-    import threading
     import time
 
-    class Dribble(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's name
-            self.send_response(200)
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            try:
-                for _ in range(1000):
-                    self.wfile.write(b"x")
-                    self.wfile.flush()
-                    time.sleep(0.1)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Dribble)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, url = _dribbling_server(0.1)
     dest = tmp_path / "slow.bin"
-    url = f"http://127.0.0.1:{server.server_address[1]}/slow.bin"
     start = time.monotonic()
     try:
         with pytest.raises(DownloadError, match=r"took longer than its overall limit of 1 s"):
@@ -376,7 +355,8 @@ def test_redirects_are_followed_to_http_only(tmp_path, location):
     assert not dest.exists() and not list(tmp_path.glob("*.part"))
 
 
-def _dribbling_server():
+def _dribbling_server(pause: float = 0.05):
+    """A local server that sends 1000 bytes, one per ``pause`` seconds; (server, url)."""
     import http.server
     import threading
     import time
@@ -390,7 +370,7 @@ def _dribbling_server():
                 for _ in range(1000):
                     self.wfile.write(b"x")
                     self.wfile.flush()
-                    time.sleep(0.05)
+                    time.sleep(pause)
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
