@@ -153,3 +153,34 @@ def test_left_locks_get_one_line_with_the_users_unlock_command(tmp_path):
     assert "snakemake --cores all --configfile config/smoke.yaml --unlock" in hint
     assert unlock_hint(locks, [*argv, "-n"]) is None
     assert unlock_hint(locks, [*argv, "--unlock"]) is None
+
+
+def test_the_configfile_hook_imports_nothing_of_the_library(tmp_path):
+    """Snakemake imports the hook (src/snakemake_logger_plugin_softmax_ood) before the
+    Snakefile, which must then import its own checkout's library, not the installed one."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("a: [1,\nb: 2\n")
+    code = (
+        "import sys; from snakemake_logger_plugin_softmax_ood import configfile_problem as p; "
+        f"print(p({str(bad)!r})); print(p({str(tmp_path / 'none.yaml')!r})); "
+        "print(any(m.split('.')[0] == 'softmax_ood' for m in sys.modules))"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": src},
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert (
+        lines[0]
+        == f"config file {bad} (--configfile) line 3: expected ',' or ']', but got '<stream end>'"
+    )
+    assert lines[1] == f"config file {tmp_path / 'none.yaml'} (--configfile): no such file"
+    assert lines[2] == "False"

@@ -8,7 +8,8 @@ of ours it runs that early is a plugin: it imports every ``snakemake_logger_plug
 on ``sys.path`` while it builds its argument parser. This package is one (found because the
 checkout's ``src`` is on ``sys.path``: ``workflow/setup.sh`` installs it editable; the tests put
 it on ``PYTHONPATH``). Importing it wraps ``snakemake.settings.types.load_configfile`` (used for
-``--configfile`` only) with :func:`softmax_ood.config.checked_configfile`, and Snakemake prints
+``--configfile`` only) with the checks of :func:`softmax_ood.config.checked_configfile` (it
+imports nothing of the library: the Snakefile imports its own checkout's), and Snakemake prints
 the sentence as ``Error: <sentence>``; its log handler is a
 valid, unused one (``--logger softmax-ood`` just prints plain records).
 """
@@ -46,17 +47,23 @@ def configfile_problem(path, argv=()) -> str | None:
                 sentence += f"; the workflow's file is {os.path.relpath(home / path, where)}"
             sentence += ")"
         return sentence
-    from softmax_ood.config import checked_configfile
-    from softmax_ood.errors import ConfigError
+    # the same sentences as softmax_ood.config.checked_configfile, without importing the
+    # library here: the Snakefile must import its own checkout's copy, not the installed one
+    import yaml
 
+    name = f"config file {path} (--configfile)"
     try:
-        checked_configfile(path)
-    except ConfigError as err:
-        return (
-            str(err)
-            .replace("config error: ", "config file ", 1)
-            .replace(f"config file {path}", f"config file {path} (--configfile)", 1)
-        )
+        text = path.read_text()
+    except OSError as err:
+        return f"{name}: cannot be read ({err.strerror})"
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        return f"{name}{where}: {getattr(err, 'problem', None) or 'not valid YAML'}"
+    if not isinstance(data, dict):
+        return f"{name} is empty or not a YAML mapping of keys"
     return None
 
 
