@@ -241,3 +241,15 @@ def test_audit_of_a_smoke_run_and_of_a_tampered_copy(smoke_runs, tmp_path):
     assert proc.returncode == 1, proc.stdout[-3000:]
     rel = victim.relative_to(copy).as_posix()
     assert f"DIFFERS  {rel}" in proc.stdout
+
+
+def test_the_file_itself_is_not_listed_among_its_inputs(chain):
+    """The results page lists a node's checks as its inputs: the outputs-record check of the
+    file itself is kept apart."""
+    from softmax_ood.audit import Auditor
+
+    root, f = chain
+    node = Auditor(root).node(f["table"])
+    assert node.written is not None and node.written.ok
+    assert f["table"] not in [c.path for c in node.checks]
+    assert [c.name for c in node.checks] == ["runs"]

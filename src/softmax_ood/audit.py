@@ -88,6 +88,7 @@ class Node:
     notes: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     code_checks: list[Check] = field(default_factory=list)  # library modules (Snakemake's)
+    written: Check | None = None  # the file itself against its job's outputs record
     problems: list[str] = field(default_factory=list)  # differences not tied to one input
     children: list[str] = field(default_factory=list)
 
@@ -198,9 +199,8 @@ class Auditor:
         meta = self.snakemake_meta(rel)
         found = False
         written = self.output_record(rel)
-        if written is not None:  # the file itself, as its job wrote it
-            self._add(node, "output", rel, written[1], written[0], child=False)
-            node.notes.append(f"written by its job as recorded in {written[0]}")
+        if written is not None:  # the file itself, as its job wrote it (not one of its inputs)
+            node.written = Check("output", rel, written[1], written[0], self.sha(rel))
         if path.name.endswith(OUTPUTS_SUFFIX):  # the record: every file it names
             node.notes.append("the outputs record of the job that wrote these files")
             try:
@@ -430,6 +430,18 @@ class Auditor:
             print(f"{pad}{'  '.join(info)}", file=out)
         for note in node.notes:
             print(f"{pad}{note}", file=out)
+        if node.written is not None:
+            w = node.written
+            self.n_checked += 1
+            status = "ok     " if w.ok else ("MISSING" if w.actual is None else "DIFFERS")
+            line = (
+                f"{pad}{status}  {rel}  sha256 {w.sha256[:SHORT]} as its job wrote it ({w.source})"
+            )
+            if not w.ok:
+                now = "no such file" if w.actual is None else f"on disk {w.actual[:SHORT]}"
+                line += f", {now}"
+                self._differs(f"{rel}: its job wrote sha256 {w.sha256[:SHORT]} ({w.source}), {now}")
+            print(line, file=out)
         bad_code = [c for c in node.code_checks if not c.ok]
         if node.code_checks and not bad_code:
             n = len(node.code_checks)
@@ -477,7 +489,7 @@ def audit(path: str | Path, root: str | Path | None = None, out=None) -> int:
     auditor = Auditor(base)
     rel = auditor.rel(path.resolve())
     first = auditor.node(rel)
-    if not (first.checks or first.children or first.rule or first.problems):
+    if not (first.checks or first.children or first.rule or first.problems or first.written):
         raise AuditError(
             f"nothing is recorded about {rel}: it has no provenance record, no .prov.json "
             f"sidecar and no Snakemake metadata under {base}"
