@@ -31,6 +31,8 @@ rule results_latex:
     input:
         tables=RESULTS_TABLES,
         figures=RESULTS_FIGURES,
+        claims="results/claims_all.parquet",
+        paper=[s.paper_values for s in RESULTS_STUDIES if s.paper_values],
         code=code("workflow/scripts/results_section.py"),
     output:
         section="results/results_section.tex",  # first: its outputs record is beside it
@@ -74,6 +76,7 @@ rule results_report:
         claims="results/claims_all.parquet",
         audit="results/audit.json",
         section="results/results_section.tex",
+        paper=[s.paper_values for s in RESULTS_STUDIES if s.paper_values],
         tables=RESULTS_TABLES,
         figures=RESULTS_FIGURES,
         code=code("workflow/scripts/render_report.py")

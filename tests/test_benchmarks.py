@@ -141,29 +141,35 @@ def test_every_rule_writes_a_benchmark_file_named_after_it():
             )
 
 
-def test_readme_benchmark_block_is_the_recorded_measurement():
-    """The README's whole-default times are the workflow benchmark's output (its committed
-    record rendered), never retyped: regenerate with ``bench_workflow.py --record --readme``."""
+def test_doc_benchmark_block_is_the_recorded_measurement():
+    """The benchmarks page's whole-default times are the workflow benchmark's output (its
+    committed record rendered), never retyped: regenerate with
+    ``bench_workflow.py --record --doc`` (or ``--doc`` alone from the committed record)."""
     import json
 
     sys.path.insert(0, str(ROOT / "workflow/bench"))
-    from bench_workflow import README_BEGIN, README_END, RECORD, render_readme_block
+    from bench_workflow import DOC_BEGIN, DOC_END, DOC_PAGE, RECORD, render_doc_block
 
-    readme = (ROOT / "README.md").read_text()
-    block = readme[readme.index(README_BEGIN) : readme.index(README_END) + len(README_END)]
+    page = DOC_PAGE.read_text()
+    assert page.count(DOC_BEGIN) == 1 and page.count(DOC_END) == 1, DOC_PAGE
+    block = page[page.index(DOC_BEGIN) : page.index(DOC_END) + len(DOC_END)]
     rec = json.loads(RECORD.read_text())
-    assert block == render_readme_block(rec)
+    assert block == render_doc_block(rec)
     assert set(rec) >= {"commit", "machine", "yardstick_s", "scratch_s", "noop_s", "rules"}
     assert rec["rules"] and all(r["cpu_s"] >= 0 for r in rec["rules"].values())
 
 
-def test_readme_benchmark_block_changes_with_the_record():
-    """The check above can fail: another measurement renders another block."""
+def test_doc_benchmark_block_changes_with_the_record():
+    """The check above can fail: another measurement renders another block, and rewriting the
+    page's block puts exactly that rendering between the markers."""
     import json
 
     sys.path.insert(0, str(ROOT / "workflow/bench"))
-    from bench_workflow import RECORD, render_readme_block
+    from bench_workflow import DOC_PAGE, RECORD, page_with_block, render_doc_block
 
     rec = json.loads(RECORD.read_text())
     other = dict(rec, scratch_s=rec["scratch_s"] + 1.0)
-    assert render_readme_block(other) != render_readme_block(rec)
+    assert render_doc_block(other) != render_doc_block(rec)
+    page = DOC_PAGE.read_text()
+    rewritten = page_with_block(page, render_doc_block(other))
+    assert rewritten != page and render_doc_block(other) in rewritten

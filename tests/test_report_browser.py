@@ -71,6 +71,49 @@ def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+#: a proxy on a closed loopback port (the discard port): any request that does leave fails at once
+CLOSED_PROXY = "127.0.0.1:9"
+_LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome:", "chrome-extension:")
+
+
+def outside_requests(page: Path, workdir: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    """Every URL the page itself asked for beyond the local file system, from Chromium's own
+    network log (``--log-net-log``): requests whose network isolation key is the page's
+    ``file://`` origin and whose URL is not ``file:``/``data:``/``blob:``. The browser runs
+    offline (no DNS, every request through a proxy on a closed loopback port, background
+    networking off), so a request is recorded but nothing leaves the machine. The browser's
+    own background traffic (update checks, account probes) has another isolation key and is
+    not counted: it is not the page's."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    log = workdir / f"{page.stem}.netlog.json"
+    proc = _chromium(
+        f"--proxy-server={CLOSED_PROXY}",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-default-apps",
+        f"--log-net-log={log}",
+        f"--window-size={WIDTH},1000",
+        *extra,
+        "--dump-dom",
+        page.as_uri(),
+        profile=workdir / "chromium-profile-net",
+    )
+    assert "</body>" in proc.stdout, f"chromium did not load {page}:\n{proc.stderr[-3000:]}"
+    net = json.loads(log.read_text())
+    start = net["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    urls = []
+    for e in net["events"]:
+        p = e.get("params") or {}
+        if e["type"] != start or "url" not in p:
+            continue
+        if not str(p.get("network_isolation_key", "")).startswith("file://"):
+            continue  # the browser's own traffic, not the page's
+        if not p["url"].startswith(_LOCAL_SCHEMES):
+            urls.append(p["url"])
+    return sorted(set(urls))
+
+
 def open_in_chromium(page: Path, workdir: Path) -> tuple[dict, Path]:
     """The probe's record of ``page`` (images, code elements, height) and a full-page
     screenshot ``workdir/<page stem>.png``."""
@@ -184,3 +227,26 @@ def test_every_report_renders_in_chromium(smoke_runs, tmp_path):
         record, shot = open_in_chromium(page, tmp_path)
         _check_page(record, shot, _figures_in(page.with_suffix(".ipynb")), page.name)
         print(f"{page.name}: {len(record['images'])} figures, screenshot {shot}", file=sys.stderr)
+
+
+@needs_chromium
+def test_a_report_makes_no_outside_request_and_the_check_sees_one(tmp_path):
+    """The shared renderer's page asks the network for nothing (no require.js, MathJax or font
+    from a CDN); the control, the same page with one external script and one stylesheet,
+    shows exactly those two in the log: the check can fail."""
+    page = _tiny_report(tmp_path)
+    assert outside_requests(page, tmp_path / "net") == []
+    text = page.read_text()
+    bad = page.with_name("with_cdn.html")
+    bad.write_text(
+        text.replace(
+            "</head>",
+            '<script src="https://cdn.example.org/lib.js"></script>'
+            '<link rel="stylesheet" href="http://fonts.example.org/f.css"></head>',
+            1,
+        )
+    )
+    assert outside_requests(bad, tmp_path / "net-bad") == [
+        "http://fonts.example.org/f.css",
+        "https://cdn.example.org/lib.js",
+    ]

@@ -20,7 +20,13 @@ from softmax_ood.analysis.claims import KINDS
 from softmax_ood.studies.registry import STUDIES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_report_browser import CHROMIUM, WIDTH, _chromium, _not_blank  # noqa: E402
+from test_report_browser import (  # noqa: E402
+    CHROMIUM,
+    WIDTH,
+    _chromium,
+    _not_blank,
+    outside_requests,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -91,6 +97,11 @@ def test_the_results_section_compiles_with_pdflatex(smoke_runs, tmp_path):
         )
         assert proc.returncode == 0, proc.stdout[-3000:]
     assert (work / "results_section.pdf").stat().st_size > 10_000
+    log = (work / "results_section.log").read_text(errors="replace")
+    overfull = re.findall(r"Overfull \\hbox.*", log)
+    assert not overfull, overfull  # every table fits the text width
+    tex = (work / "results_section.tex").read_text()
+    assert tex.index("Headline claims") < tex.index(r"\section{")  # the headline table first
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
@@ -146,3 +157,25 @@ def _col(text: str, name: str) -> int:
     table = text[text.index('class="rs sortable"') :]
     head = table[: table.index("</thead>")]
     return re.findall(r'data-col="([^"]+)"', head).index(name)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_no_page_asks_the_network_for_anything(smoke_runs, tmp_path):
+    """The results page and every study's report (the same shared renderer) open with zero
+    requests beyond the local files (Chromium's net log; see outside_requests)."""
+    pages = sorted((smoke_runs[0] / "reports").glob("*.html"))
+    assert {p.stem for p in pages} >= {"results", "logitnorm", "seddik"}, pages
+    for page in pages:
+        assert outside_requests(page, tmp_path / page.stem) == [], page.name
+
+
+def test_the_page_opens_with_the_headline_claims(smoke_runs):
+    text = (smoke_runs[0] / "reports/results.html").read_text()
+    head = text.index('<h2 id="headline">')
+    first = min(text.index(f'<h2 id="{s}">') for s in STUDIES if f'<h2 id="{s}">' in text)
+    assert head < first
+    table = text[head:first]
+    for s in STUDIES:  # every paper has a row, and each row links down to its details
+        assert f'href="#claim-{s}-' in table or f'href="#{s}"' in table, s
+    for href in re.findall(r'href="#(claim-[^"]+)"', table):
+        assert f'id="{href}"' in text, href

@@ -59,7 +59,7 @@ def test_latex_escape_and_paths():
 def test_table_latex_merges_mean_and_std_and_uses_booktabs():
     df = pd.DataFrame({"row": ["x_1"], "fpr95_mean": [12.345], "fpr95_std": [1.5], "n_seeds": [5]})
     tex = table_latex(df, "Table 1: FPR95 (%)")
-    assert r"\toprule" in tex and r"\bottomrule" in tex and r"\begin{longtable}{lrr}" in tex
+    assert r"\toprule" in tex and r"\bottomrule" in tex and r"\rsfit{\begin{tabular}{lrr}" in tex
     assert r"x\_1 & 12.35 $\pm$ 1.5 & 5 \\" in tex
     assert r"\caption{Table 1: FPR95 (\%)}" in tex
 
@@ -113,12 +113,12 @@ def test_page_says_a_failed_premise_first_and_lists_every_claim(tmp_path):
     claims = collect_claims({"a": _claims("A", premise_ok=False), "b": _claims("B")})
     studies = [StudyOutputs("a", "Paper A"), StudyOutputs("b", "Paper B")]
     html = page_html(studies, claims, {})
-    a_part = html[html.index("Paper A") : html.index("Paper B")]
+    a_part = html[html.index('<h2 id="a">') : html.index('<h2 id="b">')]
     assert "read &quot;cannot test here&quot; (C1)" in a_part  # the claims that rest on it
     assert "Premise not met here" in a_part and a_part.index("Premise not met") < a_part.index(
         "Claims"
     )
-    assert "All 1 premises hold" in html[html.index("Paper B") :]
+    assert "All 1 premises hold" in html[html.index('<h2 id="b">') :]
     table = html[html.index('class="rs sortable"') :]
     assert len(re.findall(r"<tr>", table)) == 1 + len(claims)  # header + one row per claim
     assert "sortBy" in html and "http" not in html.split("<script>")[1]  # no network
@@ -148,8 +148,9 @@ def test_the_papers_printed_values_stand_beside_our_table(tmp_path):
         paper_values=str(tmp_path / "paper.csv"),
     )
     html = page_html([s], collect_claims({"a": _claims("A")}), {})
-    beside = html[html.index("<b>Ours</b>") :]
-    assert "The paper's printed values" in beside and "28.64" in beside and "30.00 ± 2" in beside
+    beside = html[html.index('class="rs rs-beside"') :]
+    beside = beside[: beside.index("</table>")]
+    assert "<td>30.00 ± 2 (paper 28.64; Δ +1.36)</td>" in beside  # one cell, ours then theirs
     assert ">x<" not in beside  # only this table's printed rows
 
 
@@ -173,3 +174,231 @@ def test_every_claim_row_links_to_its_provenance():
     html = page_html([s], claims, audit)
     table = html[html.index('class="rs sortable"') :]
     assert table.count('href="../results/a/d/claims.prov.json"') == len(claims)
+
+
+# -- the headline, departures, paper values beside ours, offline page, LaTeX that fits (issue 31)
+from softmax_ood.analysis.claims import ClaimSpec as _Spec  # noqa: E402
+from softmax_ood.results_section import (  # noqa: E402
+    claim_interval,
+    departure_records,
+    headline_frame,
+    headline_ids,
+    headline_paragraph,
+    premises_of,
+    study_table_latex,
+    verdict_label,
+)
+
+
+class FakeStudy:
+    """A study module as the results section sees it, with the optional hooks of issue 31."""
+
+    TITLE = "Fake et al. 2099, A Paper With A Deliberately Long Title That Must Still Fit_On_A_Page"
+    HEADLINE = ("C1",)
+
+    @staticmethod
+    def targets(config):
+        return ["results/a/d/tables/wide.parquet", "results/a/d/claims.parquet"]
+
+    @staticmethod
+    def claim_specs(config):
+        return [
+            _Spec("P1", "fitted", "ratio", 0.5, "<", kind="premise"),
+            _Spec("C1", "lowers FPR", "diff", requires=("P1",), effect=10.0),
+            _Spec("S1", "linear", "slope", 0.9, kind="sanity"),
+        ]
+
+    @staticmethod
+    def departures(config):
+        from dataclasses import dataclass
+
+        @dataclass(frozen=True)
+        class Departure:  # the pinned fields (INTERFACES §2)
+            setting: str
+            paper: str
+            section: str
+            ours: str
+            why: str
+            claims: tuple = ()
+            scale: str = "all"
+
+        return [
+            Departure(
+                "recipes.paper-sgd.milestones_and_a_very_long_setting_name_without_spaces",
+                "100/150 of 200 epochs",
+                "App. B.2",
+                "30/45 of 60 epochs",
+                "CPU budget; the same schedule shape " * 6,
+                ("C1",),
+                "default",
+            ),
+            Departure("data.dataset", "CIFAR-10", "Sec. 4", "digits", "offline data"),
+        ]
+
+
+def _fake_outputs(tmp_path, premise_ok=True):
+    from softmax_ood.results_section import study_outputs
+
+    (s,) = study_outputs({"a": FakeStudy}, {})
+    claims = collect_claims({"a": _claims("Fake", premise_ok=premise_ok)})
+    return s, claims
+
+
+def test_headline_ids_take_the_study_patterns_or_the_claim_named_headline():
+    specs = FakeStudy.claim_specs({})
+    assert headline_ids(specs, ("C*", "P1")) == ["C1"]  # premises are never headline claims
+    assert headline_ids(specs, None) == []
+    assert headline_ids([*specs, _Spec("headline", "h", "x", all_of=("C1",))], None) == ["headline"]
+    assert premises_of([*specs, _Spec("H", "h", "x", all_of=("C1",))], "H") == ["P1"]
+
+
+def test_a_fake_studys_hooks_reach_its_outputs(tmp_path):
+    s, _ = _fake_outputs(tmp_path)
+    assert s.headline == ["C1"] and s.requires == {"C1": ["P1"]}
+    assert [d["setting"] for d in s.departures][1] == "data.dataset"
+    assert s.departures[0]["claims"] == "C1" and s.departures[0]["scale"] == "default"
+    legacy = departure_records([{"where": "Eq. 1", "printed": "a", "used": "b", "reason": "c"}])
+    assert legacy[0]["section"] == "Eq. 1" and legacy[0]["ours"] == "b" and legacy[0]["why"] == "c"
+
+
+def test_the_headline_row_states_paper_ours_interval_verdict_regime_and_departures(tmp_path):
+    s, claims = _fake_outputs(tmp_path)
+    (row,) = headline_frame([s], claims).to_dict("records")
+    assert row["paper's number"] == "paper 10; claim > 0"  # threshold + the paper's effect
+    # samples 4, 5, 6: mean 5, sd 1, n 3 -> 90 % interval 5 ± t(0.95, 2) / sqrt(3)
+    half = 2.919986 / 3**0.5
+    assert row["ours"] == f"5 [{5 - half:.4g}, {5 + half:.4g}] (90 % CI, n = 3)"
+    assert row["label"] == "holds" and row["regime met"] == "yes: all 1 premises hold"
+    assert row["departures"] == "2 (1 on this claim)" and row["details"] == "#claim-a-C1"
+    text = headline_paragraph(s, headline_frame([s], claims), claims)
+    assert "The paper claims: lowers FPR" in text and "it holds" in text
+    _, bad = _fake_outputs(tmp_path, premise_ok=False)
+    (row,) = headline_frame([s], bad).to_dict("records")
+    assert row["label"] == "cannot test" and row["regime met"].startswith("no: P1")
+    assert "not reached here" in headline_paragraph(s, headline_frame([s], bad), bad)
+
+
+def test_verdict_labels_read_the_newer_engines_columns():
+    assert verdict_label({"verdict": "does not hold (the opposite is significant, p = 0.01)"}) == (
+        "opposite significant"
+    )
+    newer = {
+        "verdict": "cannot test as the paper's claim (premise P does not hold) — here the "
+        "opposite is significant (p = 0.004)",
+        "observed": "opposite",
+        "p_opposite": 0.004,
+        "alpha": 0.05,
+    }
+    assert verdict_label(newer) == "opposite significant"
+    assert verdict_label({"verdict": "not established (interval [1, 3] straddles the bar)"}) == (
+        "not established"
+    )
+    assert claim_interval({"ci_low": 1.0, "ci_high": 2.0, "value": 1.5}) == (1.0, 2.0)
+    assert claim_interval({"value": 0.5, "n": 1, "p_value": 0.1, "alpha": 0.05}) != (0.5, 0.5)
+
+
+def test_the_page_opens_with_the_headline_and_shows_departures_beside_claims(tmp_path):
+    s, claims = _fake_outputs(tmp_path)
+    s.tables = []
+    html = page_html([s], claims, {})
+    first = html.index('<h2 id="headline">')
+    assert first < html.index('<h2 id="a">') < html.index('id="claim-a-C1"')
+    assert 'href="#claim-a-C1"' in html[first : html.index('<h2 id="a">')]
+    section = html[html.index('<h2 id="a">') :]
+    assert "Departures from the paper (2)" in section and "App. B.2" in section
+    c1 = section[section.index('id="claim-a-C1"') :]
+    assert c1[: c1.index("</tr>")].endswith(
+        "<td>recipes.paper-sgd.milestones_and_a_very_long_setting_name_without_spaces</td>"
+    )
+
+
+def _wide(tmp_path):
+    t = tmp_path / "results/a/d/tables/wide.parquet"
+    t.parent.mkdir(parents=True)
+    cols = {"row": [f"set_{i}" for i in range(55)], "loss": ["logitnorm-tau0.04"] * 55}
+    for m in ("fpr95", "auroc", "aupr", "accuracy", "ece", "norm_id", "norm_ood", "extra"):
+        cols[f"{m}_mean"] = np.linspace(1, 99, 55)
+        cols[f"{m}_std"] = np.linspace(0.1, 3, 55)
+    cols["comment"] = ["a long free-text comment that needs a paragraph column " * 2] * 55
+    pd.DataFrame(cols).to_parquet(t)
+    return t
+
+
+@pytest.mark.skipif(
+    __import__("shutil").which("pdflatex") is None,
+    reason="no pdflatex (workflow/setup.sh installs Debian's texlive)",
+)
+def test_the_latex_section_fits_the_page_with_no_overfull_box(tmp_path):
+    import subprocess
+
+    s, claims = _fake_outputs(tmp_path)
+    t = _wide(tmp_path)
+    s.tables = ["results/a/d/tables/wide.parquet"]
+    out = tmp_path / "results/a/d/latex/wide.tex"
+    out.parent.mkdir(parents=True)
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        out.write_text(study_table_latex(s, "results/a/d/tables/wide.parquet"))
+    finally:
+        os.chdir(cwd)
+    assert t.is_file()
+    tex = section_tex([s], claims=claims)
+    assert tex.index("Headline claims") < tex.index(r"\section{Fake")
+    (tmp_path / "results/results_section.tex").write_text(tex)
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "results_section.tex"],
+        cwd=tmp_path / "results",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    log = (tmp_path / "results/results_section.log").read_text(errors="replace")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert log.count("Overfull \\hbox") == 0, re.findall(r"Overfull \\hbox.*", log)
+    assert "(continued)" in out.read_text()  # 55 rows: two parts
+
+
+def test_the_same_check_sees_an_overfull_box(tmp_path):
+    """The control: a bare wide tabular overflows, and the log says so (the count can fail)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("no pdflatex")
+    wide = " & ".join(["a very wide column"] * 12)
+    (tmp_path / "x.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\begin{tabular}{"
+        + "l" * 12
+        + "}"
+        + wide
+        + "\\end{tabular}\\end{document}\n"
+    )
+    subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "x.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+    assert (tmp_path / "x.log").read_text(errors="replace").count("Overfull \\hbox") == 1
+
+
+def test_a_headline_tested_in_many_settings_is_counted_not_recited(tmp_path):
+    s, claims = _fake_outputs(tmp_path)
+    many = pd.concat(
+        [claims]
+        + [claims[claims["claim_id"] == "C1"].assign(claim_id=f"C1:{i}") for i in range(4)],
+        ignore_index=True,
+    )
+    s.headline = ["C1", *(f"C1:{i}" for i in range(4))]
+    (row,) = headline_frame([s], many).to_dict("records")  # one row counting the verdicts
+    assert row["verdict"] == "5 holds" and row["regime met"] == "in 5 of 5 settings"
+    assert row["claim"].startswith("C1 ... (5 settings)") and row["details"] == "#claims-a"
+    assert row["ours"] == "5 values from 5 to 5"
+    text = headline_paragraph(s, headline_frame([s], many), many)
+    assert "tested in 5 settings" in text and "5 holds" in text and "hold in 5 of 5" in text
+    s.tables = []
+    html = page_html([s], many, {})
+    assert 'href="#claims-a"' in html and 'id="claims-a"' in html

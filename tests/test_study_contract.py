@@ -40,7 +40,9 @@ def test_the_study_satisfies_the_protocol(name):
     assert study.NAME == name and Path(study.RULES).is_file() and Path(study.SCHEMA).is_file()
     hooks = {"check", "loss_variants", "runs", "targets", "claim_specs", *OPTIONAL_HOOKS}
     for hook in hooks & set(vars(study)):
-        if hook.isupper():  # a data hook: a file of the study
+        if hook == "HEADLINE":  # claim ids or patterns, matching at least one claim
+            assert getattr(study, hook) and all(isinstance(h, str) for h in study.HEADLINE)
+        elif hook.isupper():  # a data hook: a file of the study
             assert Path(getattr(study, hook)).is_file(), f"{name}.{hook} names no file"
         else:
             assert callable(getattr(study, hook)), f"{name}.{hook} is not callable"
@@ -146,3 +148,17 @@ def test_every_output_of_the_smoke_run_carries_what_a_reader_needs(name, smoke_r
     report = (run / next(t for t in targets if t.endswith(".html"))).read_text()
     missing = [c for c in claims["claim_id"] if c not in report]
     assert not missing, f"reports/{name}.html does not name the claims {missing}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_headline_names_claims_of_the_default(name, config):
+    """The results page opens with each study's HEADLINE: the patterns match claims (kind
+    "claim") of the default config, and every premise they rest on is a premise of the study."""
+    from softmax_ood.results_section import headline_ids, premises_of
+
+    study = load_study(name)
+    specs = study.claim_specs(config)
+    ids = headline_ids(specs, getattr(study, "HEADLINE", None))
+    assert ids, f"{name}: HEADLINE matches no claim"
+    premises = {s.id for s in specs if s.kind == "premise"}
+    assert all(set(premises_of(specs, i)) <= premises for i in ids)

@@ -13,8 +13,10 @@ render HTML without code.
    injected parameters cell (a random id) gets the id ``injected-parameters``; the language
    info keeps only the language name (no interpreter version). An output that shows an object's
    memory address (``<... at 0x7f...>``, different on every run) is an error naming the cell.
-3. **Render** HTML with nbconvert's ``lab`` template and no code: every input cell and every
-   prompt is hidden (a code cell without output leaves no trace), the outputs and the markdown
+3. **Render** HTML with nbconvert's ``lab`` template and no code, self-contained: no script,
+   style, font or image is fetched from the network (the template's CDN scripts -- require.js,
+   MathJax, mermaid -- are left out; styles are inlined, figures are ``data:`` URIs). Every
+   input cell and every prompt is hidden (a code cell without output leaves no trace), the outputs and the markdown
    stay; an image's ``alt`` metadata (``Image(..., alt=...)``) becomes its alternative text.
    Cells tagged ``remove-cell`` are left out of the HTML, cells tagged ``remove-output`` keep
    no output (the Jupyter Book tags). The page title is the notebook's first ``# `` heading.
@@ -184,8 +186,16 @@ def _title(nb, default: str) -> str:
 
 
 #: nbconvert's lab template, with an image's ``alt`` metadata (``Image(..., alt=caption)``) as
-#: the ``<img>``'s alternative text (the lab template drops it)
+#: the ``<img>``'s alternative text (the lab template drops it), and nothing from the network:
+#: the lab template's ``<script src>`` of require.js, MathJax and mermaid (public CDNs) are left
+#: out -- the reports have no widget, no math and no diagram, their CSS is inlined by nbconvert,
+#: their figures are ``data:`` URIs and their own scripts are inline -- so a page opens offline
+#: and tells no third party that it was opened
 _TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {% block data_png scoped %}
 {%- set alt = output | get_metadata('alt', 'image/png') -%}
 {%- if alt %}{{ super() | replace('<img ', '<img alt="' ~ (alt | escape_html) ~ '" ', 1) }}

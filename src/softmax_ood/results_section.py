@@ -31,14 +31,26 @@ import pandas as pd
 
 __all__ = [
     "CLAIM_COLUMNS",
+    "DEPARTURE_COLUMNS",
+    "OPTIONAL_CLAIM_COLUMNS",
+    "claim_interval",
+    "departure_records",
+    "headline_frame",
+    "headline_ids",
+    "headline_paragraph",
+    "premises_of",
+    "side_by_side_cells",
+    "study_departures",
     "StudyOutputs",
     "audit_records",
     "collect_claims",
     "figure_pdf",
     "latex_escape",
     "latex_path",
+    "headline_tex",
     "section_tex",
     "study_outputs",
+    "study_table_latex",
     "table_latex",
 ]
 
@@ -59,12 +71,32 @@ CLAIM_COLUMNS = [
     "verdict",
     "holds",
     "supports",
+    "effect",
+    "detail",
+]
+#: columns a newer claims engine adds (used on the page where present, NaN/empty otherwise):
+#: the observed direction and the opposite one-sided p, which data selected the row's settings
+#: and which confirm it, and the study's own interval of the statistic
+OPTIONAL_CLAIM_COLUMNS = [
+    "observed",
+    "p_opposite",
+    "selection",
+    "confirmation",
+    "ci_low",
+    "ci_high",
 ]
 
 
 @dataclass
 class StudyOutputs:
-    """What one study puts on the results page (paths relative to the workflow folder)."""
+    """What one study puts on the results page (paths relative to the workflow folder).
+
+    ``headline``: the ids of its headline claims (the study's optional ``HEADLINE``, id patterns
+    matched against its claim ids; without it every claim of kind ``claim`` named ``headline``,
+    else none); ``requires``: each headline claim's premises (through ``all_of`` parts too);
+    ``departures``: its declared departures from the paper as records of the columns
+    :data:`DEPARTURE_COLUMNS`; ``paper_names``: how its tables' names map to the paper's
+    printed ones (the optional ``paper_names(config)`` hook, see :func:`side_by_side_cells`)."""
 
     name: str
     title: str
@@ -73,13 +105,21 @@ class StudyOutputs:
     claims: str | None = None
     report: str | None = None
     paper_values: str | None = None
+    headline: list[str] = field(default_factory=list)
+    requires: dict[str, list[str]] = field(default_factory=dict)
+    departures: list[dict] = field(default_factory=list)
+    paper_names: dict = field(default_factory=dict)
 
 
 def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutputs]:
-    """Each study's tables, figures, claims and report, read from its ``targets(config)``."""
+    """Each study's tables, figures, claims and report, read from its ``targets(config)``, with
+    its headline claims, their premises, its departures and its paper-name mapping."""
     out = []
     for name, study in studies.items():
         targets = list(study.targets(config))
+        specs = list(study.claim_specs(config)) if hasattr(study, "claim_specs") else []
+        headline = headline_ids(specs, getattr(study, "HEADLINE", None))
+        names = getattr(study, "paper_names", None)
         out.append(
             StudyOutputs(
                 name=name,
@@ -89,9 +129,103 @@ def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutp
                 claims=next((t for t in targets if t.endswith("claims.parquet")), None),
                 report=next((t for t in targets if t.endswith(".html")), None),
                 paper_values=_paper_values_path(study),
+                headline=headline,
+                requires={h: premises_of(specs, h) for h in headline},
+                departures=study_departures(study, config),
+                paper_names=dict(names(config)) if callable(names) else {},
             )
         )
     return out
+
+
+def headline_ids(specs: Sequence, patterns: Sequence[str] | None) -> list[str]:
+    """The ids of ``specs`` (ClaimSpecs) matching ``patterns`` (``fnmatch`` patterns, in the
+    patterns' order, each id once); without patterns the claim named ``headline`` if any."""
+    from fnmatch import fnmatchcase
+
+    ids = [s.id for s in specs if s.kind == "claim"]
+    if patterns is None:
+        return [i for i in ids if i == "headline"]
+    out = []
+    for pat in patterns:
+        out += [i for i in ids if fnmatchcase(i, pat) and i not in out]
+    return out
+
+
+def premises_of(specs: Sequence, cid: str) -> list[str]:
+    """The premises claim ``cid`` rests on: its ``requires`` and those of its ``all_of`` parts
+    (recursively), each once, in order."""
+    by_id = {s.id: s for s in specs}
+    out: list[str] = []
+
+    def visit(i, seen=()):
+        s = by_id.get(i)
+        if s is None or i in seen:
+            return
+        for r in s.requires:
+            if by_id.get(r) is not None and by_id[r].kind == "premise":
+                if r not in out:
+                    out.append(r)
+            else:
+                visit(r, (*seen, i))
+        for part in s.all_of:
+            visit(part, (*seen, i))
+
+    visit(cid)
+    return out
+
+
+#: a departure's fields (INTERFACES §2, ``analysis.departures.departures_frame``)
+DEPARTURE_COLUMNS = ["setting", "paper", "section", "ours", "why", "claims", "scale"]
+#: an older study's departure records (Seddik's ``where/printed/used/reason/kind``) -> the fields
+_LEGACY_DEPARTURE = {"where": "section", "printed": "paper", "used": "ours", "reason": "why"}
+
+
+def departure_records(deps) -> list[dict]:
+    """Departures (``Departure`` dataclasses, dicts with the :data:`DEPARTURE_COLUMNS`, older
+    ``where/printed/used/reason`` dicts, or a frame) as plain records of those columns, with
+    ``claims`` ``", "``-joined."""
+    import dataclasses
+
+    if isinstance(deps, pd.DataFrame):
+        deps = deps.to_dict("records")
+    out = []
+    for d in deps or []:
+        if dataclasses.is_dataclass(d):
+            d = dataclasses.asdict(d)
+        d = dict(d)
+        for old, new in _LEGACY_DEPARTURE.items():
+            if old in d and new not in d:
+                d[new] = d.pop(old)
+        if "setting" not in d:
+            d["setting"] = d.get("kind", "")
+        claims = d.get("claims") or ()
+        if not isinstance(claims, str):
+            claims = ", ".join(str(c) for c in claims)
+        rec = {c: str(d.get(c) or "") for c in DEPARTURE_COLUMNS}
+        rec["claims"] = claims
+        rec["scale"] = rec["scale"] or "all"
+        out.append(rec)
+    return out
+
+
+def study_departures(study, config: dict) -> list[dict]:
+    """The study's declared departures from its paper: its ``departures(config)`` hook
+    (INTERFACES §2) when it has one, else a ``departures`` module beside it with a
+    ``DEPARTURES`` list; [] when it declares none."""
+    import importlib
+
+    hook = getattr(study, "departures", None)
+    if callable(hook):
+        return departure_records(hook(config))
+    package = getattr(study, "__package__", None) or ""
+    if not package:
+        return []
+    try:
+        module = importlib.import_module(f"{package}.departures")
+    except ModuleNotFoundError:
+        return []
+    return departure_records(getattr(module, "DEPARTURES", []))
 
 
 def _paper_values_path(study) -> str | None:
@@ -114,20 +248,24 @@ def latex_path(path: str) -> str:
 
 
 def collect_claims(claims: Mapping[str, str | Path | pd.DataFrame]) -> pd.DataFrame:
-    """Every study's claims table stacked (study order kept), with the :data:`CLAIM_COLUMNS`;
-    a column a study's table lacks (an older engine) is NaN."""
+    """Every study's claims table stacked (study order kept), with the :data:`CLAIM_COLUMNS`
+    (a column a study's table lacks, from an older engine, is NaN) and those of the
+    :data:`OPTIONAL_CLAIM_COLUMNS` that any study's table has."""
     parts = []
     for study, src in claims.items():
         df = src if isinstance(src, pd.DataFrame) else pd.read_parquet(src)
         df = df.copy()
         df["study"] = study
-        for c in CLAIM_COLUMNS:
-            if c not in df:
-                df[c] = math.nan
-        parts.append(df[CLAIM_COLUMNS])
+        parts.append(df)
+    optional = [c for c in OPTIONAL_CLAIM_COLUMNS if any(c in df for df in parts)]
+    cols = CLAIM_COLUMNS + optional
     if not parts:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
-    out = pd.concat(parts, ignore_index=True)
+    for df in parts:
+        for c in cols:
+            if c not in df:
+                df[c] = math.nan
+    out = pd.concat([df[cols] for df in parts], ignore_index=True)
     out["n"] = pd.to_numeric(out["n"], errors="coerce").fillna(0).astype("int64")
     return out
 
@@ -247,32 +385,61 @@ def _display_columns(df: pd.DataFrame) -> list[tuple[str, list[str]]]:
     return cols
 
 
-def table_latex(df: pd.DataFrame, caption: str) -> str:
-    """A booktabs ``longtable`` of ``df`` (``mean ± std`` pairs merged), captioned, in a
-    ``\\scriptsize`` group so wide tables fit; numbers right-aligned."""
+#: a table wider than the text is scaled down to the text width (graphicx's ``\width``), never
+#: up; defined in each fragment too, so a fragment ``\input`` elsewhere still compiles
+_FIT = r"\providecommand{\rsfit}[1]{\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{#1}}"
+#: a text column longer than this many characters is set as a paragraph column
+_WRAP_CHARS = 30
+_BREAK_AFTER = re.compile(r"(\\_|[:/,=])")
+
+
+def _breakable(tex: str) -> str:
+    """Escaped text that may break after ``_ : / , =`` (long claim ids, paths) in a paragraph
+    column."""
+    return _BREAK_AFTER.sub(lambda m: m.group(1) + r"\allowbreak{}", tex)
+
+
+def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: int = 40) -> str:
+    """``df`` as booktabs tables (``mean ± std`` pairs merged) that fit the text width: numbers
+    right-aligned, long text in paragraph columns (``p{..em}``, breakable after ``_ : / , =``),
+    the whole scaled down to the text width when still wider (:data:`_FIT`), in parts of
+    ``rows_per_part`` rows (a page each at most) with the caption repeated "(continued)";
+    ``note`` is set under the caption. Not floats: the document keeps the order it is given."""
     cols = _display_columns(df)
     numeric = [
         all(re.fullmatch(r"-?[\d.]+(e[-+]?\d+)?( ± -?[\d.]+(e[-+]?\d+)?)?|n/a", x) for x in cells)
         for _, cells in cols
     ]
-    align = "".join("r" if n else "l" for n in numeric)
-    head = " & ".join(latex_escape(h) for h, _ in cols) + r" \\"
-    lines = [
-        r"{\scriptsize",
-        rf"\begin{{longtable}}{{{align}}}",
-        rf"\caption{{{latex_escape(caption)}}}\\",
-        r"\toprule",
-        head,
-        r"\midrule",
-        r"\endfirsthead",
-        r"\toprule",
-        head,
-        r"\midrule",
-        r"\endhead",
-    ]
-    for i in range(len(df)):
-        lines.append(" & ".join(latex_escape(cells[i]) for _, cells in cols) + r" \\")
-    lines += [r"\bottomrule", r"\end{longtable}", "}"]
+    longest = [max([len(h), *(len(x) for x in cells)]) for h, cells in cols]
+    wrap = [not n and m > _WRAP_CHARS for n, m in zip(numeric, longest, strict=True)]
+    align = "".join(
+        rf"p{{{min(max(m * 0.45, 8), 24):.0f}em}}" if w else "r" if n else "l"
+        for n, w, m in zip(numeric, wrap, longest, strict=True)
+    )
+
+    def esc(text, w):
+        return _breakable(latex_escape(text)) if w else latex_escape(text)
+
+    head = " & ".join(esc(h, w) for (h, _), w in zip(cols, wrap, strict=True)) + r" \\"
+    lines = [_FIT, r"{\scriptsize"]
+    starts = list(range(0, max(len(df), 1), rows_per_part))
+    for k, start in enumerate(starts):
+        cap = caption if k == 0 else f"{caption} (continued)"
+        lines += [
+            r"\begin{center}",
+            r"\makeatletter\def\@captype{table}\makeatother",
+            rf"\caption{{{latex_escape(cap)}}}",
+        ]
+        if note and k == 0:
+            lines.append(rf"\parbox{{\linewidth}}{{\sloppy {latex_escape(note)}}}\par\smallskip")
+        lines += [rf"\rsfit{{\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule"]
+        for i in range(start, min(start + rows_per_part, len(df))):
+            lines.append(
+                " & ".join(esc(cells[i], w) for (_, cells), w in zip(cols, wrap, strict=True))
+                + r" \\"
+            )
+        lines += [r"\bottomrule", r"\end{tabular}}", r"\end{center}"]
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 
@@ -311,21 +478,86 @@ def _caption_of(path: str) -> str:
     return f"{where}: {p.stem}" if where else p.stem
 
 
-def section_tex(studies: Sequence[StudyOutputs], results_dir: str = "results") -> str:
-    """``results/results_section.tex``: a document that inputs every table fragment and includes
-    every figure PDF, paper by paper, paths relative to ``results_dir``."""
+def _para_tex(text: str) -> str:
+    return _breakable(latex_escape(text))
+
+
+def headline_tex(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
+    """The headline table and one generated paragraph per paper, as LaTeX."""
+    head = headline_frame(studies, claims)
+    if head.empty:
+        return ""
+    view = _headline_view(head)
+    view["details"] = [
+        f"Section {i + 1}" for i in [[s.name for s in studies].index(st) for st in view["study"]]
+    ]
+    out = [
+        r"\section*{Headline claims}",
+        table_latex(
+            view[HEADLINE_COLUMNS].reset_index(drop=True),
+            "Headline claims: the paper's number, ours with its interval, the verdict and "
+            "whether the paper's regime is met here",
+        ).rstrip("\n"),
+    ]
+    for s in studies:
+        out.append(
+            rf"\paragraph{{{latex_escape(s.title.split(',')[0])}.}} "
+            + _para_tex(headline_paragraph(s, head, claims))
+        )
+    return "\n".join(out) + "\n"
+
+
+def claims_tex(s: StudyOutputs, claims: pd.DataFrame) -> str:
+    """The paper's premises and claims (what is needed, ours, p, power, n, the verdict and the
+    declared departures touching each) as a table that fits the text width."""
+    mine = claims[claims["study"] == s.name].reset_index(drop=True)
+    if mine.empty:
+        return ""
+    view = _with_needed(mine)
+    view["departures"] = [
+        ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
+    ]
+    cols = ["kind", "claim_id", "claim", "value", "needed", "p_value", "power", "n", "verdict"]
+    return table_latex(view[cols + ["departures"]], f"{s.name}: premises, claims and sanity checks")
+
+
+def departures_tex(s: StudyOutputs) -> str:
+    if not s.departures:
+        return "No departure from the paper is declared by this study.\n"
+    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
+    return table_latex(df, f"{s.name}: departures from the paper")
+
+
+def section_tex(
+    studies: Sequence[StudyOutputs],
+    results_dir: str = "results",
+    claims: pd.DataFrame | None = None,
+) -> str:
+    """``results/results_section.tex``: a document that opens with the headline table and
+    paragraphs (when ``claims`` are given), then inputs every table fragment, the departures
+    and every figure PDF, paper by paper, paths relative to ``results_dir``. Every table fits
+    the text width (:func:`table_latex`)."""
     lines = [
         r"\documentclass[10pt]{article}",
         r"\usepackage[margin=2cm]{geometry}",
-        r"\usepackage{booktabs,longtable,graphicx}",
-        r"\setlength{\LTcapwidth}{\textwidth}",
+        r"\usepackage{booktabs,array,graphicx}",
+        r"\setlength{\emergencystretch}{3em}",
+        _FIT,
         r"\title{Results: softmax overconfidence and OOD behaviour, regenerated}",
         r"\date{}",
         r"\begin{document}",
         r"\maketitle",
     ]
+    if claims is not None:
+        lines.append(headline_tex(studies, claims).rstrip("\n"))
+        lines.append(r"\clearpage")
     for s in studies:
         lines.append(rf"\section{{{latex_escape(s.title)}}}")
+        if claims is not None:
+            lines.append(_para_tex(headline_paragraph(s, headline_frame([s], claims), claims)))
+            lines.append(claims_tex(s, claims).rstrip("\n"))
+        lines.append(r"\subsection*{Departures from the paper}")
+        lines.append(departures_tex(s).rstrip("\n"))
         for t in s.tables:
             rel = Path(latex_path(t)).relative_to(results_dir).with_suffix("")
             lines.append(rf"\input{{{rel.as_posix()}}}")
@@ -341,6 +573,22 @@ def section_tex(studies: Sequence[StudyOutputs], results_dir: str = "results") -
         lines.append(r"\clearpage")
     lines.append(r"\end{document}")
     return "\n".join(lines) + "\n"
+
+
+def study_table_latex(s: StudyOutputs, table: str) -> str:
+    """One of the study's tables as LaTeX, the paper's printed values beside ours where the
+    study ships them (:func:`side_by_side_cells`)."""
+    ours = pd.read_parquet(table)
+    caption = f"{s.name}: {Path(table).stem}"
+    if s.paper_values:
+        paper = pd.read_csv(s.paper_values, keep_default_na=False)
+        printed = paper[paper["table"] == Path(table).stem]
+        if len(printed):
+            beside, note = side_by_side_cells(ours, printed, s.paper_names)
+            return table_latex(
+                beside, caption + " (ours, mean ± std; the paper's value beside)", note
+            )
+    return table_latex(ours, caption)
 
 
 def _prov_of(path: str) -> str:
@@ -380,6 +628,348 @@ def audit_records(paths: Iterable[str], root: str | Path = ".") -> dict[str, dic
             "ok": not auditor.differs and auditor.n_checked > 0,
         }
     return out
+
+
+# -- the headline: per paper, its headline claims in one table and one paragraph --------------
+def _num(x) -> float:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return x
+
+
+def claim_interval(row: Mapping) -> tuple[float, float]:
+    """The (1 - 2 alpha) interval of a claim row's statistic (the two-sided interval whose
+    ends are the one-sided test's bounds at ``alpha``): the row's own ``ci_low``/``ci_high``
+    when the engine or study gives them; else, for a rank correlation (``detail`` says
+    Spearman), Fisher's z interval (variance 1.06/(n-3)); else, for a one-sample t-test on ``n``
+    samples, the interval that test implies (``se = |value - threshold| / t_obs``, ``t_obs``
+    from the row's one-sided p with n - 1 degrees of freedom; samples without spread give the
+    point); none for a p of another test (``detail`` names an exact or binomial test). (nan, nan) where none can be stated (no test, one sample, a sanity row)."""
+    from scipy import stats
+
+    lo, hi = _num(row.get("ci_low")), _num(row.get("ci_high"))
+    if math.isfinite(lo) and math.isfinite(hi):
+        return lo, hi
+    value, thr, p = _num(row.get("value")), _num(row.get("threshold")), _num(row.get("p_value"))
+    n, alpha = int(_num(row.get("n")) or 0), _num(row.get("alpha"))
+    if not (math.isfinite(value) and math.isfinite(p) and math.isfinite(alpha)) or n < 2:
+        return math.nan, math.nan
+    detail = str(row.get("detail") or "").lower()
+    if "spearman" in detail:
+        if n < 4 or abs(value) >= 1:
+            return math.nan, math.nan
+        half = stats.norm.isf(alpha) * math.sqrt(1.06 / (n - 3))
+        z = math.atanh(value)
+        return math.tanh(z - half), math.tanh(z + half)
+    if not 0 < p < 1 or not math.isfinite(thr) or re.search(r"binomial|exact", detail):
+        return math.nan, math.nan  # not a t-test's p (e.g. an exact binomial test's)
+    if abs(p - 0.5**n) < 1e-12 * p:  # the engine's sign test: every sample equal
+        return value, value
+    t_obs = abs(float(stats.t.isf(p, n - 1)))
+    if t_obs < 1e-9 or value == thr:
+        return math.nan, math.nan
+    half = stats.t.isf(alpha, n - 1) * abs(value - thr) / t_obs
+    return value - half, value + half
+
+
+def verdict_label(row: Mapping) -> str:
+    """The verdict in a few words: "holds", "opposite significant", "not established",
+    "too few seeds", "cannot test", "does not hold" (from the engine's verdict text and, where
+    present, its ``observed``/``p_opposite`` columns)."""
+    v = str(row.get("verdict") or "")
+    alpha = _num(row.get("alpha"))
+    p_opp = _num(row.get("p_opposite"))
+    opposite = "opposite is significant" in v or (
+        str(row.get("observed") or "") == "opposite"
+        and math.isfinite(p_opp)
+        and math.isfinite(alpha)
+        and p_opp < alpha
+    )
+    if v.startswith("holds"):
+        return "holds"
+    if opposite:
+        return "opposite significant"
+    for key in ("not established", "too few seeds", "cannot test", "sanity check"):
+        if v.startswith(key):
+            return key
+    return "does not hold" if v.startswith("does not hold") else (v.split("(")[0].strip() or "n/a")
+
+
+def _short(x: float) -> str:
+    """A number in at most four significant digits (``10``, ``33.33``, ``0.0042``)."""
+    return "n/a" if not math.isfinite(x) else f"{x:.4g}"
+
+
+def _paper_number(row: Mapping) -> str:
+    """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``."""
+    d, thr, eff = (
+        str(row.get("direction") or ""),
+        _num(row.get("threshold")),
+        _num(row.get("effect")),
+    )
+    needs = f"claim {d} {_short(thr)}" if d else ""
+    if math.isfinite(eff) and d:
+        paper = thr + eff if d.startswith(">") else thr - eff
+        return f"paper {_short(paper)}; {needs}"
+    return f"paper gives no number; {needs}" if needs else "n/a"
+
+
+def _ours(row: Mapping) -> str:
+    lo, hi = claim_interval(row)
+    v = _short(_num(row.get("value")))
+    alpha = _num(row.get("alpha"))
+    level = f"{100 * (1 - 2 * alpha):g} %" if math.isfinite(alpha) else ""
+    n = int(_num(row.get("n")) or 0)
+    if math.isfinite(lo):
+        return f"{v} [{_short(lo)}, {_short(hi)}] ({level} CI, n = {n})"
+    return f"{v} (n = {n}; no interval)"
+
+
+def _regime(s: StudyOutputs, claims: pd.DataFrame, cid: str) -> tuple[bool | None, str]:
+    """Whether the premises claim ``cid`` rests on hold here, and which fail."""
+    mine = claims[(claims["study"] == s.name) & (claims["kind"] == "premise")]
+    needed = s.requires.get(cid)
+    if needed is None or not needed:
+        needed = list(mine["claim_id"])  # no declared premises: the paper's whole regime
+    rows = mine[mine["claim_id"].isin(needed)]
+    if rows.empty:
+        return None, "no premise declared"
+    failed = rows[~rows["holds"].astype(bool)]["claim_id"].tolist()
+    if failed:
+        return False, f"no: {', '.join(failed)} of {len(rows)} premises fail"
+    return True, f"yes: all {len(rows)} premises hold"
+
+
+def _departures_touching(s: StudyOutputs, cid: str) -> list[dict]:
+    return [
+        d for d in s.departures if cid in [c.strip() for c in str(d.get("claims") or "").split(",")]
+    ]
+
+
+HEADLINE_COLUMNS = [
+    "paper",
+    "claim",
+    "paper's number",
+    "ours",
+    "verdict",
+    "regime met",
+    "departures",
+    "details",
+]
+
+
+def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids) -> dict:
+    """One headline row for a claim tested in many settings (one claim id each): the range of
+    ours, the verdicts counted, the regime met in how many, a link to the paper's claims."""
+    rows = [mine.loc[c].to_dict() for c in ids]
+    labels = pd.Series([verdict_label(r) for r in rows]).value_counts()
+    regimes = [_regime(s, claims, c)[0] for c in ids]
+    values = [_num(r["value"]) for r in rows if math.isfinite(_num(r["value"]))]
+    n_touch = sum(bool(_departures_touching(s, c)) for c in ids)
+    return {
+        "study": s.name,
+        "paper": s.title,
+        "claim_id": ids[0],
+        "claim": f"{ids[0]} ... ({len(ids)} settings): {rows[0]['claim']}",
+        "paper's number": _paper_number(rows[0]),
+        "ours": f"{len(values)} values from {_short(min(values))} to {_short(max(values))}"
+        if values
+        else "n/a",
+        "label": labels.index[0],
+        "verdict": ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items())),
+        "regime_ok": all(regimes) if all(r is not None for r in regimes) else None,
+        "regime met": f"in {sum(r is True for r in regimes)} of {len(ids)} settings",
+        "departures": f"{len(s.departures)} ({n_touch} settings touched)",
+        "details": f"#claims-{s.name}",
+    }
+
+
+def headline_frame(
+    studies: Sequence[StudyOutputs], claims: pd.DataFrame, max_rows: int = 4
+) -> pd.DataFrame:
+    """One row per headline claim of every paper (study order, then the study's ``HEADLINE``
+    order): the paper, the claim, the paper's number and where the claim stands, ours with its
+    interval, the verdict (short label and the engine's words), whether its regime premises
+    hold, the departures declared (all of the paper's, and those touching this claim) and the
+    anchor of its row in the paper's claims table. A paper without headline claims gets one row
+    saying so; one claim tested in more than ``max_rows`` settings (Kang: one per loss x shift)
+    is one row counting the verdicts."""
+    rows = []
+    for s in studies:
+        mine = claims[claims["study"] == s.name].set_index("claim_id", drop=False)
+        ids = [h for h in s.headline if h in mine.index]
+        if not ids:
+            rows.append(
+                {
+                    "study": s.name,
+                    "paper": s.title,
+                    "claim_id": "",
+                    "claim": "no headline claim declared",
+                    "paper's number": "",
+                    "ours": "",
+                    "label": "n/a",
+                    "verdict": "",
+                    "regime_ok": None,
+                    "regime met": "",
+                    "departures": str(len(s.departures)),
+                    "details": f"#{s.name}",
+                }
+            )
+            continue
+        if len(ids) > max_rows:
+            rows.append(_settings_row(s, claims, mine, ids))
+            continue
+        for cid in ids:
+            r = mine.loc[cid].to_dict()
+            ok, regime = _regime(s, claims, cid)
+            touching = _departures_touching(s, cid)
+            rows.append(
+                {
+                    "study": s.name,
+                    "paper": s.title,
+                    "claim_id": cid,
+                    "claim": f"{cid}: {r['claim']}",
+                    "paper's number": _paper_number(r),
+                    "ours": _ours(r),
+                    "label": verdict_label(r),
+                    "verdict": str(r["verdict"]),
+                    "regime_ok": ok,
+                    "regime met": regime,
+                    "departures": f"{len(s.departures)} ({len(touching)} on this claim)",
+                    "details": f"#claim-{s.name}-{cid}",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _headline_view(head: pd.DataFrame) -> pd.DataFrame:
+    """The headline frame as shown: the paper by first author and year (the full title heads
+    its section), the verdict as its short label followed by the engine's words."""
+    view = head.copy()
+    view["paper"] = [t.split(",")[0] for t in view["paper"]]
+    view["verdict"] = [
+        "" if not v else v if v.startswith(lab) else f"{lab}: {v}"
+        for lab, v in zip(view["label"], view["verdict"], strict=True)
+    ]
+    return view
+
+
+def headline_paragraph(
+    s: StudyOutputs, head: pd.DataFrame, claims: pd.DataFrame, max_rows: int = 4
+) -> str:
+    """A short paragraph (plain text) saying, per headline claim of ``s``, what the paper claims,
+    what we measure, the verdict and whether the regime is met -- generated from the rows; with
+    more than ``max_rows`` headline rows (one claim tested in many settings) it counts the
+    verdicts instead."""
+    mine = head[head["study"] == s.name]
+    rows = claims[claims["study"] == s.name].set_index("claim_id", drop=False)
+    if mine.empty or not mine.iloc[0]["claim_id"]:
+        return f"{s.title}: no headline claim is declared; its claims are listed below."
+    ids = [h for h in s.headline if h in rows.index]
+    if len(ids) > max_rows:  # one claim in many settings: counted, not recited
+        labels = pd.Series([verdict_label(rows.loc[c].to_dict()) for c in ids]).value_counts()
+        counts = ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items()))
+        met = sum(_regime(s, claims, c)[0] is True for c in ids)
+        first = rows.loc[ids[0]].to_dict()
+        return (
+            f"The paper's headline is tested in {len(ids)} settings (claims "
+            f"{', '.join(ids[:3])}, ...; e.g. {first['claim']}). Verdicts: {counts}. The "
+            f"paper's regime premises hold in {met} of {len(ids)}. Declared departures: "
+            f"{len(s.departures)}. The paper's claims table gives each setting."
+        )
+    out = []
+    for h in mine.to_dict("records"):
+        r = rows.loc[h["claim_id"]].to_dict()
+        regime = (
+            "its regime premises hold here"
+            if h["regime_ok"]
+            else "no premise is declared for it"
+            if h["regime_ok"] is None
+            else f"the paper's regime is not reached here ({h['regime met'][4:]})"
+        )
+        label = h["label"]
+        reads = {
+            "holds": "it holds",
+            "opposite significant": "the opposite is significant",
+            "not established": "it is not established",
+            "too few seeds": "there are too few seeds to tell",
+            "cannot test": "it cannot be tested as the paper's claim",
+            "does not hold": "it does not hold",
+        }.get(label, label)
+        paper, _, stands = h["paper's number"].partition("; ")
+        out.append(
+            f"The paper claims: {r['claim']} ({r['statistic']}; {paper}, {stands}). "
+            f"We measure {h['ours']}: {reads} "
+            f"(verdict: {h['verdict']}); {regime}. Declared departures: {h['departures']}."
+        )
+    return " ".join(out)
+
+
+def side_by_side_cells(
+    ours: pd.DataFrame, printed: pd.DataFrame, names: Mapping | None = None
+) -> tuple[pd.DataFrame, str]:
+    """Our table with the paper's printed value beside ours in each cell it has one for:
+    ``"16.2 ± 2.1 (paper 49.5; Δ -33.3)"``, and a sentence stating how our rows map to the
+    paper's.
+
+    ``printed``: the paper's long rows of this table (``row, loss, metric, value``, optional
+    ``id_dataset``); ``names`` (the study's ``paper_names(config)``): ``loss`` (our loss name ->
+    the paper's id), ``id_dataset`` (which of the paper's columns to compare, e.g.
+    ``"cifar10"``) and ``note`` (what stands for what). A cell gets the paper's value where its
+    ``(row, loss, metric)`` is printed; the difference is shown only there -- the same row
+    name over different data (our glyphs are not the paper's Textures) is never matched, since
+    only printed rows of the same name are."""
+    names = dict(names or {})
+    to_paper = dict(names.get("loss") or {})
+    if "id_dataset" in printed and names.get("id_dataset"):
+        printed = printed[printed["id_dataset"] == names["id_dataset"]]
+    key = {}
+    for r in printed.to_dict("records"):
+        key[(str(r.get("row", "")), str(r.get("loss", "")), str(r["metric"]))] = float(r["value"])
+    metrics = [c[:-5] for c in ours.columns if c.endswith("_mean") and f"{c[:-5]}_std" in ours]
+    if "row" not in ours:
+        return ours.copy(), ""
+    matched = set()
+    cols = {}
+    for c in ours.columns:
+        if c.endswith("_std") and c[:-4] in metrics:
+            continue
+        if c.endswith("_mean") and c[:-5] in metrics:
+            cols[c[:-5]] = None  # filled below
+        else:
+            cols[c] = ours[c].tolist()
+    for m in metrics:
+        cells = []
+        for r in ours.to_dict("records"):
+            mean, std = _num(r[f"{m}_mean"]), _num(r[f"{m}_std"])
+            text = _fmt(mean) if _fmt(std) in ("n/a", "") else f"{_fmt(mean)} ± {_fmt(std)}"
+            loss = str(r.get("loss", ""))
+            k = (str(r["row"]), to_paper.get(loss, loss), m)
+            if k in key:
+                matched.add(k[0])
+                diff = mean - key[k]
+                text += f" (paper {_fmt(key[k])}; Δ {diff:+.2f})"
+            cells.append(text)
+        cols[m] = cells
+    out = pd.DataFrame(cols, index=ours.index)
+    ours_rows = list(dict.fromkeys(str(x) for x in ours["row"]))
+    paper_rows = list(dict.fromkeys(str(k[0]) for k in key))
+    only_ours = [x for x in ours_rows if x not in matched]
+    only_paper = [x for x in paper_rows if x not in matched]
+    parts = []
+    if matched:
+        parts.append(
+            f"compared with the paper's printed value: row(s) {', '.join(sorted(matched))}"
+        )
+    if only_ours:
+        parts.append(f"ours only (no printed counterpart): {', '.join(only_ours)}")
+    if only_paper:
+        parts.append(f"the paper's only: {', '.join(only_paper)}")
+    where = f" (paper's {names['id_dataset']} column)" if names.get("id_dataset") else ""
+    note = f" {names['note']}" if names.get("note") else ""
+    return out, f"Rows{where}: " + "; ".join(parts) + "." + note
 
 
 # -- the page ------------------------------------------------------------------------------------
@@ -428,6 +1018,14 @@ _CSS = """<style>
 table.rs { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 table.rs th, table.rs td { border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left; }
 figure.rs img { max-width: 100%; height: auto; }
+.jp-RenderedHTMLCommon table.rs th, .jp-RenderedHTMLCommon table.rs td { text-align: left; }
+table.rs-headline { font-size: 0.9em; }
+table.rs-headline td { vertical-align: top; }
+tr.rs-v-holds td:nth-child(5) { color: #006e50; font-weight: bold; }
+tr.rs-v-opposite td:nth-child(5) { color: #b00020; font-weight: bold; }
+tr.rs-v-other td:nth-child(5) { color: #8a5a00; font-weight: bold; }
+tr.rs-regime-fail td:nth-child(6) { color: #b00020; }
+p.rs-summary { max-width: 60em; }
 details.rs-prov { font-size: 0.8em; margin-bottom: 1em; }
 </style>"""
 
@@ -482,20 +1080,29 @@ def provenance_html(path: str, rec: dict | None) -> str:
     )
 
 
-def _table_html(df: pd.DataFrame, sortable: bool = False, cols: Sequence[str] | None = None) -> str:
+def _table_html(
+    df: pd.DataFrame,
+    sortable: bool = False,
+    cols: Sequence[str] | None = None,
+    row_ids: Sequence[str] | None = None,
+    cls: str = "",
+) -> str:
     shown = _display_columns(df if cols is None else df[list(cols)])
-    cls = "rs sortable" if sortable else "rs"
+    cls = " ".join(["rs", "sortable"] * sortable or ["rs"]) + (f" {cls}" if cls else "")
     head = "".join(f'<th data-col="{_esc(h)}">{_esc(h)}</th>' for h, _ in shown)
 
     def cell(h, text):
         if h == "provenance" and text not in ("", "n/a", "None"):
             href = _esc(_rel_from_report(text))
             return f'<td><a class="rs-prov-link" href="{href}">provenance</a></td>'
+        if h == "details" and text.startswith("#"):
+            return f'<td><a class="rs-detail-link" href="{_esc(text)}">details</a></td>'
         return f"<td>{_esc(text)}</td>"
 
     rows = []
     for i in range(len(df)):
-        rows.append("<tr>" + "".join(cell(h, cells[i]) for h, cells in shown) + "</tr>")
+        rid = f' id="{_esc(row_ids[i])}"' if row_ids is not None and row_ids[i] else ""
+        rows.append(f"<tr{rid}>" + "".join(cell(h, cells[i]) for h, cells in shown) + "</tr>")
     return (
         f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )
@@ -519,6 +1126,54 @@ def _with_needed(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     df["needed"] = [f"{d} {t:g}" for d, t in zip(df["direction"], df["threshold"], strict=True)]
     return df
+
+
+def departures_html(s: StudyOutputs) -> str:
+    """The paper's declared departures (setting, the paper's value and where it says so, ours,
+    why, the claims it touches, the configs it applies to), or a sentence saying there are
+    none."""
+    if not s.departures:
+        return (
+            f'<h3 id="departures-{_esc(s.name)}">Departures from the paper</h3>'
+            "<p>None declared by this study.</p>"
+        )
+    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
+    return (
+        f'<h3 id="departures-{_esc(s.name)}">Departures from the paper ({len(df)})</h3>'
+        + _table_html(df)
+    )
+
+
+def headline_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
+    """The headline table (every paper's headline claims) and one generated paragraph per
+    paper."""
+    head = headline_frame(studies, claims)
+    if head.empty:
+        return ""
+    view = _headline_view(head)
+    table = _table_html(view, cols=HEADLINE_COLUMNS, cls="rs-headline")
+    table = _mark_verdicts(table, list(head["label"]), list(head["regime_ok"]))
+    paras = "".join(
+        f'<p class="rs-summary"><b><a href="#{_esc(s.name)}">{_esc(s.title)}</a>.</b> '
+        f"{_esc(headline_paragraph(s, head, claims))}</p>"
+        for s in studies
+    )
+    return f'<h2 id="headline">Headline claims</h2>{table}{paras}'
+
+
+_LABEL_CLASS = {"holds": "rs-v-holds", "opposite significant": "rs-v-opposite"}
+
+
+def _mark_verdicts(table: str, labels: Sequence[str], regime: Sequence) -> str:
+    """Colour the headline rows: a held claim green, an opposite result red, others amber;
+    a failed regime marked."""
+    out, start = [], 0
+    for lab, ok in zip(labels, regime, strict=True):
+        i = table.index("<tr>", table.index("<tbody>") if not out else start)
+        cls = _LABEL_CLASS.get(lab, "rs-v-other") + (" rs-regime-fail" if ok is False else "")
+        out.append(table[start:i] + f'<tr class="{cls}">')
+        start = i + len("<tr>")
+    return "".join(out) + table[start:]
 
 
 def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> str:
@@ -553,17 +1208,16 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
             "<h3>Premises</h3>"
             + _table_html(_with_needed(prem.reset_index(drop=True)), cols=_CLAIM_VIEW)
         )
-    paper = pd.read_csv(s.paper_values) if s.paper_values else None
+    paper = pd.read_csv(s.paper_values, keep_default_na=False) if s.paper_values else None
     for t in s.tables:
         parts.append(f"<h3>Table {_esc(Path(t).stem)}</h3>")
         printed = paper[paper["table"] == Path(t).stem] if paper is not None else None
         if printed is not None and len(printed):
+            beside, note = side_by_side_cells(pd.read_parquet(t), printed, s.paper_names)
             parts.append(
-                '<div style="display:flex;gap:2em;align-items:flex-start"><div><b>Ours</b>'
-                + _table_html(pd.read_parquet(t))
-                + "</div><div><b>The paper's printed values</b>"
-                + _table_html(printed.drop(columns="table").reset_index(drop=True))
-                + "</div></div>"
+                '<p class="rs-paper-note">Ours (mean ± std over seeds) with the paper\'s '
+                f"printed value beside it where the paper has that row. {_esc(note)}</p>"
+                + _table_html(beside, cls="rs-beside")
             )
         else:
             parts.append(_table_html(pd.read_parquet(t)))
@@ -576,10 +1230,19 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
     if len(body):
         counts = body["verdict"].astype(str).str.split(r"[:(]").str[0].str.strip().value_counts()
         summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        view = _with_needed(body)
+        view["departures"] = [
+            ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
+        ]
         parts.append(
-            f"<h3>Claims</h3><p>{_esc(summary)}.</p>"
-            + _table_html(_with_needed(body), cols=_CLAIM_VIEW)
+            f'<h3 id="claims-{_esc(s.name)}">Claims</h3><p>{_esc(summary)}.</p>'
+            + _table_html(
+                view,
+                cols=_CLAIM_VIEW + ["departures"],
+                row_ids=[f"claim-{s.name}-{c}" for c in view["claim_id"]],
+            )
         )
+    parts.append(departures_html(s))
     if s.claims:
         parts.append(provenance_html(s.claims, audit.get(s.claims)))
     if s.report:
@@ -605,7 +1268,8 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         "the paper's own effect; <b>cannot test</b> when a premise fails; sanity rows are true by "
         "construction and never count as support.</p>"
     )
-    sections = [study_section_html(s, claims, audit) for s in studies]
+    sections = [headline_html(studies, claims)]
+    sections += [study_section_html(s, claims, audit) for s in studies]
     allc = _with_needed(claims.reset_index(drop=True))
     # every claim row links to the provenance record of its study's claims table
     prov = {s.name: (audit.get(s.claims) or {}).get("provenance") for s in studies if s.claims}

@@ -7,7 +7,7 @@ weights and of the NumPy results as one JSON line.
 ``--pin pinned`` applies the workflow's pinned numerics (softmax_ood.numerics) in this process
 before torch and numpy load, exactly as the Snakefile does for its jobs. Run under different
 environments (or under ``qemu-x86_64 -cpu Haswell``, a CPU without AVX-512) to compare hashes:
-``tests/test_numerics.py`` and the README's reproducibility section do.
+``tests/test_numerics.py`` does, and docs/provenance.md (pinned numerics) reports it.
 """
 
 from __future__ import annotations

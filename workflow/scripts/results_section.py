@@ -1,6 +1,6 @@
 """Snakemake script of the results-section rules (rules/results.smk): ``snakemake.params.step``
 says which: ``claims`` (one claims table across the studies), ``latex`` (every table as a
-booktabs fragment, every figure as a PDF page, ``results/results_section.tex``) or ``audit``
+booktabs fragment with the paper's printed values beside ours, every figure as a PDF page, ``results/results_section.tex``, headline table first) or ``audit``
 (the audit's verdict and provenance of every table and figure)."""
 
 import json
@@ -15,7 +15,7 @@ from softmax_ood.results_section import (
     figure_pdf,
     latex_path,
     section_tex,
-    table_latex,
+    study_table_latex,
 )
 
 
@@ -34,11 +34,11 @@ def latex():
     studies = [StudyOutputs(**s) for s in sm.params.studies]
     for s in studies:
         for t in s.tables:
-            caption = f"{s.name}: {Path(t).stem}"
-            write_bytes_atomic(latex_path(t), table_latex(pd.read_parquet(t), caption).encode())
+            write_bytes_atomic(latex_path(t), study_table_latex(s, t).encode())
         for f in s.figures:
             figure_pdf(f, latex_path(f))
-    write_bytes_atomic(sm.output.section, section_tex(studies).encode())
+    claims = pd.read_parquet(sm.input.claims)
+    write_bytes_atomic(sm.output.section, section_tex(studies, claims=claims).encode())
 
 
 def audit():

@@ -159,6 +159,12 @@ OPTIONAL_HOOKS: dict[str, str] = {
     "beyond the core data (e.g. CIFAR-10-C), downloaded by the core per-source rule.",
     "PAPER_VALUES": "path of a CSV (table, id_dataset, row, loss, metric, value) of the paper's "
     "printed values; the results page shows each table's printed values beside ours.",
+    "HEADLINE": "claim ids (or fnmatch patterns) of its headline claims: the results page and "
+    "section open with them (default: the claim named 'headline', if any).",
+    "departures": "departures(config) -> [Departure]: its declared departures from the paper "
+    "(INTERFACES §2), shown beside the claims they touch.",
+    "paper_names": "paper_names(config) -> {loss: {ours: paper id}, id_dataset, note}: how its "
+    "tables' names map to PAPER_VALUES' (the page puts the printed value in our cell).",
     "table_job": "table_job(config) -> ItemsJob: its tables drawn from its frames by the shared "
     "rule <NAME>_table (a study without it makes its tables in its own rules).",
     "figure_job": "figure_job(config) -> ItemsJob: its figures drawn from its frames by the "

@@ -16,6 +16,8 @@ from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_report, standard
 NAME = "kang"
 CATEGORY = "Kang"
 TITLE = "Kang et al. 2024, Deep Neural Networks Tend To Extrapolate Predictably"
+#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
+HEADLINE = ("ocs_trend:*",)
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"

@@ -47,7 +47,7 @@ rule logitnorm_aggregate:
 
 
 rule logitnorm_readme_block:
-    # the README's generated LogitNorm block (checked against the README by the release step)
+    # the generated block of docs/studies/logitnorm.md (checked against it by the release step)
     input:
         claims=f"{LN}/claims.parquet",
         floor=f"{LN}/floor.parquet",

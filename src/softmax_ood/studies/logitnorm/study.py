@@ -17,6 +17,8 @@ RULES = HERE / "rules.smk"
 PAPER_VALUES = HERE / "paper_values.csv"  # the paper's printed values (results page)
 TABLES = [f"table{i}" for i in range(1, 7)] + ["tau_ablation", "premise"]
 FIGURES = ["fig1", "fig4", "fig5"]
+#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
+HEADLINE = ("headline",)
 
 
 def check(config: dict) -> None:
@@ -97,6 +99,25 @@ def claim_specs(config: dict) -> list:
     from .claims import claim_specs as specs
 
     return specs(spec(config))
+
+
+def paper_names(config: dict) -> dict:
+    """How this study's tables name what the paper's printed tables name (results page): our
+    loss names -> the paper's loss ids (through the spec's roles), the paper's column compared
+    (CIFAR-10) and what our sets stand for."""
+    from .paper_values import ROLES
+
+    s = spec(config)
+    ours = ", ".join(s["ood_test"])
+    return {
+        "loss": {s[role]: paper for paper, role in ROLES.items() if role in s},
+        "id_dataset": "cifar10",
+        "note": f"Our ID data are {config['data']['dataset']}, the paper's CIFAR-10; our OOD "
+        f"sets ({ours}) are not the paper's (Texture, SVHN, LSUN-C, LSUN-R, iSUN, Places365), "
+        "so a row is compared only where both print the same row (the average over each "
+        "side's own sets, a score, a TS setting), and its difference is between regimes, not "
+        "a replication error.",
+    }
 
 
 def targets(config: dict) -> list[str]:

@@ -1,8 +1,9 @@
-"""The README's measured LogitNorm numbers, generated from the claims table and the floor frame.
+"""The LogitNorm page's measured numbers, generated from the claims table and the floor frame.
 
-The claims rule writes :func:`readme_block` to ``results/logitnorm/<ds>/readme_block.md``; the
-README's LogitNorm section holds the same text between :data:`BEGIN` and :data:`END`, and a test
-checks the two agree whenever the file exists. No measured number is typed into the README.
+The rule ``logitnorm_readme_block`` writes :func:`readme_block` to
+``results/logitnorm/<ds>/readme_block.md``; the study's documentation page :data:`DOC_PAGE`
+(linked from the README) holds the same text between :data:`BEGIN` and :data:`END`, and a test
+checks the two agree (the release step). No measured number is typed into the docs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import math
 
 import pandas as pd
 
-__all__ = ["BEGIN", "END", "readme_block", "readme_section"]
+__all__ = ["BEGIN", "DOC_PAGE", "END", "doc_section", "readme_block"]
+
+DOC_PAGE = "docs/studies/logitnorm.md"  # relative to the checkout: the page holding the block
 
 BEGIN = "<!-- logitnorm:measured (generated: results/logitnorm/digits/readme_block.md) -->"
 END = "<!-- /logitnorm:measured -->"
@@ -50,7 +53,7 @@ def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def readme_section(readme_text: str) -> str:
-    """The generated block as it stands in the README (between the markers)."""
-    start = readme_text.index(BEGIN) + len(BEGIN)
-    return readme_text[start : readme_text.index(END)].strip("\n") + "\n"
+def doc_section(page_text: str) -> str:
+    """The generated block as it stands in :data:`DOC_PAGE`'s text (between the markers)."""
+    start = page_text.index(BEGIN) + len(BEGIN)
+    return page_text[start : page_text.index(END)].strip("\n") + "\n"

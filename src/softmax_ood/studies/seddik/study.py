@@ -17,6 +17,8 @@ TITLE = (
     "Seddik, Louart, Couillet, Tamaazousti 2021, The Unexpected Deterministic and Universal "
     "Behavior of Large Softmax Classifiers"
 )
+#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
+HEADLINE = ("C1", "C2", "C3")
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"

@@ -19,6 +19,8 @@ TITLE = (
     "Ulmer & Cinà 2021, Know Your Limits: Monotonicity & Softmax Make Neural Classifiers "
     "Overconfident on OOD Data"
 )
+#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
+HEADLINE = ("C-*",)
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"

@@ -1,5 +1,5 @@
-"""Snakemake script: the README's generated LogitNorm block, from the claims table and the
-pixel floor (the release step checks the README against it)."""
+"""Snakemake script: the generated block of the LogitNorm page (``summary.DOC_PAGE``), from the
+claims table and the pixel floor (the release step checks the page against it)."""
 
 import pandas as pd
 

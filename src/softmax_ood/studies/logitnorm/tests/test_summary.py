@@ -1,4 +1,4 @@
-"""The README's measured LogitNorm numbers are the generated block, never typed."""
+"""The LogitNorm page's measured numbers are the generated block, never typed."""
 
 from __future__ import annotations
 
@@ -7,27 +7,37 @@ from pathlib import Path
 
 import pytest
 
-from softmax_ood.studies.logitnorm.summary import BEGIN, END, readme_block, readme_section
+from softmax_ood.studies.logitnorm.summary import BEGIN, DOC_PAGE, END, doc_section, readme_block
 
 ROOT = Path(__file__).resolve().parents[5]
 
 
-def test_readme_has_the_generated_block_markers():
-    text = (ROOT / "README.md").read_text()
-    assert BEGIN in text and END in text
+def test_doc_page_has_the_generated_block_markers():
+    text = (ROOT / DOC_PAGE).read_text()
+    assert text.count(BEGIN) == 1 and text.count(END) == 1, DOC_PAGE
+    assert text.index(BEGIN) < text.index(END)
+    assert "| kind | id | value |" in doc_section(text), "the block between the markers is empty"
+
+
+def test_doc_section_reads_what_stands_between_the_markers():
+    """The release check below compares exactly the text between the markers: another block
+    there reads differently (so that check can fail)."""
+    page = f"intro\n{BEGIN}\n| a |\n{END}\noutro\n"
+    assert doc_section(page) == "| a |\n"
+    assert doc_section(page.replace("| a |", "| b |")) != doc_section(page)
 
 
 @pytest.mark.skipif(
     os.environ.get("SOFTMAX_OOD_README_CHECK") != "1",
-    reason="compares the README with this checkout's own default-config outputs, which depend "
-    "on what the user ran (config, numerics): the release step runs it with "
+    reason="compares the LogitNorm page with this checkout's own default-config outputs, which "
+    "depend on what the user ran (config, numerics): the release step runs it with "
     "SOFTMAX_OOD_README_CHECK=1 after `snakemake --cores all`",
 )
-def test_readme_block_matches_the_outputs():
+def test_doc_block_matches_the_outputs():
     block = ROOT / "results/logitnorm/digits/readme_block.md"
     assert block.is_file(), "no default-config outputs here: run `snakemake --cores all` first"
-    assert readme_section((ROOT / "README.md").read_text()) == block.read_text(), (
-        "README's LogitNorm numbers differ from results/logitnorm/digits/readme_block.md; "
+    assert doc_section((ROOT / DOC_PAGE).read_text()) == block.read_text(), (
+        f"{DOC_PAGE}'s LogitNorm numbers differ from results/logitnorm/digits/readme_block.md; "
         "paste the generated block between the markers"
     )
 
