@@ -29,10 +29,10 @@ from softmax_ood.config import ConfigError, checked_configfile
 from softmax_ood.studies.registry import registered_studies
 
 if Path.cwd().resolve() != Path(workflow.basedir).resolve():
-    from softmax_ood.errors import remove_if_made_empty
+    from softmax_ood.errors import remove_refused_folder
 
     _here = Path.cwd()
-    remove_if_made_empty(_here)  # `-d elsewhere` made that folder: leave nothing behind
+    remove_refused_folder(_here)  # `-d elsewhere` made that folder and its log: leave nothing
     raise WorkflowError(
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
         f"{_here}; drop -d/--directory (or give -d {workflow.basedir})"
@@ -75,6 +75,13 @@ include: "rules/results.smk"
 # the config's cluster: section (partitions, GPU model, runtimes) as every rule's resources
 cluster_resources()
 
+# every job writes its exact CPU seconds beside its benchmark file (softmax_ood.cli.run_job)
+from softmax_ood.cli import BENCHMARKS_ENV
+
+os.environ[BENCHMARKS_ENV] = json.dumps(
+    {r.name: str(r.benchmark) for r in workflow.rules if r.benchmark}
+)
+
 
 # The command the user ran (with their --configfile) for the rebuild hints jobs print, and a
 # file a job notes them in (softmax_ood.errors); only the main process sets them, every job
@@ -92,6 +99,15 @@ if workflow.is_main_process:
     _HINTS.parent.mkdir(parents=True, exist_ok=True)
     _HINTS.unlink(missing_ok=True)
     os.environ[HINTS_ENV] = str(_HINTS.resolve())
+
+# A run killed (SIGKILL, a lost session) leaves Snakemake's locks behind, and the next run stops
+# on its LockException: say first, in one line, which command unlocks (softmax_ood.errors).
+if workflow.is_main_process:
+    from softmax_ood.errors import unlock_hint
+
+    _hint = unlock_hint(Path(".snakemake/locks"), sys.argv)
+    if _hint:
+        print(_hint, file=sys.stderr)
 
 # The training GPU-hours this configuration plans, at measured per-epoch times (when the config
 # gives them: cluster.seconds_per_epoch; softmax_ood.estimate), next to the dry run's job counts.

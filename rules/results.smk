@@ -35,8 +35,8 @@ rule results_latex:
         paper=[s.paper_values for s in RESULTS_STUDIES if s.paper_values],
         code=code("workflow/scripts/results_section.py"),
     output:
+        section="results/results_section.tex",  # first: its outputs record is beside it
         fragments=[latex_path(p) for p in RESULTS_TABLES + RESULTS_FIGURES],
-        section="results/results_section.tex",
     log:
         "logs/results/latex.log",
     benchmark:

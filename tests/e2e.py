@@ -70,3 +70,12 @@ def smoke_twice(tmp_path_factory) -> list[Path]:
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
         runs.append(work)
     return runs
+
+
+def flip_byte_keep_mtime(path: Path) -> None:
+    """Damage ``path`` as a disk or a careless edit would: one byte flipped, mtime kept."""
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))

@@ -14,7 +14,15 @@ import pandas as pd
 import pytest
 
 from softmax_ood.audit import AuditError, audit, main
-from softmax_ood.provenance import path_sha256, provenance_record, write_parquet
+from softmax_ood.provenance import (
+    path_sha256,
+    provenance_record,
+    write_outputs_record,
+    write_parquet,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import flip_byte_keep_mtime  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = "results/eval/digits/sgd/cnn/ce/seed0"
@@ -76,6 +84,11 @@ def _chain(root: Path) -> dict[str, str]:
     )
     write_parquet(pd.DataFrame({"fpr95": [0.1]}), table, prov)
     Path(table).with_suffix(".md").write_text("| fpr95 |\n")
+    # what run_job records at the end of the table job: every output it wrote
+    write_outputs_record(
+        [table, Path(table).with_suffix(".prov.json"), Path(table).with_suffix(".md")],
+        rule="logitnorm_table",
+    )
     return {"table": table, "runs": runs, "summary": f"{RUN}/summary.json", "model": MODEL}
 
 
@@ -145,6 +158,29 @@ def test_an_edited_sidecar_is_named(chain):
     assert rc == 1 and "table1.prov.json does not match" in out
 
 
+@pytest.mark.parametrize("suffix", [".md", ".parquet"])
+def test_a_damaged_output_is_named_by_its_jobs_outputs_record(chain, suffix):
+    """A leaf nothing reads (the markdown) or a table: its own bytes against what its job
+    wrote, with the mtime kept."""
+    root, f = chain
+    target = Path(f["table"]).with_suffix(suffix)
+    assert _audit(target)[0] == 0
+    flip_byte_keep_mtime(root / target)
+    rc, out = _audit(target)
+    assert rc == 1, out
+    assert f"DIFFERS  {target.as_posix()}" in out
+    assert "tables/table1.outputs.json" in out
+
+
+def test_the_outputs_record_itself_is_audited(chain):
+    root, f = chain
+    record = "results/logitnorm/digits/tables/table1.outputs.json"
+    assert _audit(record)[0] == 0
+    flip_byte_keep_mtime(root / Path(f["table"]).with_suffix(".md"))
+    rc, out = _audit(record)
+    assert rc == 1 and "table1.md" in out, out
+
+
 def test_markdown_is_audited_through_its_table(chain):
     root, f = chain
     rc, out = _audit(f["table"].replace(".parquet", ".md"))
@@ -205,3 +241,15 @@ def test_audit_of_a_smoke_run_and_of_a_tampered_copy(smoke_runs, tmp_path):
     assert proc.returncode == 1, proc.stdout[-3000:]
     rel = victim.relative_to(copy).as_posix()
     assert f"DIFFERS  {rel}" in proc.stdout
+
+
+def test_the_file_itself_is_not_listed_among_its_inputs(chain):
+    """The results page lists a node's checks as its inputs: the outputs-record check of the
+    file itself is kept apart."""
+    from softmax_ood.audit import Auditor
+
+    root, f = chain
+    node = Auditor(root).node(f["table"])
+    assert node.written is not None and node.written.ok
+    assert f["table"] not in [c.path for c in node.checks]
+    assert [c.name for c in node.checks] == ["runs"]

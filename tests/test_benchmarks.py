@@ -101,6 +101,30 @@ def test_workflow_benchmark_sums_the_benchmark_files_per_rule(tmp_path):
     assert benchmark_table(tmp_path) == {"train": (2, 15.0, 13.5), "kang_grid": (1, 2.0, 1.0)}
 
 
+def test_workflow_benchmark_sums_each_jobs_exact_cpu_per_rule(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    import json
+
+    from bench_workflow import exact_cpu
+
+    for rule, name, cpu, startup, torch in [
+        ("train", "a", 100.0, 2.0, True),
+        ("train", "b/c", 50.0, 2.0, True),
+        ("kang_table", "t", 1.5, 1.0, False),
+    ]:
+        f = tmp_path / "logs/benchmarks" / rule / f"{name}.cpu.json"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(
+            json.dumps({"rule": rule, "cpu_s": cpu, "startup_s": startup, "torch_imported": torch})
+        )
+    assert exact_cpu(tmp_path) == {
+        "train": {"jobs": 2, "cpu_s": 150.0, "startup_s": 4.0, "torch_jobs": 2},
+        "kang_table": {"jobs": 1, "cpu_s": 1.5, "startup_s": 1.0, "torch_jobs": 0},
+    }
+
+
 def test_every_rule_writes_a_benchmark_file_named_after_it():
     import re
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from softmax_ood.cli import BENCHMARKS_ENV
 from softmax_ood.errors import (
     ArtifactError,
     ConfigError,
@@ -124,3 +126,47 @@ def test_no_workflow_script_sets_up_its_own_import_path_or_types_its_name():
         assert '"script":' not in text and '"rule": snakemake.rule' not in text, script
         if script.name != "render_report.py":  # also a command-line tool outside Snakemake
             assert "sys.path" not in text, script
+
+
+def test_a_job_writes_its_exact_cpu_seconds_beside_its_benchmark_file(tmp_path):
+    """run_job: getrusage of the job's process and of its ended children (a notebook kernel),
+    at the end of the job, in ``<benchmark>.cpu.json`` (the rule's pattern, job's wildcards)."""
+    script = tmp_path / "job.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import subprocess, sys
+            from types import SimpleNamespace
+            sys.path.insert(0, {str(ROOT / "src")!r})
+            from softmax_ood.cli import run_job
+
+            snakemake = SimpleNamespace(
+                rule="demo_table", scriptdir=".", log=["job.log"], output=[], threads=1,
+                wildcards=SimpleNamespace(items=lambda: [("table", "t1")]),
+            )
+
+            def main():  # a child that burns CPU: counted once it has ended
+                subprocess.run([sys.executable, "-c", "sum(range(3_000_000))"], check=True)
+
+            run_job(snakemake, main)
+            """
+        )
+    )
+    env = {
+        **os.environ,
+        BENCHMARKS_ENV: json.dumps({"demo_table": "logs/benchmarks/demo_table/{table}.tsv"}),
+    }
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads((tmp_path / "logs/benchmarks/demo_table/t1.cpu.json").read_text())
+    assert rec["rule"] == "demo_table"
+    assert rec["children_s"] > 0.02 and rec["self_s"] > 0
+    assert rec["cpu_s"] == pytest.approx(rec["self_s"] + rec["children_s"], abs=1e-3)
+    assert 0 < rec["startup_s"] <= rec["self_s"]

@@ -132,6 +132,22 @@ def test_nested_entries_are_checked_against_the_code(path, value, match):
         validate_config(_set(default(), path, value), SCHEMA, STUDIES)
 
 
+@pytest.mark.parametrize(
+    "overrides, match",
+    [
+        ({"nosuch": 1}, r"score_overrides has the unknown key 'nosuch'; allowed keys \(loss fam"),
+        ({"nosuch": {"energy": {}}}, r"score_overrides has the unknown key 'nosuch'"),
+        ({"logitnorm": {"nosuch": 1}}, r"score_overrides.logitnorm has the unknown key 'nosuch'"),
+    ],
+)
+def test_an_unknown_name_under_score_overrides_is_an_unknown_key(overrides, match):
+    """Whatever its value: not "1 is not of type 'object'"."""
+    cfg = default()
+    cfg["score_overrides"] = overrides
+    with pytest.raises(ConfigError, match=match):
+        validate_config(cfg, SCHEMA, STUDIES)
+
+
 def test_required_loss_parameter_has_no_code_default():
     cfg = default()
     del cfg["losses"]["logitnorm"]["tau"]

@@ -286,31 +286,10 @@ def test_unsupported_archive_type(tmp_path):
 
 def test_a_server_that_dribbles_bytes_hits_the_overall_limit(tmp_path):
     """A byte every 0.1 s never trips the per-read timeout; the overall limit stops it."""
-    import http.server
-    import threading
     import time
 
-    class Dribble(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's name
-            self.send_response(200)
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            try:
-                for _ in range(1000):
-                    self.wfile.write(b"x")
-                    self.wfile.flush()
-                    time.sleep(0.1)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Dribble)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, url = _dribbling_server(0.1)
     dest = tmp_path / "slow.bin"
-    url = f"http://127.0.0.1:{server.server_address[1]}/slow.bin"
     start = time.monotonic()
     try:
         with pytest.raises(DownloadError, match=r"took longer than its overall limit of 1 s"):
@@ -365,3 +344,76 @@ def test_redirects_are_followed_to_http_only(tmp_path, location):
     assert f"refusing the redirect of {url} to '{location}'" in msg
     assert "only http and https are followed" in msg
     assert not dest.exists() and not list(tmp_path.glob("*.part"))
+
+
+def _dribbling_server(pause: float = 0.05):
+    """A local server that sends 1000 bytes, one per ``pause`` seconds; (server, url)."""
+    import http.server
+    import threading
+    import time
+
+    class Dribble(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            try:
+                for _ in range(1000):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(pause)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Dribble)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/slow.bin"
+
+
+def test_a_partial_file_left_by_a_killed_transfer_is_removed_by_the_next(server, tmp_path):
+    """SIGKILL leaves ``.<name>.<random>.part``; the next attempt at the same file removes it
+    (and only its own file's)."""
+    url = server.add("/data/blob.bin", PAYLOAD)
+    dest = tmp_path / "raw" / "blob.bin"
+    dest.parent.mkdir()
+    (dest.parent / ".blob.bin.k1ll3d.part").write_bytes(b"half")
+    (dest.parent / ".other.bin.k1ll3d.part").write_bytes(b"not ours")
+    download(url, dest, sha256=SHA256, timeout=5)
+    assert _listing(dest.parent) == [".other.bin.k1ll3d.part", "blob.bin"]
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_transfer_stopped_by_a_signal_leaves_no_partial_file(tmp_path, signame):
+    import signal
+    import subprocess
+    import time
+
+    server, url = _dribbling_server()
+    dest = tmp_path / "slow.bin"
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from softmax_ood.download import download; "
+        "download(sys.argv[2], sys.argv[3], sha256='0' * 64, timeout=5)"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, src, url, str(dest)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".slow.bin.*.part")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp_path.glob(".slow.bin.*.part")), "the transfer never started"
+        time.sleep(0.2)
+        child.send_signal(getattr(signal, signame))
+        assert child.wait(timeout=30) != 0
+    finally:
+        child.kill()
+        server.shutdown()
+    assert _listing(tmp_path) == []

@@ -85,12 +85,15 @@ def test_only_a_folder_made_just_now_and_empty_is_removed(tmp_path, monkeypatch)
 
 
 @pytest.mark.slow
-def test_d_elsewhere_stops_and_leaves_no_folder(tmp_path):
+@pytest.mark.parametrize("mode", [["-n"], ["--cores", "1"]], ids=["dry-run", "run"])
+def test_d_elsewhere_stops_and_leaves_no_folder(tmp_path, mode):
+    """A real run also leaves no ``elsewhere/.snakemake/log`` (Snakemake makes it before the
+    workflow can refuse)."""
     from e2e import ROOT
 
     cwd = tmp_path / "run"
     cwd.mkdir()
-    proc = snakemake(cwd, "-n", "-s", str(ROOT / "Snakefile"), "-d", "elsewhere")
+    proc = snakemake(cwd, *mode, "-s", str(ROOT / "Snakefile"), "-d", "elsewhere")
     assert proc.returncode != 0
     assert "this workflow runs in its checkout" in proc.stdout + proc.stderr
     assert not (cwd / "elsewhere").exists()
@@ -132,3 +135,52 @@ def test_rebuild_hints_printed_reads_and_clears_the_note(tmp_path, monkeypatch):
     _note_rebuild_hint("a message without a command")
     assert note.read_text().count("\n") == 1
     assert rebuild_hints_printed() and not note.exists()
+
+
+def test_left_locks_get_one_line_with_the_users_unlock_command(tmp_path):
+    """After a SIGKILL the next real run says first how to unlock (Snakemake's LockException
+    follows); nothing for a dry run, for --unlock itself, or without locks."""
+    from softmax_ood.errors import unlock_hint
+
+    locks = tmp_path / ".snakemake/locks"
+    argv = ["/usr/bin/snakemake", "--cores", "all", "--configfile", "config/smoke.yaml"]
+    assert unlock_hint(locks, argv) is None
+    locks.mkdir(parents=True)
+    assert unlock_hint(locks, argv) is None
+    (locks / "0.output.lock").write_text("results/x\n")
+    hint = unlock_hint(locks, argv)
+    assert hint.count("\n") == 0
+    assert "snakemake --cores all --configfile config/smoke.yaml --unlock" in hint
+    assert unlock_hint(locks, [*argv, "-n"]) is None
+    assert unlock_hint(locks, [*argv, "--unlock"]) is None
+
+
+def test_the_configfile_hook_imports_nothing_of_the_library(tmp_path):
+    """Snakemake imports the hook (src/snakemake_logger_plugin_softmax_ood) before the
+    Snakefile, which must then import its own checkout's library, not the installed one."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("a: [1,\nb: 2\n")
+    code = (
+        "import sys; from snakemake_logger_plugin_softmax_ood import configfile_problem as p; "
+        f"print(p({str(bad)!r})); print(p({str(tmp_path / 'none.yaml')!r})); "
+        "print(any(m.split('.')[0] == 'softmax_ood' for m in sys.modules))"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": src},
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert (
+        lines[0]
+        == f"config file {bad} (--configfile) line 3: expected ',' or ']', but got '<stream end>'"
+    )
+    assert lines[1] == f"config file {tmp_path / 'none.yaml'} (--configfile): no such file"
+    assert lines[2] == "False"

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -35,3 +36,26 @@ def test_directory_hash_changes_with_content(tmp_path):
     h1 = path_sha256(tmp_path / "d")
     (tmp_path / "d/a").write_text("2")
     assert path_sha256(tmp_path / "d") != h1
+
+
+def test_a_job_records_every_output_it_wrote_under_results_and_reports(tmp_path, monkeypatch):
+    from softmax_ood.provenance import read_outputs_records, write_outputs_record
+
+    monkeypatch.chdir(tmp_path)
+    for f in ("reports/r.ipynb", "reports/r.html", "data/raw/x.gz"):
+        Path(f).parent.mkdir(parents=True, exist_ok=True)
+        Path(f).write_text(f)
+    Path("results/d").mkdir(parents=True)  # a directory output: not hashed here
+    record = write_outputs_record(
+        ["data/raw/x.gz", "results/d", "reports/r.ipynb", "reports/r.html"], rule="r_report"
+    )
+    assert record == Path("reports/r.outputs.json")
+    rec = json.loads(record.read_text())
+    assert rec["rule"] == "r_report" and sorted(rec["outputs"]) == [
+        "reports/r.html",
+        "reports/r.ipynb",
+    ]
+    assert read_outputs_records(tmp_path) == {
+        f: ("reports/r.outputs.json", path_sha256(f)) for f in ("reports/r.html", "reports/r.ipynb")
+    }
+    assert write_outputs_record(["data/raw/x.gz"]) is None  # data/ keeps its own records

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from softmax_ood.provenance import path_sha256
+from softmax_ood.provenance import path_sha256, write_outputs_record
 from softmax_ood.stale import MARK_MTIME, find_stale, mark
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import SMOKE, snakemake  # noqa: E402
+from e2e import SMOKE, flip_byte_keep_mtime, snakemake  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 MODEL = "results/train/digits/sgd/cnn/ce/seed0/model.pt"
 SUMMARY = "results/eval/digits/sgd/cnn/ce/seed0/summary.json"
 DATA_FILE = "data/digits/id_test_x.npy"
@@ -102,6 +103,45 @@ def test_a_deleted_intermediate_marks_its_consumer(tmp_path):
     )
 
 
+def test_a_damaged_output_nothing_reads_is_marked(tmp_path):
+    """A leaf (a table's markdown) against its own job's outputs record, mtime kept: it is
+    marked itself, so Snakemake reruns the job that made it."""
+    root = _tree(tmp_path)
+    md = root / "results/logitnorm/digits/runs.md"
+    md.write_text("| a |\n| 0.5 |\n")
+    os.chdir(root)
+    try:
+        write_outputs_record(["results/logitnorm/digits/runs.parquet", str(md.relative_to(root))])
+    finally:
+        os.chdir(ROOT)
+    assert find_stale(root) == []
+    flip_byte_keep_mtime(md)
+    (found,) = find_stale(root)
+    assert found.path == "results/logitnorm/digits/runs.md" and found.marks == (found.path,)
+    assert found.sentence() == (
+        "results/logitnorm/digits/runs.md does not match the sha256 its job recorded in "
+        "results/logitnorm/digits/runs.outputs.json (changed with its modification time kept); "
+        "rebuilding it and everything made from it"
+    )
+    assert mark([found], root) == [found.path] and md.stat().st_mtime == MARK_MTIME
+
+
+def test_a_damaged_output_with_a_new_mtime_says_so(tmp_path):
+    root = _tree(tmp_path)
+    os.chdir(root)
+    try:
+        write_outputs_record(["results/logitnorm/digits/runs.parquet"])
+    finally:
+        os.chdir(ROOT)
+    table = root / "results/logitnorm/digits/runs.parquet"
+    table.write_bytes(b"tablX")
+    later = (root / "results/logitnorm/digits/runs.outputs.json").stat().st_mtime + 5
+    os.utime(table, (later, later))
+    (found,) = find_stale(root)
+    assert "(changed after the record was written)" in found.sentence()
+    assert "modification time kept" not in found.sentence()
+
+
 # --------------------------------------------------------------------------- end to end (slow)
 @pytest.fixture
 def run_copy(smoke_runs, tmp_path):
@@ -151,3 +191,66 @@ def test_truncated_model_with_mtime_kept_is_retrained_to_the_same_bytes(run_copy
     assert re.search(r"rule train:", out) and "Nothing to be done" not in out
     assert manifest_of(run_copy) == before
     assert "stale:" not in snakemake(run_copy, "-n", *SMOKE).stderr  # and then nothing is
+
+
+# one file of every kind the workflow makes (the first match of each pattern in a smoke run)
+EVERY_KIND = (
+    "results/logitnorm/*/tables/table1.parquet",
+    "results/logitnorm/*/tables/table1.md",
+    "results/*/*/figures/*.png",
+    "results/kang/*/claims.parquet",
+    "results/kang/*/claims.md",
+    "reports/logitnorm.ipynb",
+    "reports/logitnorm.html",
+    "results/*/*/latex/*.tex",
+    "results/results_section.tex",
+    "results/claims_all.parquet",
+    "results/claims_all.csv",
+    "results/audit.json",
+)
+
+
+def flip_every_kind(work: Path) -> list[str]:
+    """Flip one byte (mtime kept) in one file of every kind; returns them (relative)."""
+    files = []
+    for pattern in EVERY_KIND:
+        found = sorted(work.glob(pattern))
+        assert found, f"the smoke run made no {pattern}"
+        files.append(found[0].relative_to(work).as_posix())
+        flip_byte_keep_mtime(found[0])
+    return files
+
+
+def check_flipped_outputs_are_named_and_rebuilt(work: Path) -> None:
+    """The audit names every flipped file; one plain run rebuilds each (byte-identical to
+    before, golden digests) and everything made from it; then nothing is stale."""
+    import io
+
+    from softmax_ood.audit import audit
+    from softmax_ood.golden import manifest_of
+
+    before = manifest_of(work)
+    files = flip_every_kind(work)
+    for f in files:
+        out = io.StringIO()
+        assert audit(work / f, work, out=out) == 1, out.getvalue()
+        assert f"DIFFERS  {f}" in out.getvalue(), out.getvalue()
+    proc = snakemake(work, "--cores", "2", *SMOKE)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-3000:]
+    for f in files:
+        assert f"stale: {f} does not match the sha256" in log, (f, log[-3000:])
+    assert "(changed with its modification time kept)" in log
+    assert manifest_of(work) == before
+    for f in files:
+        out = io.StringIO()
+        assert audit(work / f, work, out=out) == 0, out.getvalue()
+    assert "stale:" not in snakemake(work, "-n", *SMOKE).stderr
+
+
+@pytest.mark.slow
+def test_a_byte_flipped_in_a_file_of_every_kind_is_rebuilt_and_named(run_copy):
+    """Tables (parquet, markdown), a figure, claims (parquet, markdown), a report (ipynb,
+    HTML), LaTeX (a fragment, the section), claims_all (parquet, csv) and the audit: each
+    damaged with its mtime kept, in one copy, one rerun."""
+    check_flipped_outputs_are_named_and_rebuilt(run_copy)

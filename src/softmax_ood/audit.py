@@ -22,6 +22,11 @@ Where the records come from:
 
 Files with no record of their own (a table's markdown, ``msp.parquet``, ``curve.tsv``) are
 audited through the file written beside them by the same job.
+
+Every file a job wrote under ``results/`` or ``reports/`` is also compared with the sha256 its
+job recorded when it ended (``*.outputs.json``, :func:`softmax_ood.provenance.write_outputs_record`):
+a damaged leaf (a table's markdown, a figure, a report, the LaTeX) is named although nothing
+reads it.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .codedeps import code_inputs, module_inputs
-from .provenance import PROVENANCE_KEY, path_sha256
+from .provenance import OUTPUTS_SUFFIX, PROVENANCE_KEY, path_sha256, read_outputs_records
 
 __all__ = ["audit", "main"]
 
@@ -83,6 +88,7 @@ class Node:
     notes: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     code_checks: list[Check] = field(default_factory=list)  # library modules (Snakemake's)
+    written: Check | None = None  # the file itself against its job's outputs record
     problems: list[str] = field(default_factory=list)  # differences not tied to one input
     children: list[str] = field(default_factory=list)
 
@@ -96,6 +102,13 @@ class Auditor:
         self._rule_scripts: dict[str, str] | None = None
         self._head: str | None = None
         self._hash_cache: dict[str, str | None] = {}
+        self._outputs: dict[str, tuple[str, str]] | None = None
+
+    def output_record(self, rel: str) -> tuple[str, str] | None:
+        """``(outputs record, sha256)`` its job recorded for the output ``rel``, if any."""
+        if self._outputs is None:
+            self._outputs = read_outputs_records(self.root)
+        return self._outputs.get(rel)
 
     # -- paths ---------------------------------------------------------------------------------
     def rel(self, path: str | Path) -> str:
@@ -185,6 +198,20 @@ class Auditor:
         node = Node(rel)
         meta = self.snakemake_meta(rel)
         found = False
+        written = self.output_record(rel)
+        if written is not None:  # the file itself, as its job wrote it (not one of its inputs)
+            node.written = Check("output", rel, written[1], written[0], self.sha(rel))
+        if path.name.endswith(OUTPUTS_SUFFIX):  # the record: every file it names
+            node.notes.append("the outputs record of the job that wrote these files")
+            try:
+                rec = json.loads(path.read_text())
+            except ValueError as err:
+                node.problems.append(f"{rel} is not valid JSON ({err})")
+                return node
+            node.rule, node.script = rec.get("rule"), rec.get("script")
+            for out, sha in sorted((rec.get("outputs") or {}).items()):
+                self._add(node, "output", self.rel(out), sha, rel, child=False)
+            return node
         if path.name.endswith(".prov.json"):  # the sidecar stands for the file it describes
             stem = path.name.removesuffix(".prov.json")
             for f in sorted(path.parent.glob(stem + ".*")):
@@ -403,6 +430,18 @@ class Auditor:
             print(f"{pad}{'  '.join(info)}", file=out)
         for note in node.notes:
             print(f"{pad}{note}", file=out)
+        if node.written is not None:
+            w = node.written
+            self.n_checked += 1
+            status = "ok     " if w.ok else ("MISSING" if w.actual is None else "DIFFERS")
+            line = (
+                f"{pad}{status}  {rel}  sha256 {w.sha256[:SHORT]} as its job wrote it ({w.source})"
+            )
+            if not w.ok:
+                now = "no such file" if w.actual is None else f"on disk {w.actual[:SHORT]}"
+                line += f", {now}"
+                self._differs(f"{rel}: its job wrote sha256 {w.sha256[:SHORT]} ({w.source}), {now}")
+            print(line, file=out)
         bad_code = [c for c in node.code_checks if not c.ok]
         if node.code_checks and not bad_code:
             n = len(node.code_checks)
@@ -450,7 +489,7 @@ def audit(path: str | Path, root: str | Path | None = None, out=None) -> int:
     auditor = Auditor(base)
     rel = auditor.rel(path.resolve())
     first = auditor.node(rel)
-    if not (first.checks or first.children or first.rule or first.problems):
+    if not (first.checks or first.children or first.rule or first.problems or first.written):
         raise AuditError(
             f"nothing is recorded about {rel}: it has no provenance record, no .prov.json "
             f"sidecar and no Snakemake metadata under {base}"

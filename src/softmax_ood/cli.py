@@ -7,7 +7,9 @@ import sys
 from collections.abc import Callable
 
 __all__ = [
+    "BENCHMARKS_ENV",
     "INTERRUPTED",
+    "cpu_seconds",
     "job_script",
     "run_job",
     "run_script",
@@ -103,12 +105,78 @@ def run_job(smk, main: Callable[[], None]) -> None:
     """What every workflow script calls: ``run_job(snakemake, main)``. Runs ``main`` as
     :func:`run_script` does (log to the rule's log file, one sentence for a user error, one line
     for Ctrl-C) after naming the job's rule and script for every provenance record it writes
-    (:func:`softmax_ood.provenance.set_job`). The library is importable because the workflow
-    puts this checkout's ``src`` on every job's PYTHONPATH (the Snakefile)."""
-    from .provenance import set_job
+    (:func:`softmax_ood.provenance.set_job`), and at its successful end records the sha256 of
+    every output it wrote (:func:`softmax_ood.provenance.write_outputs_record`). The library is
+    importable because the workflow puts this checkout's ``src`` on every job's PYTHONPATH (the
+    Snakefile)."""
+    startup = cpu_seconds()  # python start, Snakemake's script preamble, the script's imports
+    from .provenance import set_job, write_outputs_record
 
-    set_job(smk.rule, job_script(smk))
+    script = job_script(smk)
+    set_job(smk.rule, script)
     run_script(main, smk.log[0])
+    # after the job's last output (a report's HTML included): what it wrote, for the stale
+    # check and the audit (softmax_ood.provenance.write_outputs_record)
+    write_outputs_record(list(getattr(smk, "output", [])), rule=smk.rule, script=script)
+    write_job_cpu(smk, startup)
+
+
+BENCHMARKS_ENV = "SOFTMAX_OOD_BENCHMARKS"  # {rule: benchmark file pattern} (set by the Snakefile)
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) of this process and of its children that have ended and
+    been waited for (a notebook's kernel, a subprocess)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"self": own.ru_utime + own.ru_stime, "children": kids.ru_utime + kids.ru_stime}
+
+
+def job_cpu_path(smk):
+    """``<benchmark file>.cpu.json`` of the job (its rule's ``benchmark:`` pattern, from
+    ``$SOFTMAX_OOD_BENCHMARKS``, with the job's wildcards); None if the rule has none."""
+    import json
+    import os
+    from pathlib import Path
+
+    try:
+        pattern = json.loads(os.environ.get(BENCHMARKS_ENV) or "{}").get(smk.rule)
+    except ValueError:
+        return None
+    if not pattern:
+        return None
+    from snakemake.io import apply_wildcards
+
+    wildcards = getattr(smk, "wildcards", None)
+    bench = Path(apply_wildcards(pattern, dict(wildcards.items()) if wildcards else {}))
+    return bench.with_name(bench.name.removesuffix(".tsv") + ".cpu.json")
+
+
+def write_job_cpu(smk, startup: dict[str, float]) -> None:
+    """Write the job's exact CPU seconds beside its benchmark file (:func:`job_cpu_path`):
+    ``cpu_s`` (this process and its children, from start to the end of the job), ``self_s``,
+    ``children_s`` and ``startup_s`` (spent before the job's ``main``: python start, Snakemake's
+    preamble, imports). Snakemake's own benchmark samples CPU, so misses most of long jobs."""
+    import json
+
+    from .provenance import write_bytes_atomic
+
+    path = job_cpu_path(smk)
+    if path is None:
+        return
+    end = cpu_seconds()
+    rec = {
+        "rule": smk.rule,
+        "cpu_s": round(end["self"] + end["children"], 4),
+        "self_s": round(end["self"], 4),
+        "children_s": round(end["children"], 4),
+        "startup_s": round(startup["self"] + startup["children"], 4),
+        "threads": getattr(smk, "threads", 1),
+        "torch_imported": "torch" in sys.modules,  # a job that neither trains nor evaluates: no
+    }
+    write_bytes_atomic(path, (json.dumps(rec, sort_keys=True, indent=1) + "\n").encode())
 
 
 def set_job_pythonpath(checkout) -> str:

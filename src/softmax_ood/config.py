@@ -142,6 +142,28 @@ def _schema_with_studies(schema: dict, studies: Mapping[str, ModuleType]) -> dic
     return schema
 
 
+def _check_override_names(config: dict) -> None:
+    """``score_overrides``: an unknown loss family or score is named as an unknown key, whatever
+    its value (checked before the schema, which would call it a value of the wrong type)."""
+    overrides = config.get("score_overrides")
+    if not isinstance(overrides, dict):
+        return
+    losses = registry_entries(LOSSES_PY, "LOSSES")
+    scores = registry_entries(SCORES_PY, "SCORES")
+    for family, by_score in overrides.items():
+        _check(
+            family in losses,
+            f"score_overrides has the unknown key {family!r}; allowed keys (loss families): "
+            f"{', '.join(sorted(losses))}",
+        )
+        for score in by_score if isinstance(by_score, dict) else ():
+            _check(
+                score in scores,
+                f"score_overrides.{family} has the unknown key {score!r}; allowed keys "
+                f"(scores): {', '.join(sorted(scores))}",
+            )
+
+
 def _check_core(config: dict) -> None:
     losses = registry_entries(LOSSES_PY, "LOSSES")
     for name, entry in config["losses"].items():
@@ -240,6 +262,7 @@ def validate_config(
     import jsonschema
 
     config = copy.deepcopy(dict(config))
+    _check_override_names(config)
     schema = _schema_with_studies(load_schema(schema_path), studies)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(

@@ -16,15 +16,19 @@ and what was (not) left on disk.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import gzip
 import hashlib
 import http.client
 import logging
 import os
 import shutil
+import signal
 import stat
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -156,13 +160,15 @@ def download(
         )
 
     dest.parent.mkdir(parents=True, exist_ok=True)
+    remove_partial_files(dest)  # a transfer killed outright (SIGKILL) could not remove its own
     fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as out:
-            digests = _stream(url, out, dest, timeout, max_seconds)
-            out.flush()
-            os.fsync(out.fileno())
+        with _terminate_raises():
+            with os.fdopen(fd, "wb") as out:
+                digests = _stream(url, out, dest, timeout, max_seconds)
+                out.flush()
+                os.fsync(out.fileno())
         problem = _mismatch(digests, expected)
         if problem:
             raise DownloadError(
@@ -185,6 +191,40 @@ def download(
     else:
         log.info("downloaded %s to %s (%s verified)", url, dest, ", ".join(expected))
     return dest
+
+
+def remove_partial_files(dest: Path | str) -> list[Path]:
+    """Remove the partial files (``.<name>.<random>.part`` beside ``dest``) that earlier
+    transfers to ``dest`` left when they were killed; returns them."""
+    dest = Path(dest)
+    gone = []
+    for part in dest.parent.glob(f".{glob.escape(dest.name)}.*.part"):
+        try:
+            part.unlink()
+            gone.append(part)
+        except OSError:
+            pass
+    if gone:
+        log.info("removed %d partial file(s) of an interrupted download of %s", len(gone), dest)
+    return gone
+
+
+@contextlib.contextmanager
+def _terminate_raises():
+    """SIGTERM (Snakemake stopping its jobs, a cluster's time limit) ends the transfer through
+    the same clean-up as an error: SystemExit instead of an immediate exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):

@@ -72,20 +72,50 @@ def rebuild_hint(path, rule: str) -> str:
     return f"it is made by the rule '{rule}'; rebuild it with: {command} --forcerun {shlex.quote(str(path))}"
 
 
+def _process_started() -> float:
+    import time
+
+    try:
+        import psutil
+
+        return psutil.Process().create_time()
+    except Exception:  # noqa: BLE001 - without psutil: the last minute counts as "now"
+        return time.time() - 60
+
+
+def remove_refused_folder(folder) -> bool:
+    """What a refused ``-d <folder>`` made there goes: this run's Snakemake log
+    (``.snakemake/log/<time>.snakemake.log``, made before the workflow could refuse; Snakemake
+    keeps writing to the unlinked file), ``.snakemake/log`` and ``.snakemake`` if that leaves
+    them empty and this run made them, then the folder itself (:func:`remove_if_made_empty`).
+    True if the folder is gone."""
+    from pathlib import Path
+
+    folder, started = Path(folder), _process_started()
+    log = folder / ".snakemake" / "log"
+    for f in log.glob("*.snakemake.log"):
+        try:
+            if f.stat().st_ctime >= started - 1:
+                f.unlink()
+        except OSError:
+            pass
+    for d in (log, log.parent):
+        try:
+            if d.stat().st_ctime >= started - 1 and not any(d.iterdir()):
+                d.rmdir()
+        except OSError:
+            pass
+    return remove_if_made_empty(folder)
+
+
 def remove_if_made_empty(folder) -> bool:
     """Remove ``folder`` if it is empty and was made after this process started (Snakemake's
     ``-d <folder>`` makes it before the workflow can refuse to run there); True if removed."""
     import os
-    import time
     from pathlib import Path
 
     folder = Path(folder)
-    try:
-        import psutil
-
-        started = psutil.Process().create_time()
-    except Exception:  # noqa: BLE001 - without psutil: the last minute counts as "now"
-        started = time.time() - 60
+    started = _process_started()
     try:
         if any(folder.iterdir()) or folder.stat().st_ctime < started - 1:
             return False
@@ -96,6 +126,29 @@ def remove_if_made_empty(folder) -> bool:
         return True
     except OSError:
         return False
+
+
+def unlock_hint(locks, argv) -> str | None:
+    """The one line a run prints when the folder holds Snakemake's locks (``locks``: the
+    ``.snakemake/locks`` folder) and it will take them (not a dry run, not ``--unlock``): they
+    are left by a run that was killed, or another run is still going; the unlock command is the
+    user's own (``argv``: the Snakemake process's) with ``--unlock``."""
+    from pathlib import Path
+
+    args = list(argv)[1:]
+    if any(
+        a in ("-n", "--dry-run", "--dryrun", "--unlock", "--lint", "--list-rules") for a in args
+    ):
+        return None
+    try:
+        if not any(Path(locks).iterdir()):
+            return None
+    except OSError:
+        return None
+    return (
+        "locked: this folder holds the locks of another snakemake run; if none is running "
+        f"(the last one was killed), unlock it with: {user_command(argv)} --unlock, then rerun"
+    )
 
 
 def rebuild_hints_printed() -> bool:

@@ -7,7 +7,8 @@ reproduce every one (``tests/test_golden.py``).
     python3 -m softmax_ood.golden --check DIR         # compare the run in DIR with the manifest
 
 What is hashed: every file under ``data/<ds>/``, ``results/`` and ``reports/`` except wall-time
-files (``reports/*_timing_*.json``) and Snakemake's own bookkeeping. A file's *golden digest* is
+files (``reports/*_timing_*.json``), the jobs' outputs records (``*.outputs.json``: hashes of
+files hashed here, some of which embed the commit) and Snakemake's own bookkeeping. A file's *golden digest* is
 the sha256 of its bytes, except where a provenance record is inside it: the git commit (and the
 input hashes that change with it) cannot be in a manifest committed in the same repository, so
 
@@ -48,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout (src/softmax_ood/gold
 MANIFEST = ROOT / "tests/golden/smoke_sha256.json"
 SMOKE = ["--configfile", "config/smoke.yaml"]
 DROP_KEYS = frozenset({"git", "inputs"})
-EXCLUDE_SUFFIXES = (".log",)
+EXCLUDE_SUFFIXES = (".log", ".outputs.json")
 # wall times are not reproducible bytes by nature (the Seddik solver's timing)
 EXCLUDE_GLOBS = ("reports/*_timing_*.json",)
 ORDER = ("data/", "results/train/", "results/eval/", "results/", "reports/")

@@ -9,6 +9,16 @@ Every table the workflow writes carries a provenance record, both inside the par
 * ``seeds`` and ``versions`` (python, torch, numpy, pandas, scikit-learn, ...),
 * ``numerics``: ``pinned`` (with the pinned values) or ``native`` (:mod:`softmax_ood.numerics`).
 
+Every workflow job also records what it wrote: at its successful end
+(:func:`softmax_ood.cli.run_job`) the sha256 of every file output under ``results/`` and
+``reports/`` goes into one *outputs record* per job, ``<first output's stem>.outputs.json``
+beside that output (:func:`write_outputs_record`): ``{"rule", "script", "outputs": {path:
+sha256}}``. It is written after the job's last output (a report's HTML included), so the
+parse-time stale check (:mod:`softmax_ood.stale`) and the audit compare every output on disk
+with what its job wrote. A separate file, not a key in the ``.prov.json`` sidecars: those are
+embedded in the parquet files they describe and printed by reports, which cannot carry their
+own hashes.
+
 Nothing time-dependent is recorded, so two runs of the same commit give identical bytes.
 This module imports neither torch nor pandas at import time (the Snakefile uses it).
 """
@@ -41,8 +51,13 @@ __all__ = [
     "read_parquet_provenance",
     "versions",
     "write_bytes_atomic",
+    "write_outputs_record",
     "write_parquet",
 ]
+
+OUTPUTS_SUFFIX = ".outputs.json"
+# the folders whose job outputs are recorded (data/ has its own records: meta.json's files)
+RECORDED_TREES = ("results/", "reports/")
 
 PROVENANCE_KEY = b"softmax_ood.provenance"
 PACKAGES = (
@@ -217,3 +232,52 @@ def read_parquet_provenance(path: Path | str) -> dict:
     if PROVENANCE_KEY not in meta:
         raise ValueError(f"{path} carries no provenance record")
     return json.loads(meta[PROVENANCE_KEY])
+
+
+def outputs_record_path(outputs) -> Path | None:
+    """Where a job with ``outputs`` (paths relative to the workflow folder) keeps its outputs
+    record: ``<stem>.outputs.json`` beside its first file output under ``results/`` or
+    ``reports/`` (None: nothing recorded there)."""
+    for out in outputs:
+        p = Path(out)
+        if p.as_posix().startswith(RECORDED_TREES) and not p.is_dir():
+            return p.with_name(p.name.split(".", 1)[0] + OUTPUTS_SUFFIX)
+    return None
+
+
+def write_outputs_record(outputs, rule: str | None = None, script: str | None = None):
+    """Record the sha256 of every file in ``outputs`` under ``results/`` or ``reports/`` (the
+    job's declared outputs, after it wrote them all) in :func:`outputs_record_path`. Returns
+    the record's path (None: no such output)."""
+    record = outputs_record_path(outputs)
+    if record is None:
+        return None
+    hashes = {
+        Path(o).as_posix(): _file_sha256(Path(o))
+        for o in outputs
+        if Path(o).as_posix().startswith(RECORDED_TREES) and Path(o).is_file()
+    }
+    body = {"rule": rule, "script": script, "outputs": dict(sorted(hashes.items()))}
+    write_bytes_atomic(record, (json.dumps(body, sort_keys=True, indent=2) + "\n").encode())
+    return record
+
+
+def read_outputs_records(root: Path | str = ".") -> dict[str, tuple[str, str]]:
+    """``{output path: (record path, sha256)}`` from every outputs record under ``root``'s
+    ``results/`` and ``reports/`` (paths relative to ``root``); unreadable records are skipped
+    (the audit names them)."""
+    root = Path(root)
+    found: dict[str, tuple[str, str]] = {}
+    for tree in RECORDED_TREES:
+        for rec in sorted((root / tree).rglob("*" + OUTPUTS_SUFFIX)):
+            try:
+                outputs = json.loads(rec.read_text()).get("outputs")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if not isinstance(outputs, dict):
+                continue
+            rel = rec.relative_to(root).as_posix()
+            for out, sha in outputs.items():
+                if isinstance(out, str) and isinstance(sha, str):
+                    found[out] = (rel, sha)
+    return found

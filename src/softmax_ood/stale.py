@@ -10,12 +10,16 @@ looks up to date. Every result here carries a record of the sha256 of what it wa
 * ``results/eval/.../summary.json``: ``inputs.model_sha256`` (the run's ``model.pt``) and
   ``inputs.data_sha256`` (``data/<ds>``);
 * every ``*.prov.json`` sidecar under ``results/`` (tables, frames, figures): ``inputs`` =
-  ``{name: {path, sha256}}``.
+  ``{name: {path, sha256}}``;
+* every job's outputs record (``*.outputs.json`` under ``results/`` and ``reports/``,
+  :func:`softmax_ood.provenance.write_outputs_record`): the sha256 of every file it wrote, so a
+  damaged leaf (a table's markdown, a figure, a report, the LaTeX, the audit) is rebuilt too.
 
 A recorded input is *stale* when it exists, is not newer than the record (if it were newer,
 Snakemake reruns the consumer anyway: no check needed) and its sha256 differs from the record;
 or when it is missing (Snakemake 9 says "Nothing to be done" when a deleted intermediate's
-consumers are up to date). :func:`find_stale` returns those files and :func:`mark` ages what
+consumers are up to date). A recorded output is stale when its sha256 differs from what its job
+recorded, whatever its mtime (a missing output Snakemake remakes itself). :func:`find_stale` returns those files and :func:`mark` ages what
 must rerun: a changed file itself (a prepared-data file: its folder ``data/<ds>``), or, for a
 missing one, the consumer whose record names it. Snakemake then sees those outputs older than
 their inputs and reruns their jobs and everything made from them. (Not ``--forcerun``: the
@@ -33,7 +37,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .provenance import path_sha256
+from .provenance import path_sha256, read_outputs_records
 
 __all__ = ["MARK_MTIME", "Stale", "find_stale", "mark"]
 
@@ -50,6 +54,8 @@ class Stale:
     record: str  # the file holding the record
     marks: tuple[str, ...]  # the outputs whose mtime :func:`mark` sets to MARK_MTIME
     missing: bool = False
+    kept: bool = True  # its mtime is not newer than the record's (changed with its mtime kept)
+    output: bool = False  # the record is its own job's outputs record
 
     def sentence(self) -> str:
         if self.missing:
@@ -57,9 +63,16 @@ class Stale:
                 f"{self.path} is missing but recorded as an input in {self.record}; rerunning "
                 "the job that made it and everything made from it"
             )
+        how = (
+            "changed with its modification time kept"
+            if self.kept
+            else "changed after the record was written"
+        )
+        what = "its job recorded" if self.output else "recorded"
+        target = "it" if self.marks[0] == self.path else self.marks[0]
         return (
-            f"{self.path} does not match the sha256 recorded in {self.record} (changed with its "
-            f"modification time kept); rebuilding {self.marks[0]} and everything made from it"
+            f"{self.path} does not match the sha256 {what} in {self.record} ({how}); "
+            f"rebuilding {target} and everything made from it"
         )
 
 
@@ -121,6 +134,17 @@ class _Checker:
         if have is not None and have != want:
             self.found[rel] = Stale(rel, self.rel(record), (rebuild or rel,))
 
+    def compare_output(self, rel: str, want: str, record: str) -> None:
+        """An output must hash to what its job recorded, whatever its mtime (a missing one:
+        Snakemake remakes it)."""
+        if rel in self.found:
+            return
+        have = self.sha(rel)
+        if have is not None and have != want:
+            t_out, t_rec = self.mtime(rel), self.mtime(record)
+            kept = t_out is not None and t_rec is not None and t_out <= t_rec
+            self.found[rel] = Stale(rel, record, (rel,), kept=kept, output=True)
+
 
 def _read_json(path: Path):
     try:
@@ -147,7 +171,9 @@ def find_stale(root: str | Path = ".", data_dirs=None) -> list[Stale]:
             rel = f"{folder}/{name}"
             have = c.sha(rel)
             if have is not None and have != want and rel not in c.found:
-                c.found[rel] = Stale(rel, f"{folder}/meta.json", (folder,))
+                t_file, t_meta = c.mtime(rel), c.mtime(f"{folder}/meta.json")
+                kept = t_file is not None and t_meta is not None and t_file <= t_meta
+                c.found[rel] = Stale(rel, f"{folder}/meta.json", (folder,), kept=kept)
     results = root / "results"
     for summary in sorted(results.glob("eval/**/summary.json")):
         rec = _read_json(summary)
@@ -170,6 +196,8 @@ def find_stale(root: str | Path = ".", data_dirs=None) -> list[Stale]:
                 rel = c.rel(inp["path"])
                 if not rel.startswith("src/"):  # code: Snakemake's own code trigger
                     c.compare(rel, inp["sha256"], side)
+    for out, (record, want) in sorted(read_outputs_records(root).items()):
+        c.compare_output(c.rel(out), want, record)
     return list(c.found.values())
 
 

@@ -15,7 +15,16 @@ Snakemake's metadata):
 
 Prints e.g. ``from scratch: 513.5 s = 75.8 yardsticks of 6.77 s vs budget 88 -> ratio 0.86``.
 It also prints the CPU-bound floor: the CPU seconds of all jobs divided by the cores, i.e. the
-wall time a perfect scheduler could reach with these recipes on this machine.
+wall time a perfect scheduler could reach with these recipes on this machine. The CPU seconds
+are exact: each job measures itself (``getrusage`` of its process and its ended children, a
+notebook's kernel included, at its end: ``logs/benchmarks/<rule>/...cpu.json``, written by
+``softmax_ood.cli.run_job``); Snakemake's own benchmark files sample CPU every 30 s and miss most
+of a long job. From them: exact CPU seconds per rule, the **fixed-cost share** (the CPU of a job
+that does nothing -- python start, Snakemake's script preamble, the library's job entry, best of
+5 -- times the number of jobs, over all CPU seconds; also the measured share: every job's CPU
+before its own work began, its script's imports included), how many jobs imported torch, and
+**wall / floor**. ``--from DIR`` prints these for an existing run in DIR (its wall time from
+Snakemake's metadata: first job start to last job end) without running anything.
 
 ``--record`` writes what it measured (machine, commit, numerics, yardstick, both runs, the
 per-rule table) as JSON; ``--doc`` rewrites the generated benchmark block of the benchmarks page
@@ -134,6 +143,102 @@ def benchmark_table(work: Path) -> dict[str, tuple[int, float, float]]:
     return {r: tuple(v) for r, v in sorted(out.items(), key=lambda kv: -kv[1][1])}
 
 
+def exact_cpu(work: Path) -> dict[str, dict]:
+    """``{rule: {jobs, cpu_s, startup_s, torch_jobs}}`` summed over the jobs' own CPU records
+    (``logs/benchmarks/<rule>/...cpu.json``, :func:`softmax_ood.cli.write_job_cpu`)."""
+    out: dict[str, dict] = defaultdict(
+        lambda: {"jobs": 0, "cpu_s": 0.0, "startup_s": 0.0, "torch_jobs": 0}
+    )
+    for f in sorted((work / "logs/benchmarks").glob("**/*.cpu.json")):
+        try:
+            rec = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        r = out[rec.get("rule") or f.relative_to(work / "logs/benchmarks").parts[0]]
+        r["jobs"] += 1
+        r["cpu_s"] += float(rec.get("cpu_s", 0.0))
+        r["startup_s"] += float(rec.get("startup_s", 0.0))
+        if "torch_imported" in rec:  # records from before it was written: unknown
+            r["torch_jobs"] += bool(rec["torch_imported"])
+        else:
+            r["torch_unknown"] = r.get("torch_unknown", 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["cpu_s"]))
+
+
+NULL_JOB = "import snakemake.script\nfrom softmax_ood.cli import run_job\n"
+
+
+def null_job_cpu(work: Path, repeat: int = 5) -> float:
+    """CPU seconds of a job that does nothing, best of ``repeat``: a python process with the
+    jobs' PYTHONPATH (the checkout's library and its ``sitecustomize``) that imports
+    Snakemake's script support and the library's job entry, as every job's script does."""
+    from softmax_ood.cli import cpu_seconds
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(work / "src"), str(work / "workflow/jobstart")]),
+    }
+    best = float("inf")
+    for _ in range(repeat):
+        before = cpu_seconds()["children"]
+        subprocess.run([sys.executable, "-c", NULL_JOB], cwd=work, env=env, check=True)
+        best = min(best, cpu_seconds()["children"] - before)
+    return best
+
+
+def run_wall(work: Path) -> float | None:
+    """Wall seconds of the run recorded in ``work/.snakemake/metadata``: first start to last end."""
+    starts, ends = [], []
+    for f in (work / ".snakemake/metadata").rglob("*"):
+        try:
+            rec = json.loads(f.read_text()) if f.is_file() else {}
+        except (OSError, ValueError):
+            continue
+        if rec.get("starttime") and rec.get("endtime"):
+            starts.append(rec["starttime"])
+            ends.append(rec["endtime"])
+    return max(ends) - min(starts) if starts else None
+
+
+def print_exact(work: Path, wall: float | None, cores: str) -> dict:
+    """Print the exact-CPU table, the fixed-cost share and wall / floor; returns them."""
+    rules = exact_cpu(work)
+    if not rules:
+        print("no exact CPU records (logs/benchmarks/**/*.cpu.json) in this run")
+        return {}
+    jobs = sum(r["jobs"] for r in rules.values())
+    cpu = sum(r["cpu_s"] for r in rules.values())
+    startup = sum(r["startup_s"] for r in rules.values())
+    null = null_job_cpu(work)
+    floor = cpu / float(cores)
+    print(f"exact CPU per rule (each job's own getrusage, self + children; {jobs} jobs):")
+    print(f"  {'rule':<26} {'jobs':>5} {'CPU s':>9} {'start-up s':>11} {'torch':>6}")
+    for name, r in rules.items():
+        torch = "?" if r.get("torch_unknown") else str(r["torch_jobs"])
+        print(f"  {name:<26} {r['jobs']:5d} {r['cpu_s']:9.1f} {r['startup_s']:11.1f} {torch:>6}")
+    print(
+        f"fixed cost: a job that does nothing costs {null:.2f} CPU s; x {jobs} jobs = "
+        f"{null * jobs:.0f} s = {100 * null * jobs / cpu:.1f} % of {cpu:.0f} CPU s (goal <= 10 %); "
+        f"measured before each job's own work (its imports included): {startup:.0f} s = "
+        f"{100 * startup / cpu:.1f} %"
+    )
+    line = f"exact CPU floor: {cpu:.0f} CPU s / {cores} cores = {floor:.0f} s"
+    if wall:
+        line += f"; wall {wall:.0f} s / floor = {wall / floor:.2f} (goal <= 1.1)"
+    print(line)
+    return {
+        "exact_cpu_s": round(cpu, 1),
+        "null_job_cpu_s": round(null, 3),
+        "startup_cpu_s": round(startup, 1),
+        "fixed_cost_share": round(null * jobs / cpu, 4),
+        "wall_over_floor": round(wall / floor, 3) if wall else None,
+        "exact_rules": {
+            k: {kk: round(v, 2) if isinstance(v, float) else v for kk, v in r.items()}
+            for k, r in rules.items()
+        },
+    }
+
+
 def git_commit() -> str:
     proc = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
@@ -173,6 +278,17 @@ def render_doc_block(rec: dict) -> str:
         f"{rec['jobs']} jobs, {cpu:.0f} CPU seconds, so even a perfect scheduler on {cores} "
         f"cores needs {floor:.0f} s = {floor / y:.0f} yardsticks with these recipes;",
         f"- **no-op rerun: {noop:.1f} s** (budget {NOOP_BUDGET_S:g} s).",
+    ]
+    if rec.get("exact_cpu_s"):  # records from each job's own CPU accounting
+        exact = rec["exact_cpu_s"]
+        lines[-1] = lines[-1].removesuffix(".") + ";"
+        lines.append(
+            f"- **exact CPU {exact:.0f} s** (each job's own getrusage): floor "
+            f"{exact / float(cores):.0f} s, **wall / floor {rec['wall_over_floor']:.2f}**; "
+            f"**fixed-cost share {100 * rec['fixed_cost_share']:.1f} %** (a job that does "
+            f"nothing: {rec['null_job_cpu_s']:.2f} CPU s x {rec['jobs']} jobs)."
+        )
+    lines += [
         "",
         "| rule | jobs | wall s | CPU s | share of CPU |",
         "|---|---:|---:|---:|---:|",
@@ -216,7 +332,12 @@ def main() -> int:
         action="store_true",
         help=f"rewrite the generated block of {DOC_PAGE.relative_to(ROOT)} from the record",
     )
+    ap.add_argument("--from", dest="from_", help="print the exact CPU figures of the run in DIR")
     args = ap.parse_args()
+    if args.from_:
+        work = Path(args.from_)
+        print_exact(work, run_wall(work), args.cores)
+        return 0
     if args.doc and not args.record:
         write_doc_block(json.loads(RECORD.read_text()))
         print(f"{DOC_PAGE.relative_to(ROOT)} block rewritten from {RECORD.relative_to(ROOT)}")
@@ -265,6 +386,7 @@ def main() -> int:
             f"CPU-bound floor: {cpu:.0f} CPU s / {args.cores} cores = {floor:.0f} s = "
             f"{floor / y:.1f} yardsticks (a perfect scheduler with these recipes)"
         )
+        exact = print_exact(work, scratch, args.cores)
         if args.record:
             rec = {
                 "commit": commit,
@@ -281,6 +403,7 @@ def main() -> int:
                     r: {"jobs": n, "wall_s": round(w, 1), "cpu_s": round(c, 1)}
                     for r, (n, w, c) in bench.items()
                 },
+                **exact,
             }
             out = Path(args.record)
             out.parent.mkdir(parents=True, exist_ok=True)
