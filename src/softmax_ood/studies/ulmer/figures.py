@@ -335,8 +335,7 @@ def directions_figure(
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", fontsize=6, ncol=len(models))
         fig.suptitle(
-            f"Certainty far from the data: every direction x seed cell ({n_seeds} seeds; "
-            "each a mean over the scaled points)"
+            f"Far-away certainty: one point per direction x seed ({n_seeds} seeds)"
         )
         save_figure(fig, path)
 
