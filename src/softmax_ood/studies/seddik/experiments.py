@@ -225,17 +225,20 @@ def fig3_frame(
     balance: bool = True,
     seed: int = 0,
     loo: str = "exact",
+    source: str = "sklearn",
+    per_class: int | None = None,
     solver: dict | None = None,
     train: dict | None = None,
 ) -> pd.DataFrame:
-    """Fig. 3: leave-one-out projections :math:`x_i^\\top w_{-i}` on digits (sklearn 8x8)
+    """Fig. 3: leave-one-out projections :math:`x_i^\\top w_{-i}` on two image classes
+    (:func:`load_digits_pair`: sklearn 8x8 digits or raw 28x28 Fashion-MNIST)
     per class, with the predicted Gaussian ``N(m_l, sigma_l^2)`` of Theorem 4.8.
 
     One row per training point: ``cls, digit, index, loo_projection, train_projection``
     (:math:`x_i^\\top w`), and the class's ``theory_mean, theory_std`` (law of the LOO
     projection) and ``theory_train_mean, theory_train_std`` (moments of :math:`x_i^\\top w`).
     ``loo`` is ``"exact"`` (refits) or ``"newton"`` (one-step approximation)."""
-    d = load_digits_pair(digits, balance=balance, seed=seed)
+    d = load_digits_pair(digits, balance=balance, seed=seed, source=source, per_class=per_class)
     n = len(d.y)
     fit = _fit(d.X, d.y, lam, train)
     z = loo_projections(d.X, d.y, lam, method=loo, fit=fit)[:, 0]
@@ -274,6 +277,8 @@ def fig4_frame(
     digits: tuple[int, int] = (1, 2),
     balance: bool = True,
     seed: int = 0,
+    source: str = "sklearn",
+    per_class: int | None = None,
     solver: dict | None = None,
     train: dict | None = None,
 ) -> pd.DataFrame:
@@ -283,7 +288,7 @@ def fig4_frame(
     Each seed draws ``n/2`` training points per class from the balanced pool and tests on the
     rest of the pool; the theory uses the pool's class means and covariances (as the paper
     uses whole-dataset statistics). Columns as :func:`fig2_frame` with ``n`` varying."""
-    d = load_digits_pair(digits, balance=balance, seed=seed)
+    d = load_digits_pair(digits, balance=balance, seed=seed, source=source, per_class=per_class)
     p = d.X.shape[1]
     rows: list[dict] = []
     for n in ns:

@@ -36,6 +36,7 @@ __all__ = [
     "accuracy",
     "class_statistics",
     "fit_softmax",
+    "fashion_idx",
     "load_digits_pair",
     "loo_projections",
     "paper_mixture",
@@ -350,8 +351,9 @@ def structured_mixture(
 
 @dataclass(frozen=True)
 class DigitsPair:
-    """Two digit classes of ``sklearn.datasets.load_digits`` (8x8, p = 64), pixels / 16,
-    centred by the midpoint of the two class means; statistics from the whole pool."""
+    """Two image classes (scikit-learn's 8x8 digits, p = 64, or raw 28x28 Fashion-MNIST,
+    p = 784: :func:`load_digits_pair`), centred by the midpoint of the two class means;
+    statistics from the whole pool."""
 
     X: np.ndarray
     y: np.ndarray
@@ -361,20 +363,69 @@ class DigitsPair:
     gammas: np.ndarray
 
 
-def load_digits_pair(
-    digits: tuple[int, int] = (1, 2), *, balance: bool = True, seed: int = 0
-) -> DigitsPair:
-    """Digits ``digits[0]`` (class 0) vs ``digits[1]`` (class 1); ``balance`` subsamples the
-    larger class (seeded) so that ``gamma = (1/2, 1/2)`` as in the paper's Figs. 3-4."""
-    from sklearn.datasets import load_digits
+#: where Debian's ``dataset-fashion-mnist`` installs the IDX files (``dpkg -L``)
+FASHION_DIRS = ("/usr/share/datasets/fashion-mnist", "/usr/share/dataset-fashion-mnist")
+SOURCES = ("sklearn", "fashion")
 
-    data = load_digits()
-    X, t = data.data / 16.0, data.target
+
+def fashion_idx(part: str = "train", dirs=FASHION_DIRS) -> tuple[np.ndarray, np.ndarray]:
+    """Raw Fashion-MNIST ``(images uint8 (N, 28, 28), labels uint8 (N,))`` of ``part``
+    (``train``: 60,000; ``t10k``: 10,000) read with the project's IDX reader from the first of
+    ``dirs`` holding them.
+
+    :raises FileNotFoundError: one sentence naming the package to install."""
+    from pathlib import Path
+
+    from ...paper_data import read_mnist_idx
+
+    for d in dirs:
+        img = Path(d) / f"{part}-images-idx3-ubyte.gz"
+        lab = Path(d) / f"{part}-labels-idx1-ubyte.gz"
+        if img.is_file() and lab.is_file():
+            return read_mnist_idx(img), read_mnist_idx(lab)
+    raise FileNotFoundError(
+        f"Fashion-MNIST IDX files ({part}) not found in {', '.join(dirs)}; install them with "
+        "'apt-get install dataset-fashion-mnist'"
+    )
+
+
+def load_digits_pair(
+    digits: tuple[int, int] = (1, 2),
+    *,
+    balance: bool = True,
+    seed: int = 0,
+    source: str = "sklearn",
+    per_class: int | None = None,
+) -> DigitsPair:
+    """Classes ``digits[0]`` (class 0) vs ``digits[1]`` (class 1); ``balance`` subsamples the
+    larger class (seeded) so that ``gamma = (1/2, 1/2)`` as in the paper's Figs. 3-4.
+
+    :param source: ``"sklearn"``: scikit-learn's 8x8 digits (p = 64, pixels / 16);
+        ``"fashion"``: raw 28x28 Fashion-MNIST training images (p = 784, pixels / 255, the
+        paper's dimension; a declared stand-in for MNIST digits), ``digits`` then name
+        Fashion-MNIST classes.
+    :param per_class: keep this many images per class (seeded draw; ``None``: all, or the
+        smaller class's count when balancing).
+    """
+    if source == "sklearn":
+        from sklearn.datasets import load_digits
+
+        data = load_digits()
+        X, t = data.data / 16.0, data.target
+    elif source == "fashion":
+        images, t = fashion_idx("train")
+        X = images.reshape(len(images), -1).astype(np.float64) / 255.0
+    else:
+        raise ValueError(f"unknown digits source {source!r}; expected one of {', '.join(SOURCES)}")
     idx = [np.flatnonzero(t == d) for d in digits]
-    if balance:
-        rng = np.random.default_rng(seed)
-        m = min(len(i) for i in idx)
-        idx = [np.sort(rng.choice(i, m, replace=False)) for i in idx]
+    rng = np.random.default_rng(seed)
+    if balance or per_class is not None:
+        cap = [len(i) for i in idx]
+        if balance:
+            cap = [min(cap)] * len(idx)
+        if per_class is not None:
+            cap = [min(c, int(per_class)) for c in cap]
+        idx = [np.sort(rng.choice(i, c, replace=False)) for i, c in zip(idx, cap, strict=True)]
     Xp = np.vstack([X[i] for i in idx])
     y = np.concatenate([np.full(len(i), c) for c, i in enumerate(idx)])
     means = np.stack([Xp[y == c].mean(0) for c in range(2)])

@@ -93,6 +93,8 @@ def frame_kwargs(config: dict, name: str) -> dict:
         "digits": list(d["pair"]),
         "balance": d["balance"],
         "seed": d["seed"],
+        "source": d.get("source", "sklearn"),
+        "per_class": d.get("per_class"),
     }
     if name == "fig2":
         return {**s["fig2"], **common}

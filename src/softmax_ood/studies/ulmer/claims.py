@@ -63,6 +63,7 @@ __all__ = [
     "PAPER",
     "DEGENERATE",
     "STOCHASTIC",
+    "cell_shares",
     "certainty_per_seed",
     "k_stability",
     "ulmer_claim_specs",
@@ -92,6 +93,8 @@ _METRIC_TEXT = {
     "mutual_information": "mutual information (Lemma 9)",
 }
 _METRICS = tuple(_METRIC_TEXT)
+#: largest float64 error of the softmax note's identities (a few ulps of a probability)
+NOTE_TOL = 1e-12
 
 
 def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
@@ -145,18 +148,63 @@ def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
             if kind in STOCHASTIC:
                 specs.append(
                     ClaimSpec(
-                        f"C-{ds}-{kind}",
-                        f"{_LABELS[kind]}: far from the {ds} data the averaged prediction is "
-                        "certain (Theorem 1's certainty statement; its lemmas prove only that "
-                        "the gradients vanish)",
-                        "per seed, mean max probability at the largest alpha (points x "
-                        "non-degenerate directions)",
-                        level,
-                        ">",
-                        requires=(fid, nid, f"K-{ds}-{kind}"),
-                        effect=1.0 - level,
+                        f"L-{ds}-{kind}",
+                        f"{_LABELS[kind]} on {ds}: far out the averaged prediction's max "
+                        "probability equals its exact limit, the largest vote share of the "
+                        "samples' limiting arg-max read from the logits' slopes (by construction: "
+                        "each saturated sample is one-hot)",
+                        "mean over direction x seed cells of |mean max probability at the "
+                        "largest alpha - its limit| (tolerance k_margin: half the distance from "
+                        "the certainty level to 1)",
+                        float(spec["k_margin"]),
+                        "<",
+                        kind="sanity",
+                        requires=(fid,),
                     )
                 )
+        for kind in kinds:
+            if kind in STOCHASTIC and "single" in kinds:
+                specs.append(
+                    ClaimSpec(
+                        f"C-{ds}-{kind}",
+                        f"{_LABELS[kind]} mitigates the overconfidence on {ds} along some "
+                        "directions (Fig. 1, Discussion): far out it stays below certainty on a "
+                        "share of directions where a single network stays below on none",
+                        "per seed, share of directions (all, degenerate included) whose limiting "
+                        f"mean max probability (alpha -> infinity: the vote share) is at most "
+                        f"{level:g}, minus the single network's share",
+                        0.0,
+                        ">",
+                        requires=(fid, f"K-{ds}-{kind}"),
+                    )
+                )
+                specs.append(
+                    ClaimSpec(
+                        f"P-{ds}-{kind}",
+                        f"... but only partially (Fig. 1: \"only partially mitigated by ensemble "
+                        f"models\"): {_LABELS[kind]} still reaches certainty far from the {ds} "
+                        "data along a share of directions",
+                        "per seed, share of directions (all) whose limiting mean max probability "
+                        f"exceeds {level:g}",
+                        0.0,
+                        ">",
+                        requires=(fid, nid, f"K-{ds}-{kind}"),
+                    )
+                )
+        if "ensemble" in kinds:
+            specs.append(
+                ClaimSpec(
+                    f"D-{ds}",
+                    f"§6: more in-domain data worsens OOD detection on {ds} (it decreases the "
+                    "ensemble's diversification far out)",
+                    "per seed, AUROC of the deep ensemble's predictive entropy (held-out points "
+                    "against the same points at the largest alpha, every direction) trained on "
+                    "all training rows minus that trained on a stratified datasize.fraction",
+                    0.0,
+                    "<",
+                    requires=(fid,),
+                )
+            )
         if "single" in kinds:
             specs.append(
                 ClaimSpec(
@@ -186,6 +234,25 @@ def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                     requires=(fid,),
                 )
             )
+    for cid, what in (
+        ("note-P1", "Property 1, shift invariance: S(z + c1) = S(z)"),
+        ("note-P2", "Property 2, the inverse: z = log S(z) + c1"),
+        ("note-P3", "Property 3, superposition and scaling: S(a1 z + a2 z' + c1) ∝ "
+         "S(z)^a1 ⊙ S(z')^a2"),
+        ("note-logistic", "two outputs: the softmax's first output is the logistic "
+         "1 / (1 + exp(z2 - z1))"),
+    ):
+        specs.append(
+            ClaimSpec(
+                cid,
+                f"Softmax note, {what} (an identity: true by construction)",
+                "largest entry-wise error in float64 with the stable softmax over the note's "
+                "vectors",
+                NOTE_TOL,
+                "<",
+                kind="sanity",
+            )
+        )
     return specs
 
 
@@ -271,14 +338,24 @@ def _ratio(end: float, start: float) -> float:
 
 
 def evaluate_ulmer_claims(
-    fit: pd.DataFrame, scaling: pd.DataFrame, directions: pd.DataFrame, spec: dict
+    fit: pd.DataFrame,
+    scaling: pd.DataFrame,
+    directions: pd.DataFrame,
+    spec: dict,
+    datasize: pd.DataFrame | None = None,
+    checks: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The claims table (premises first) from the per-seed ``fit``, ``scaling`` (the alpha curve
     along the paper's feature) and ``directions`` (certainty at the largest alpha per direction,
     at K and 2K) frames of every dataset.
 
     :param spec: :func:`softmax_ood.studies.ulmer.study.claims_spec`: ``kinds``, ``control``,
-        ``certain_max_prob``, ``grad_ratio``, ``k_margin``, ``alpha``, ``confident``.
+        ``certain_max_prob``, ``grad_ratio``, ``k_margin``, ``alpha``,
+        ``confident``.
+    :param datasize: the §6 data-size frame
+        (:func:`~softmax_ood.studies.ulmer.experiment.datasize_frame`), rows ``D-*``.
+    :param checks: the softmax note's table (with
+        :func:`~softmax_ood.studies.ulmer.softmax_note.property_checks`), rows ``note-*``.
     """
     require_columns(
         fit,
@@ -317,19 +394,16 @@ def evaluate_ulmer_claims(
                 measured[f"K-{ds}-{kind}"] = Measurement(
                     float(oriented.mean()) if len(oriented) else math.nan,
                     f"K = {k1}: {fmt_mean_std(a)}; 2K = {k2}: {fmt_mean_std(b)}; change per seed "
-                    f"{_per_seed(b - a)}; equivalence margin ± {margin:g} (config k_margin)",
+                    f"{_per_seed(b - a)}; equivalence margin ± {margin:g} (config k_margin); "
+                    f"K fixed in advance: a vote share's binomial standard error "
+                    f"1/(2 sqrt(K)) = {0.5 / math.sqrt(max(k1, 1)):.3f} (the principle asks "
+                    f"<= {float(spec.get('vote_se', math.nan)):g})",
                     samples=tuple(oriented.to_numpy()),
                     power=tost_power(margin, sd, len(oriented), float(spec["alpha"]))
                     if len(oriented) > 1
                     else math.nan,
                 )
-                votes = certainty_per_seed(directions, ds, kind, column="vote_share")
-                measured[f"C-{ds}-{kind}"] = Measurement(
-                    float(stat.mean()) if len(stat) else math.nan,
-                    f"{_LABELS[kind]} (K = {k1}): mean max probability {fmt_mean_std(stat)} "
-                    f"(per seed {_per_seed(stat)}), vote share {fmt_mean_std(votes)}; {note}",
-                    samples=tuple(stat.to_numpy()),
-                )
+                measured.update(_averaged_rows(directions, ds, kind, k1, level))
             elif kind == "single":
                 below = int((stat <= level).sum())
                 measured[f"S-{ds}-single"] = Measurement(
@@ -338,9 +412,12 @@ def evaluate_ulmer_claims(
                     f"{_per_seed(stat)}; {below} seed(s) at or below {level:g}); {note}",
                     samples=tuple(stat.to_numpy()),
                 )
+        if datasize is not None and f"D-{ds}" in {c.id for c in specs}:
+            measured[f"D-{ds}"] = _datasize_row(datasize, ds)
         sc = scaling[scaling["dataset"] == ds]
         if sc.empty:
             raise ValueError(f"The scaling frame has no rows for dataset {ds!r}.")
+        paper = _paper_direction(directions, ds)
         a_min, a_max = float(sc["alpha"].min()), float(sc["alpha"].max())
         start, end = sc[sc["alpha"] == a_min], sc[sc["alpha"] == a_max]
         relu_kinds = [k for k in dict.fromkeys(sc["kind"]) if k != "control"]
@@ -367,14 +444,140 @@ def evaluate_ulmer_claims(
                 if not ratios or any(math.isnan(r) for r in ratios)
                 else float(np.max(ratios))
             )
+            where = f"alpha {a_min:g} -> {a_max:g} along the paper's feature"
+            if paper is not None and paper[1]:
+                # Assumption 1 fails along a direction parallel to a class boundary
+                value = math.nan
+                where += f" {paper[0]!r}, which is degenerate (|cos| {paper[2]:.3f}): not counted"
             measured[f"G-{ds}-{metric}"] = Measurement(
-                value,
-                f"alpha {a_min:g} -> {a_max:g} along the paper's feature, mean over points and "
-                "seeds: " + "; ".join(parts),
+                value, f"{where}, mean over points and seeds: " + "; ".join(parts)
             )
+    if checks is not None:
+        measured.update(_note_rows(checks))
     return evaluate_claims(PAPER, specs, measured, alpha=float(spec["alpha"]))
+
+
+def _paper_direction(directions: pd.DataFrame, ds: str) -> tuple[str, bool, float] | None:
+    """``(name, degenerate, min |cos|)`` of the direction the scaling frame scales along."""
+    if "paper_direction" not in directions:
+        return None
+    d = directions[(directions["dataset"] == ds) & directions["paper_direction"].astype(bool)]
+    if d.empty:
+        return None
+    r = d.iloc[0]
+    return str(r["direction"]), bool(r["degenerate"]), float(r["min_cos"])
+
+
+def cell_shares(
+    directions: pd.DataFrame, ds: str, kind: str, level: float, column: str = "limit_max_prob"
+) -> tuple[pd.Series, pd.Series]:
+    """Per seed, the share of directions (every direction, degenerate ones included) whose
+    ``column`` (default: the alpha -> infinity limit of the mean max probability, sample count
+    K; Theorem 1 is a statement about the limit) is at most ``level`` (below certainty), and
+    the share above it."""
+    sel = directions[
+        (directions["dataset"] == ds) & (directions["kind"] == kind) & (directions["k_role"] == "K")
+    ]
+    below = (sel[column] <= level).groupby(sel["seed"]).mean().astype(float)
+    return below.sort_index(), (1.0 - below).sort_index()
+
+
+def _distribution(values: pd.Series) -> str:
+    q = values.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).to_numpy()
+    return (
+        f"min {q[0]:.3f}, quartiles {q[1]:.3f} / {q[2]:.3f} / {q[3]:.3f}, max {q[4]:.3f} "
+        f"over {len(values)} direction x seed cells"
+    )
+
+
+def _averaged_rows(
+    directions: pd.DataFrame, ds: str, kind: str, k: int, level: float
+) -> dict[str, Measurement]:
+    """The rows of an averaged model: the sanity of its exact limit (``L``), the partial
+    mitigation (``C``: below certainty along some directions where the single network is not;
+    ``P``: certain along others)."""
+    sel = directions[
+        (directions["dataset"] == ds) & (directions["kind"] == kind) & (directions["k_role"] == "K")
+    ]
+    out: dict[str, Measurement] = {}
+    if "limit_max_prob" in sel:
+        cell = (sel["mean_max_prob"] - sel["limit_max_prob"]).abs()
+        flips = int(((sel["mean_max_prob"] <= level) != (sel["limit_max_prob"] <= level)).sum())
+        out[f"L-{ds}-{kind}"] = Measurement(
+            float(cell.mean()) if len(cell) else math.nan,
+            f"{_LABELS[kind]} (K = {k}): measured mean max probability "
+            f"{_distribution(sel['mean_max_prob'])}; its limit from the slopes "
+            f"{_distribution(sel['limit_max_prob'])}; |measured - limit| per cell: mean "
+            f"{float(cell.mean()):.2g}, largest {float(cell.max()):.2g} (of a single point "
+            f"{float(sel['max_prob_gap'].max()):.2g}: samples not yet saturated at this alpha); "
+            f"{flips} cell(s) on the other side of {level:g} at this alpha than in the limit",
+        )
+    below, certain = cell_shares(directions, ds, kind, level)
+    single_below, _ = cell_shares(directions, ds, "single", level)
+    seeds = sorted(set(below.index) & set(single_below.index))
+    diff = below.loc[seeds] - single_below.loc[seeds]
+    n_dirs = sel["direction"].nunique()
+    dist = _distribution(sel["limit_max_prob"])
+    out[f"C-{ds}-{kind}"] = Measurement(
+        float(diff.mean()) if len(diff) else math.nan,
+        f"{_LABELS[kind]} (K = {k}), {n_dirs} directions: share below certainty per seed "
+        f"{_per_seed(below)}; single network {_per_seed(single_below)}; limit of the mean max "
+        f"probability {dist}",
+        samples=tuple(diff.to_numpy()),
+    )
+    out[f"P-{ds}-{kind}"] = Measurement(
+        float(certain.mean()) if len(certain) else math.nan,
+        f"{_LABELS[kind]} (K = {k}), {n_dirs} directions: share certain (> {level:g}) per seed "
+        f"{_per_seed(certain)}; limit of the mean max probability {dist}",
+        samples=tuple(certain.to_numpy()),
+    )
+    return out
+
+
+def _datasize_row(datasize: pd.DataFrame, ds: str) -> Measurement:
+    d = datasize[datasize["dataset"] == ds]
+    if d.empty:
+        return Measurement(math.nan, "no data-size rows")
+    full = d[d["fraction"] == 1.0].set_index("seed").sort_index()
+    small = d[d["fraction"] < 1.0].set_index("seed").sort_index()
+    seeds = sorted(set(full.index) & set(small.index))
+    full, small = full.loc[seeds], small.loc[seeds]
+    diff = full["auroc"] - small["auroc"]
+    frac = float(small["fraction"].iloc[0]) if len(small) else math.nan
+    return Measurement(
+        float(diff.mean()) if len(diff) else math.nan,
+        f"deep ensemble (K = {int(full['k'].iloc[0]) if len(full) else 0}): AUROC with all "
+        f"{int(full['n_train'].iloc[0]) if len(full) else 0} training rows "
+        f"{fmt_mean_std(full['auroc'])}, with {frac:g} of them "
+        f"({int(small['n_train'].iloc[0]) if len(small) else 0}) {fmt_mean_std(small['auroc'])}; "
+        f"far-away mutual information (diversification) {fmt_mean_std(full['far_mutual_information'])} "
+        f"against {fmt_mean_std(small['far_mutual_information'])}; change per seed {_per_seed(diff)}",
+        samples=tuple(diff.to_numpy()),
+    )
+
+
+def _note_rows(note: pd.DataFrame) -> dict[str, Measurement]:
+    from .softmax_note import PROPERTIES
+
+    out = {}
+    for prefix, cid in PROPERTIES.items():
+        sel = note[note["check"].astype(str).str.startswith(prefix)]
+        value = float(sel["abs_error"].max()) if len(sel) else math.nan
+        out[cid] = Measurement(
+            value,
+            "; ".join(f"{r['vector']}: {r['abs_error']:.2g}" for _, r in sel.iterrows())
+            + (f" ({sel['check'].iloc[0]})" if len(sel) else ""),
+        )
+    return out
 
 
 def claims_table(frames: dict, spec: dict) -> pd.DataFrame:
     """The study's claims table from its frames (the shared claims rule's function)."""
-    return evaluate_ulmer_claims(frames["fit"], frames["scaling"], frames["directions"], spec)
+    return evaluate_ulmer_claims(
+        frames["fit"],
+        frames["scaling"],
+        frames["directions"],
+        spec,
+        datasize=frames.get("datasize"),
+        checks=frames.get("note"),
+    )

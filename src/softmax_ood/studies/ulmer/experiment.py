@@ -10,6 +10,7 @@ config section (``spec``), nothing here has a default that changes a result.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -35,6 +36,7 @@ from softmax_ood.studies.ulmer.scaling import (
     direction_set,
     grid_heatmap,
     log_alphas,
+    scale_inputs,
     scaling_experiment,
 )
 from softmax_ood.train import TrainConfig
@@ -126,6 +128,93 @@ def scaled_feature(split: TabularSplit, feature) -> tuple[int, str]:
     return index, names[index]
 
 
+DATASIZE_COLUMNS = (
+    "seed",
+    "fraction",
+    "n_train",
+    "k",
+    "auroc",
+    "far_entropy",
+    "far_mutual_information",
+    "id_entropy",
+)
+
+
+def stratified_subsample(y: np.ndarray, fraction: float, seed: int) -> np.ndarray:
+    """Sorted indices of a stratified ``fraction`` of the rows (at least 2 per class), drawn
+    with ``numpy.random.default_rng(seed)``."""
+    rng = np.random.default_rng(int(seed))
+    keep = []
+    for c in np.unique(y):
+        rows = np.flatnonzero(y == c)
+        keep.append(rng.choice(rows, max(2, int(round(fraction * rows.size))), replace=False))
+    return np.sort(np.concatenate(keep))
+
+
+def datasize_frame(
+    split: TabularSplit,
+    spec: dict,
+    seed: int,
+    full_model,
+    points: np.ndarray,
+    directions,
+    origin: np.ndarray,
+) -> pd.DataFrame:
+    """§6: "more in-domain data decreases epistemic uncertainty and diversification, but in so
+    doing worsens OOD detection". The K-member ensemble trained on all training rows
+    (``full_model``) against one trained the same way on a stratified ``fraction`` of them
+    (subsample seeded by ``seed``). OOD detection: AUROC of the predictive entropy separating the
+    held-out points (alpha = 1) from the same points scaled to the largest alpha along every
+    direction (degenerate ones included: the statement is about the whole space); diversification:
+    the mean mutual information at those far points.
+
+    :return: one row per training size: ``dataset`` is added by the caller; ``seed, fraction,
+        n_train, auroc, far_entropy, far_mutual_information, id_entropy``.
+    """
+    from softmax_ood.metrics import auroc
+    from softmax_ood.studies.ulmer.uncertainty import mutual_information, predictive_entropy
+
+    cfg = ModelConfig(**spec["model"], control_activation=spec["control"]["activation"])
+    optim = TrainConfig.from_dict(spec["train"])
+    fraction = float(spec["datasize"]["fraction"])
+    keep = stratified_subsample(split.y_train, fraction, seed)
+    small = train_model("ensemble", split.x_train[keep], split.y_train[keep], cfg, optim, seed)
+    alpha = 10.0 ** float(spec["scaling"]["max_exponent"])
+    rows = []
+    with single_thread(), torch.no_grad():
+        for frac, n, model in (
+            (fraction, keep.size, small),
+            (1.0, split.y_train.size, full_model),
+        ):
+            net = copy.deepcopy(model).to(torch.float64).eval()
+            x = torch.as_tensor(np.asarray(points), dtype=torch.float64)
+            lp_id = net.predict_log_probs(x, None, torch.Generator().manual_seed(seed))
+            far = [
+                net.predict_log_probs(
+                    scale_inputs(x, alpha, d.vector, origin),
+                    None,
+                    torch.Generator().manual_seed(seed),
+                )
+                for d in directions
+            ]
+            lp_far = torch.cat(far, dim=1)
+            h_id = predictive_entropy(lp_id).numpy()
+            h_far = predictive_entropy(lp_far).numpy()
+            rows.append(
+                {
+                    "seed": int(seed),
+                    "fraction": float(frac),
+                    "n_train": int(n),
+                    "k": int(lp_id.shape[0]),
+                    "auroc": float(auroc(-h_id, -h_far)),  # score: higher = more ID
+                    "far_entropy": float(h_far.mean()),
+                    "far_mutual_information": float(mutual_information(lp_far).mean()),
+                    "id_entropy": float(h_id.mean()),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.DataFrame]:
     """Train every configured kind and the control with ``seed`` on dataset ``name`` and
     evaluate them.
@@ -135,14 +224,15 @@ def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.Da
         ``train``, ``scaling``, ``directions``, ``grid``).
     :param seed: training seed (model initialisation, minibatches, prediction-time samples).
     :param grid: also evaluate the metrics on the Fig. 1 grid (2-D data only).
-    :return: ``{"fit", "scaling", "directions"[, "grid", "train_points"]}``: ``fit`` one row per
+    :return: ``{"fit", "scaling", "directions", "datasize"[, "grid", "train_points"]}``: ``fit`` one row per
         model (held-out accuracy, chance = majority-class share, final training loss of the
         predictive and that of the optimal constant solution, the scaled feature and its
         monotonicity score); ``scaling`` the reduced
         :func:`~softmax_ood.studies.ulmer.scaling.scaling_experiment` frame along the paper's
         feature; ``directions`` the
         :func:`~softmax_ood.studies.ulmer.scaling.certainty_at_scale` frame at the largest alpha
-        along every axis and random direction, at ``K`` and ``2K``; ``grid`` the
+        along every axis and random direction, at ``K`` and ``2K``; ``datasize``
+        :func:`datasize_frame` (no rows without an ensemble); ``grid`` the
         :func:`~softmax_ood.studies.ulmer.scaling.grid_heatmap` frames.
     """
     ds = spec["datasets"][name]
@@ -218,6 +308,14 @@ def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.Da
     far.insert(3, "seed", int(seed))
     far["paper_direction"] = far["direction"] == feature_name
     out = {"fit": pd.DataFrame(fit_rows), "scaling": scaling, "directions": far}
+    ens = MODEL_LABELS["ensemble"]
+    size = (
+        datasize_frame(split, spec, seed, models[ens], points, directions, origin)
+        if ens in models
+        else pd.DataFrame({c: [] for c in DATASIZE_COLUMNS})
+    )
+    size.insert(0, "dataset", name)
+    out["datasize"] = size
     if grid:
         g = spec["grid"]
         lim = (-float(g["extent"]), float(g["extent"]))

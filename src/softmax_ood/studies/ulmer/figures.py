@@ -286,8 +286,9 @@ def directions_figure(
     frame: pd.DataFrame, path: str | Path, *, level: float, height: float = 2.4
 ) -> None:
     """Mean max probability at the largest alpha along every direction (x axis: the axes, then
-    the random directions), one marker per model kind in the shared palette, mean over seeds
-    with ± 1 std error bars, at the sample count ``K``; one panel per dataset. Degenerate
+    the random directions), one marker per model kind in the shared palette and one point per
+    seed (the distribution, not a pooled mean: an averaged model's split votes stand out), at
+    the sample count ``K``; one panel per dataset. Degenerate
     directions (parallel to a class boundary) are shaded grey; the dashed line is ``level``.
 
     :param frame: concatenated
@@ -311,16 +312,17 @@ def directions_figure(
                 ax.axvspan(pos[d["direction"]] - 0.5, pos[d["direction"]] + 0.5, color="0.85", lw=0)
             width = 0.8 / max(len(models), 1)
             for j, model in enumerate(models):
-                g = cur[cur["model"] == model].groupby("direction")["mean_max_prob"]
-                mean, std = g.mean().reindex(order), g.std(ddof=1).reindex(order)
-                x = np.arange(len(order)) + (j - (len(models) - 1) / 2) * width
-                ax.errorbar(
+                # every direction x seed cell, not a pooled mean: split votes show as outliers
+                cells = cur[cur["model"] == model]
+                x = np.array([pos[d] for d in cells["direction"]], dtype=float)
+                x += (j - (len(models) - 1) / 2) * width
+                ax.scatter(
                     x,
-                    mean.to_numpy(),
-                    yerr=std.to_numpy(),
-                    fmt=marker_of(kinds[model]) or "o",
-                    ms=3,
-                    lw=0.8,
+                    cells["mean_max_prob"].to_numpy(),
+                    marker=marker_of(kinds[model]) or "o",
+                    s=6,
+                    lw=0.4,
+                    alpha=0.8,
                     color=colours[model],
                     label=model,
                 )
@@ -333,8 +335,7 @@ def directions_figure(
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", fontsize=6, ncol=len(models))
         fig.suptitle(
-            f"Certainty far from the data per direction: mean over {n_seeds} seeds, "
-            "error bars ± 1 std over seeds"
+            f"Far-away certainty: one point per direction x seed ({n_seeds} seeds)"
         )
         save_figure(fig, path)
 

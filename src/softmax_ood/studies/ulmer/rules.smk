@@ -24,11 +24,13 @@ rule ulmer_run:
         fit=f"{UL}/runs/{{uds}}/seed{{seed}}/fit.parquet",
         scaling=f"{UL}/runs/{{uds}}/seed{{seed}}/scaling.parquet",
         directions=f"{UL}/runs/{{uds}}/seed{{seed}}/directions.parquet",
+        datasize=f"{UL}/runs/{{uds}}/seed{{seed}}/datasize.parquet",
         provenance=multiext(
             f"{UL}/runs/{{uds}}/seed{{seed}}/",
             "fit.prov.json",
             "scaling.prov.json",
             "directions.prov.json",
+            "datasize.prov.json",
         ),
     log:
         f"logs/ulmer/{{uds}}/seed{{seed}}.log",
@@ -55,6 +57,7 @@ rule ulmer_run_grid:
         fit=f"{UL}/runs/{{uds}}/seed{{seed}}/fit.parquet",
         scaling=f"{UL}/runs/{{uds}}/seed{{seed}}/scaling.parquet",
         directions=f"{UL}/runs/{{uds}}/seed{{seed}}/directions.parquet",
+        datasize=f"{UL}/runs/{{uds}}/seed{{seed}}/datasize.parquet",
         grid=f"{UL}/runs/{{uds}}/seed{{seed}}/grid.parquet",
         train_points=f"{UL}/runs/{{uds}}/seed{{seed}}/train_points.parquet",
         provenance=multiext(
@@ -62,6 +65,7 @@ rule ulmer_run_grid:
             "fit.prov.json",
             "scaling.prov.json",
             "directions.prov.json",
+            "datasize.prov.json",
             "grid.prov.json",
             "train_points.prov.json",
         ),
@@ -84,12 +88,13 @@ rule ulmer_run_grid:
 
 rule ulmer_aggregate:
     input:
-        unpack(UL_STUDY.frame_inputs(config, ("fit", "scaling", "directions"))),
+        unpack(UL_STUDY.frame_inputs(config, UL_STUDY.FRAMES)),
         code=code(f"{UL_DIR}/scripts/aggregate.py"),
     output:
         fit=f"{UL}/frames/{{uds}}/fit.parquet",
         scaling=f"{UL}/frames/{{uds}}/scaling.parquet",
         directions=f"{UL}/frames/{{uds}}/directions.parquet",
+        datasize=f"{UL}/frames/{{uds}}/datasize.parquet",
         tables=[f"{UL}/tables/{t}_{{uds}}.parquet" for t in UL_STUDY.TABLE_KINDS],
         markdown=[
             report(
@@ -103,7 +108,7 @@ rule ulmer_aggregate:
         ],
         provenance=[
             f"{UL}/frames/{{uds}}/{n}.prov.json"
-            for n in ("fit", "scaling", "directions")
+            for n in UL_STUDY.FRAMES
         ]
         + [f"{UL}/tables/{t}_{{uds}}.prov.json" for t in UL_STUDY.TABLE_KINDS],
     log:

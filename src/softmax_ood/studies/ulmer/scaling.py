@@ -38,6 +38,7 @@ __all__ = [
     "direction_set",
     "lda_slopes",
     "certainty_at_scale",
+    "limiting_votes",
     "log_alphas",
     "scale_inputs",
     "scaling_experiment",
@@ -167,6 +168,26 @@ def _vote_share(lp: Tensor) -> Tensor:
     return (lp.argmax(dim=-1) == mode.unsqueeze(0)).to(torch.float64).mean(dim=0)
 
 
+def limiting_votes(lp: Tensor, lp_double: Tensor, alpha: float) -> Tensor:
+    """Per point, the exact alpha -> infinity limit of the averaged prediction's max probability:
+    the largest share of the ``S`` samples (members) whose *limiting* arg-max is one class.
+
+    Along a ray a ReLU sample's logits are eventually affine in alpha, so its limiting class is
+    the arg-max of the logits' slope, read from the log-probabilities at ``alpha`` and
+    ``2 alpha`` drawn with the same samples (the log-softmax shifts every class by the same
+    amount, so its slope has the logits' arg-max). Each sample's softmax tends to the one-hot
+    vector of that class, so the mean prediction tends to the vote shares and its max
+    probability to the largest share.
+
+    :param lp: ``(S, N, C)`` log-probabilities at ``alpha``; ``lp_double`` the same samples at
+        ``2 alpha``.
+    """
+    slope = (lp_double - lp) / float(alpha)
+    cls = slope.argmax(dim=-1)  # (S, N)
+    counts = torch.nn.functional.one_hot(cls, lp.shape[-1]).to(torch.float64).sum(dim=0)
+    return counts.amax(dim=-1) / lp.shape[0]
+
+
 def certainty_at_scale(
     models: Mapping[str, UncertaintyModel],
     x: np.ndarray | Tensor,
@@ -191,7 +212,10 @@ def certainty_at_scale(
         degenerate, min_cos, k_role, k, alpha, mean_max_prob`` (mean over points of the max
         probability of the mean prediction), ``vote_share`` (mean over points of the share of
         samples voting for the mean prediction's class), ``share_certain`` (share of points with
-        max probability above ``confident``), ``n_points``.
+        max probability above ``confident``), ``limit_max_prob`` (mean over points of the exact
+        alpha -> infinity limit, :func:`limiting_votes`: the largest vote share of the samples'
+        limiting arg-max from the logits' slopes), ``max_prob_gap`` (largest |max probability -
+        its limit| over the points), ``n_points``.
     """
     rows: list[dict] = []
     with single_thread(), torch.no_grad():
@@ -202,9 +226,14 @@ def certainty_at_scale(
             for direction in directions:
                 x_a = scale_inputs(x_t, float(alpha), direction.vector, origin)
                 lp = net.predict_log_probs(x_a, k2, torch.Generator().manual_seed(seed))
-                roles = [("K", lp[:k])] + ([("2K", lp)] if lp.shape[0] > k else [])
-                for role, part in roles:
+                x_2a = scale_inputs(x_t, 2.0 * float(alpha), direction.vector, origin)
+                lp2 = net.predict_log_probs(x_2a, k2, torch.Generator().manual_seed(seed))
+                roles = [("K", lp[:k], lp2[:k])] + (
+                    [("2K", lp, lp2)] if lp.shape[0] > k else []
+                )
+                for role, part, part2 in roles:
                     top = mean_log_probs(part).amax(dim=-1).exp()
+                    limit = limiting_votes(part, part2, float(alpha))
                     rows.append(
                         {
                             "model": model_name,
@@ -219,6 +248,8 @@ def certainty_at_scale(
                             "mean_max_prob": float(top.mean()),
                             "vote_share": float(_vote_share(part).mean()),
                             "share_certain": float((top > confident).to(torch.float64).mean()),
+                            "limit_max_prob": float(limit.mean()),
+                            "max_prob_gap": float((top - limit).abs().max()),
                             "n_points": int(top.numel()),
                         }
                     )

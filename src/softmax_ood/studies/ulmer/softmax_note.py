@@ -32,6 +32,8 @@ __all__ = [
     "expected_limits",
     "sharpness_table",
     "jacobian_check",
+    "property_checks",
+    "PROPERTIES",
 ]
 
 
@@ -225,6 +227,65 @@ def note_checks(
                 "abs_error": float(abs(stable.sum() - 1.0)),
             }
         )
+    return pd.DataFrame(rows)
+
+
+#: the note's identities checked by :func:`property_checks` (check-name prefix -> claim id)
+PROPERTIES = {
+    "Property 1": "note-P1",
+    "Property 2": "note-P2",
+    "Property 3": "note-P3",
+    "two outputs": "note-logistic",
+}
+
+
+def property_checks(
+    vectors: Mapping[str, Sequence[float]] | Sequence[float],
+    *,
+    shift: float = 100.0,
+    scales: tuple[float, float] = (2.5, -0.7),
+) -> pd.DataFrame:
+    r"""The note's Properties 1-3 and its two-output (logistic) case, each the largest
+    entry-wise error of the identity in float64 with the stable softmax:
+
+    * Property 1 (shift invariance): :math:`S(z + c\mathbf 1) = S(z)`, ``c = shift``;
+    * Property 2 (the inverse): :math:`z = \log S(z) + c\mathbf 1`: the spread of
+      :math:`z - \log S(z)` over the entries (one constant);
+    * Property 3 (superposition and scaling):
+      :math:`S(a_1 z + a_2 z' + c\mathbf 1) \propto S(z)^{a_1} \odot S(z')^{a_2}` with
+      ``(a_1, a_2) = scales`` and ``z'`` the reversed vector, the right side normalised;
+    * two outputs: :math:`S((z_1, z_2))_1 = 1 / (1 + e^{z_2 - z_1})` on the first two entries.
+
+    :return: ``vector, check, alpha (NaN), measured, expected (0), abs_error`` like
+        :func:`note_checks`.
+    """
+    rows = []
+    a1, a2 = scales
+    for name, z in _as_vectors(vectors).items():
+        w = z[::-1].copy()
+        two = z[:2]
+        errors = {
+            "Property 1: max |S(z + c) - S(z)|": np.abs(softmax(z + shift) - softmax(z)).max(),
+            "Property 2: spread of z - log S(z) (one constant)": np.ptp(z - log_softmax(z)),
+            "Property 3: max |S(a1 z + a2 z' + c) - S(z)^a1 S(z')^a2 / sum|": np.abs(
+                softmax(a1 * z + a2 * w + shift)
+                - softmax(a1 * log_softmax(z) + a2 * log_softmax(w))
+            ).max(),
+            "two outputs: |S(z1, z2)_1 - 1/(1 + exp(z2 - z1))|": abs(
+                softmax(two)[0] - 1.0 / (1.0 + np.exp(two[1] - two[0]))
+            ),
+        }
+        for check, err in errors.items():
+            rows.append(
+                {
+                    "vector": name,
+                    "check": check,
+                    "alpha": float("nan"),
+                    "measured": float(err),
+                    "expected": 0.0,
+                    "abs_error": float(err),
+                }
+            )
     return pd.DataFrame(rows)
 
 

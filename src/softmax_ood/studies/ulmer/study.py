@@ -31,6 +31,9 @@ METRICS = ("max_prob", "class_variance", "predictive_entropy", "mutual_informati
 #: tables (``results/ulmer/<data.dataset>/tables/<name>``): per dataset, the fit, the scaling curve
 #: along the paper's feature, certainty per direction and the K-vs-2K check; the softmax note
 TABLE_KINDS = ("fit", "scaling", "directions", "kstability")
+#: per-dataset frames (``results/ulmer/<data.dataset>/frames/<ds>/<name>``): one file per seed
+#: concatenated; ``datasize`` is §6's more-data comparison (deep ensemble)
+FRAMES = ("fit", "scaling", "directions", "datasize")
 TABLES = [f"{t}_{ds}" for ds in DATASETS for t in TABLE_KINDS] + ["softmax_note"]
 FIG1 = [f"fig1_{m}" for m in METRICS]
 FIGURES = [f"scaling_{ds}" for ds in DATASETS] + ["directions", *FIG1, "softmax_note"]
@@ -89,7 +92,10 @@ def run_spec(config: dict, dataset: str) -> dict:
     """What one (dataset, seed) job reads: its dataset's entry only, and the grid size only on
     the 2-D data (editing the breast-cancer entry does not rerun the synthetic jobs)."""
     s = spec(config)
-    out = {k: s[k] for k in ("kinds", "model", "control", "train", "scaling", "directions")}
+    out = {
+        k: s[k]
+        for k in ("kinds", "model", "control", "train", "scaling", "directions", "datasize")
+    }
     out["datasets"] = {dataset: s["datasets"][dataset]}
     if dataset == GRID_DATASET:
         out["grid"] = {k: s["grid"][k] for k in ("extent", "n")}
@@ -138,8 +144,11 @@ def claims_job(config: dict) -> ClaimsJob:
     base_dir = base(config)
     return ClaimsJob(
         inputs={
-            n: [f"{base_dir}/frames/{ds}/{n}.parquet" for ds in DATASETS]
-            for n in ("fit", "scaling", "directions")
+            **{
+                n: [f"{base_dir}/frames/{ds}/{n}.parquet" for ds in DATASETS]
+                for n in FRAMES
+            },
+            "note": [f"{base_dir}/tables/softmax_note.parquet"],
         },
         function="softmax_ood.studies.ulmer.claims:claims_table",
         section=claims_spec(config),

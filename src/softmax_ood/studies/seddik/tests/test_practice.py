@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -116,3 +118,42 @@ def test_fig2_setting_theory_within_two_points(p):
         tr.append(accuracy(fit, X, y))
     assert abs(np.mean(te) - th.test_accuracy) < 0.02
     assert abs(np.mean(tr) - th.train_accuracy) < 0.02
+
+
+def _write_idx(path, array):
+    import gzip
+
+    array = np.asarray(array, dtype=np.uint8)
+    head = bytes([0, 0, 8, array.ndim]) + b"".join(
+        int(d).to_bytes(4, "big") for d in array.shape
+    )
+    path.write_bytes(gzip.compress(head + array.tobytes()))
+
+
+def test_fashion_idx_reads_the_package_layout_and_names_the_package_when_absent(tmp_path):
+    from softmax_ood.studies.seddik.practice import fashion_idx
+
+    images = np.arange(3 * 28 * 28, dtype=np.uint8).reshape(3, 28, 28)
+    _write_idx(tmp_path / "train-images-idx3-ubyte.gz", images)
+    _write_idx(tmp_path / "train-labels-idx1-ubyte.gz", [2, 4, 2])
+    x, y = fashion_idx("train", dirs=(str(tmp_path / "missing"), str(tmp_path)))
+    assert x.shape == (3, 28, 28) and np.array_equal(x, images)
+    assert list(y) == [2, 4, 2]
+    with pytest.raises(FileNotFoundError, match="apt-get install dataset-fashion-mnist"):
+        fashion_idx("train", dirs=(str(tmp_path / "missing"),))
+
+
+def test_digits_pair_sources():
+    from softmax_ood.studies.seddik.practice import FASHION_DIRS, load_digits_pair
+
+    d = load_digits_pair((1, 2), balance=True, seed=0, per_class=50)
+    assert d.X.shape == (100, 64) and d.gammas.tolist() == [0.5, 0.5]
+    with pytest.raises(ValueError, match="unknown digits source"):
+        load_digits_pair((1, 2), source="mnist")
+    if not any(
+        (Path(p) / "train-images-idx3-ubyte.gz").is_file() for p in FASHION_DIRS
+    ):
+        pytest.skip("dataset-fashion-mnist not installed")
+    f = load_digits_pair((2, 4), balance=True, seed=0, source="fashion", per_class=40)
+    assert f.X.shape == (80, 784)
+    assert np.allclose(f.means[0], -f.means[1])  # centred means

@@ -6,7 +6,7 @@ import pandas as pd
 
 from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
-from softmax_ood.studies.ulmer.study import TABLE_KINDS
+from softmax_ood.studies.ulmer.study import FRAMES, TABLE_KINDS
 from softmax_ood.studies.ulmer.tables import (
     directions_table,
     fit_table,
@@ -23,9 +23,9 @@ def main():
     inp, out, dataset = snakemake.input, snakemake.output, snakemake.wildcards.uds
     frames = {
         n: pd.concat([pd.read_parquet(p) for p in inp[n]], ignore_index=True)
-        for n in ("fit", "scaling", "directions")
+        for n in FRAMES
     }
-    inputs = {p: p for n in ("fit", "scaling", "directions") for p in inp[n]}
+    inputs = {p: p for n in FRAMES for p in inp[n]}
     prov = provenance_record(
         inputs=inputs,
         config=snakemake.params.spec,

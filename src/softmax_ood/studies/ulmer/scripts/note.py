@@ -1,12 +1,14 @@
 """Snakemake script: the softmax-properties note's checks (sharpness, Jacobian, stability)."""
 
 import numpy as np
+import pandas as pd
 
 from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet
 from softmax_ood.studies.ulmer.softmax_note import (
     jacobian_check,
     note_checks,
+    property_checks,
     render_checks,
     sharpness_table,
 )
@@ -20,7 +22,7 @@ def main():
     prov = provenance_record(inputs={}, config=spec, seeds=[])
     write_parquet(sharpness_table(vectors, alphas), out.sharpness, prov)
     write_parquet(jacobian_check(vectors, alphas), out.jacobian, prov)
-    checks = note_checks(vectors, alphas)
+    checks = pd.concat([note_checks(vectors, alphas), property_checks(vectors)], ignore_index=True)
     write_parquet(checks, out.checks, prov)
     write_bytes_atomic(out.markdown, render_checks(checks).encode())
 

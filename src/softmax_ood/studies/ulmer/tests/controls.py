@@ -2,9 +2,10 @@
 for every claim id one hand-built set of per-seed frames where it must hold and one where it
 must not, judged by the study's real :func:`~softmax_ood.studies.ulmer.claims.evaluate_ulmer_claims`.
 
-The frames are tiny and explicit: per dataset two directions (a degenerate axis whose values would
-break every certainty row if it were not left out, and one random direction), every model kind
-and the control, the configured seeds with a small per-seed jitter (so the t-tests see a spread).
+The frames are tiny and explicit: per dataset two directions (a degenerate axis, where the averaged
+models' votes split far out, and one random direction, the paper's feature), every model kind
+and the control, the configured seeds with a small per-seed jitter (so the t-tests see a spread);
+the §6 data-size frame and the softmax note's table.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def build_frames(
     shift_2k: float = 0.0,
     single: float = 0.9999,
     grad_end: float = 1e-6,
+    far_low: float = 0.3,
+    limit_gap: float = 0.0,
     only: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``(fit, scaling, directions)`` frames for every dataset of the study where every premise,
@@ -82,8 +85,13 @@ def build_frames(
                 elif kind == "single":
                     value = single if applies(f"S-{ds}-single") else 0.9999
                 else:
-                    value = stat if applies(f"C-{ds}-{kind}") else 0.9995
+                    value = stat if applies(f"P-{ds}-{kind}") else 0.9995
                 value += _jitter(i, 0.0001)
+                # the degenerate axis: split votes far out (below certainty) for averaged models
+                low = far_low if applies(f"C-{ds}-{kind}") else 0.3
+                gap = limit_gap if applies(f"L-{ds}-{kind}") else 0.0
+                # far along the degenerate axis: split votes (averaged), saturated (single)
+                axis = low if kind in STOCHASTIC else 0.9999 if kind == "single" else 0.3
                 roles = [("K", 0.0)]
                 if kind in STOCHASTIC:
                     roles.append(("2K", shift_2k if applies(f"K-{ds}-{kind}") else 0.0))
@@ -104,19 +112,78 @@ def build_frames(
                                 "k": k,
                                 "alpha": 1e4,
                                 # the degenerate axis would sink every certainty row if counted
-                                "mean_max_prob": 0.3 if degenerate else value + shift,
+                                "mean_max_prob": axis if degenerate else value + shift,
                                 "vote_share": 0.5 if degenerate else 1.0,
                                 "share_certain": 0.0 if degenerate else 1.0,
+                                "limit_max_prob": (axis if degenerate else value + shift) - gap,
+                                "max_prob_gap": gap,
+                                "paper_direction": not degenerate,
                                 "n_points": 10,
                             }
                         )
     return pd.DataFrame(fit), pd.DataFrame(scaling), pd.DataFrame(directions)
 
 
-def table(config: dict, **kw) -> pd.DataFrame:
-    """The claims table of :func:`build_frames` under the config's claim settings."""
+def datasize_frame(
+    config: dict, *, more_data: float = -0.1, only: str | None = None
+) -> pd.DataFrame:
+    """§6's frame: per dataset and seed the ensemble's AUROC with a quarter of the training rows
+    (0.3) and with all of them (0.3 + ``more_data`` for the row ``only`` names)."""
+    rows = []
+    for ds in study.DATASETS:
+        change = more_data if only in (None, f"D-{ds}") else -0.1
+        for i, seed in enumerate(study.seeds(config)):
+            for fraction, auroc in ((0.25, 0.3), (1.0, 0.3 + change + _jitter(i, 0.01))):
+                rows.append(
+                    {
+                        "dataset": ds,
+                        "seed": seed,
+                        "fraction": fraction,
+                        "n_train": int(400 * fraction),
+                        "k": 10,
+                        "auroc": auroc,
+                        "far_entropy": 0.1,
+                        "far_mutual_information": 0.05 if fraction == 1.0 else 0.1,
+                        "id_entropy": 0.3,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def note_frame(error: float = 0.0, only: str | None = None) -> pd.DataFrame:
+    """The softmax note's table: each property's error (``error`` for the row ``only`` names)."""
+    from softmax_ood.studies.ulmer.softmax_note import PROPERTIES
+
+    return pd.DataFrame(
+        [
+            {
+                "vector": "z",
+                "check": f"{prefix}: identity",
+                "alpha": float("nan"),
+                "measured": error if only in (None, cid) else 0.0,
+                "expected": 0.0,
+                "abs_error": error if only in (None, cid) else 0.0,
+            }
+            for prefix, cid in PROPERTIES.items()
+        ]
+    )
+
+
+def table(
+    config: dict, *, more_data: float = -0.1, note_error: float = 0.0, **kw
+) -> pd.DataFrame:
+    """The claims table of :func:`build_frames` (and the data-size and note frames) under the
+    config's claim settings."""
     fit, scaling, directions = build_frames(config, **kw)
-    return evaluate_ulmer_claims(fit, scaling, directions, study.claims_spec(config))
+    only = kw.get("only")
+    return evaluate_ulmer_claims(
+        fit,
+        scaling,
+        directions,
+        study.claims_spec(config),
+        datasize=datasize_frame(config, more_data=more_data, only=only),
+        checks=note_frame(note_error, only),
+    )
 
 
 #: per claim prefix: the keyword that breaks it and its breaking value
@@ -124,7 +191,11 @@ _BREAK = {
     "F": ("loss_ratio", 0.9),  # the worst model is near its constant solution
     "N": ("control", 0.9999),  # the control is certain too: the test could not fail
     "K": ("shift_2k", -0.05),  # the statistic drops by 0.05 when K doubles
-    "C": ("stat", 0.95),  # the averaged model is not certain far out
+    "L": ("limit_gap", 0.05),  # far out 0.05 above its limit: certain, the limit is not
+    "C": ("far_low", 0.9995),  # the averaged model is certain along every direction too
+    "P": ("stat", 0.95),  # the averaged model is certain along no direction
+    "D": ("more_data", 0.1),  # more data improves the detection
+    "note": ("note_error", 1e-3),  # an identity off by 1e-3
     "S": ("single", 0.9),  # a single network not saturated
     "G": ("grad_end", 0.5),  # the gradient halves only
 }
@@ -138,10 +209,11 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
         yield spec.id, True, holding
         key, value = _BREAK[spec.id.split("-")[0]]
         yield spec.id, False, table(config, only=spec.id, **{key: value})
-    # issue 25's kind (4th element: how the verdict must begin): the control model is certain
-    # (premise N fails) and the models are significantly *not* certain: the gate stays, and
-    # the opposite result is shown
-    gated = table(config, control=0.9999, stat=0.9)
+    # issue 25's kind (4th element: how the verdict must begin): doubling K moves the statistic
+    # (premise K fails) and the averaged models are certain along every direction while the
+    # single network is not (the opposite of the hedge, significantly): the gate stays, and the
+    # opposite result is shown
+    gated = table(config, shift_2k=-0.05, single=0.9, far_low=0.9995, stat=0.9995)
     ds = study.DATASETS[0]
     for spec in study.claim_specs(config):
         if spec.id.startswith(f"C-{ds}-"):
@@ -149,6 +221,6 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
                 spec.id,
                 False,
                 gated,
-                f"cannot test as the paper's claim (premise N-{ds} does not hold) — here the "
+                f"cannot test as the paper's claim (premise {spec.requires[1]} does not hold) — here the "
                 "opposite is significant",
             )

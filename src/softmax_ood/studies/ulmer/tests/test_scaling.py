@@ -92,3 +92,22 @@ def test_grid_heatmap_layout(trained):
     assert frame["x2"].iloc[0] == -20.0 and frame["x2"].iloc[-1] == 20.0
     assert frame["model"].iloc[0] == "ensemble"
     assert ((frame["value"] >= 1 / 3 - 1e-12) & (frame["value"] <= 1.0)).all()
+
+
+def test_limiting_votes_reads_each_sample_class_from_the_slopes():
+    import torch
+
+    from softmax_ood.studies.ulmer.scaling import limiting_votes
+
+    # 4 samples x 1 point x 3 classes: logits a + alpha * b; the offsets a favour class 0 at
+    # alpha = 1 but the slopes b decide the limit: classes 2, 2, 1, 2 -> largest share 3/4
+    a = torch.tensor([[[9.0, 0.0, 0.0]], [[9.0, 0.0, 0.0]], [[9.0, 0.0, 0.0]], [[9.0, 0.0, 0.0]]])
+    b = torch.tensor([[[0.0, 1.0, 2.0]], [[0.0, 1.0, 3.0]], [[0.0, 2.0, 1.0]], [[0.0, 0.5, 1.0]]])
+    alpha = 1.0
+    lp = torch.log_softmax(a + alpha * b, dim=-1)
+    lp2 = torch.log_softmax(a + 2 * alpha * b, dim=-1)
+    assert limiting_votes(lp, lp2, alpha).tolist() == [0.75]
+    # far out the mean prediction's max probability tends to that share
+    far = 1e4
+    lpf = torch.log_softmax((a + far * b).double(), dim=-1)
+    assert float(lpf.exp().mean(dim=0).max()) == pytest.approx(0.75, abs=1e-9)

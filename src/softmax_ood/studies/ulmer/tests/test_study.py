@@ -77,7 +77,8 @@ def test_run_seed_frames_and_determinism(config):
     spec = _tiny(config["ulmer"])
     a = run_seed("synthetic", spec, 1, grid=True)
     b = run_seed("synthetic", spec, 1, grid=True)
-    assert set(a) == {"fit", "scaling", "directions", "grid", "train_points"}
+    assert set(a) == {"fit", "scaling", "directions", "datasize", "grid", "train_points"}
+    assert set(a["datasize"]["fraction"]) == {0.25, 1.0}  # §6: a quarter vs all rows
     for name in a:
         pd_a, pd_b = a[name], b[name]
         assert pd_a.equals(pd_b), name
@@ -95,9 +96,9 @@ def test_run_seed_frames_and_determinism(config):
     # the blobs' x1 axis is parallel to the class-1/class-2 boundary (20 points per class here)
     cos = d.drop_duplicates("direction").set_index("direction")["min_cos"]
     assert cos["x1"] < 0.15 < cos["x2"]
-    assert d[d["direction"] == "x1"]["paper_direction"].all()
+    assert d[d["direction"] == "x2"]["paper_direction"].all()  # x1 is degenerate: the config scales x2
     bc = run_seed("breast_cancer", spec, 0, grid=False)
-    assert set(bc) == {"fit", "scaling", "directions"}
+    assert set(bc) == {"fit", "scaling", "directions", "datasize"}
     assert bc["directions"]["direction"].nunique() == 30 + 2
     assert bc["fit"]["feature"].iloc[0] == "worst perimeter"  # most monotonic on the train rows
 

@@ -100,9 +100,13 @@ def test_claims_hand_checked(config):
     c = table(config).set_index("claim_id")
     assert list(c["kind"].iloc[:2]) == ["premise", "premise"]
     assert c.loc["F-synthetic", "value"] == pytest.approx(0.9)  # share of the OCS loss removed
-    assert c.loc["C-synthetic-bbb", "value"] == pytest.approx(0.9995)
+    # half the directions (the split-vote axis) below certainty, the single network on none
+    assert c.loc["C-synthetic-bbb", "value"] == pytest.approx(0.5)
     assert c.loc["C-synthetic-bbb", "verdict"] == "holds" and c.loc["C-synthetic-bbb", "n"] == 5
-    assert c.loc["C-synthetic-bbb", "power"] == pytest.approx(1.0)
+    assert c.loc["P-synthetic-bbb", "value"] == pytest.approx(0.5)
+    assert c.loc["L-synthetic-bbb", "value"] == 0 and c.loc["L-synthetic-bbb", "kind"] == "sanity"
+    assert c.loc["D-synthetic", "value"] == pytest.approx(-0.1)
+    assert c.loc["note-P3", "kind"] == "sanity" and c.loc["note-P3", "value"] == 0
     assert c.loc["S-synthetic-single", "kind"] == "sanity"
     assert not c.loc["S-synthetic-single", "supports"]
     assert c.loc["G-breast_cancer-max_prob", "value"] == pytest.approx(1e-6)
@@ -111,10 +115,10 @@ def test_claims_hand_checked(config):
 def test_control_certain_means_cannot_test(config):
     c = table(config, control=0.9999, only="N-synthetic").set_index("claim_id")
     assert c.loc["N-synthetic", "verdict"].startswith("does not hold")
-    assert c.loc["C-synthetic-mc_dropout", "verdict"] == (
+    assert c.loc["P-synthetic-mc_dropout", "verdict"] == (
         "cannot test: premise N-synthetic does not hold"
     )
-    assert c.loc["C-breast_cancer-mc_dropout", "verdict"] == "holds"
+    assert c.loc["P-breast_cancer-mc_dropout", "verdict"] == "holds"
 
 
 def test_k_moving_means_cannot_test(config):
