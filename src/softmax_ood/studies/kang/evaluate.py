@@ -141,6 +141,16 @@ def _mechanism_frames(model, ckpt, x, index, x_train, mech, family, ocs, comps):
     return pd.DataFrame(rows + crow)
 
 
+def _decision(family: str, k: int):
+    """The model's decision per image: arg-max class (CE; reward model over its k class
+    outputs, abstention ignored) or the Gaussian mean rounded to a label."""
+    if family == "ce":
+        return lambda o: o.argmax(1)
+    if family == "reward_mse":
+        return lambda o: o[:, :k].argmax(1)
+    return lambda o: np.clip(np.rint(predict(family, o)[:, 0]), 0, k - 1)
+
+
 def evaluate_grid(
     model_path: str | Path,
     data_dir: str | Path,
@@ -185,6 +195,10 @@ def evaluate_grid(
     rw = {key: float(rewards[key]) for key in REWARD_KEYS}
 
     set_rows, comp_rows, pol_rows = [], [], []
+    decide = _decision(family, k)
+    id_row = index[index["is_id"]].iloc[0]
+    clean_out = out[int(id_row["start"]) : int(id_row["stop"])]
+    clean_decision = decide(clean_out)
     for c, v in zip(comps, ocs, strict=True):
         comp_rows.append(
             {
@@ -209,6 +223,13 @@ def evaluate_grid(
             "distance_sd": float(dist.std()),
             "accuracy": np.nan,
             "mae": np.nan,
+            # share of the images whose decision (arg-max class; the Gaussian mean rounded to a
+            # label) differs from the same clean image's: "the level changes the predictions"
+            "changed": (
+                float(np.mean(decide(o) != clean_decision))
+                if r.labelled and len(o) == len(clean_decision)
+                else np.nan
+            ),
         }
         if r.labelled:
             if family == "ce":
@@ -265,6 +286,13 @@ def evaluate_grid(
     if mechanism is not None:
         x_train = np.load(data_dir / "id_train_x.npy", allow_pickle=False)
         mech = _mechanism_frames(model, ckpt, x, index, x_train, mechanism, family, ocs, comps)
+        clean = mean_prediction(family, clean_out)  # every clean test image (Fig. 4 mirror claim)
+        extra = [
+            {"kind": "clean_mean", "eval_set": "id", "level": 0.0, "layer": -1, "name": c,
+             "mean": float(v), "std": 0.0}
+            for c, v in zip(comps, clean, strict=True)
+        ]
+        mech = pd.concat([mech, pd.DataFrame(extra)], ignore_index=True)
     policies = pd.DataFrame(
         pol_rows,
         columns=[
