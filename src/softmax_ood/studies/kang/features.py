@@ -18,8 +18,9 @@ Write the network as :math:`f(x) = g_{i+1}(\\sigma(W_i \\phi_i(x) + b_i))` for e
   zeroed, :math:`g_{k+1}(\\sigma(b_k))` (third/fourth columns), to compare with the OCS (map it
   with :func:`softmax_ood.studies.kang.ocs.predict` first).
 
-Supported models: the project's :class:`~softmax_ood.models.mlp.MLP` and
-:class:`~softmax_ood.models.cnn.SmallCNN`, and any (nested) :class:`torch.nn.Sequential` of
+Supported models: the project's :class:`~softmax_ood.models.mlp.MLP`,
+:class:`~softmax_ood.models.cnn.SmallCNN` and :class:`~softmax_ood.models.convnet.ConvNet`
+(Kang et al.'s MNIST network), and any (nested) :class:`torch.nn.Sequential` of
 ``Linear``, ``Conv2d``, ``BatchNorm1d/2d`` (only directly after an affine layer), ``ReLU``,
 ``Flatten``, ``Identity``, ``Dropout``, ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``.
 
@@ -135,9 +136,10 @@ def chain(model: nn.Module) -> list[Any]:
     :raises ValueError: unsupported model or module (the message names it).
     """
     from ...models.cnn import SmallCNN
+    from ...models.convnet import ConvNet
     from ...models.mlp import MLP
 
-    if isinstance(model, MLP | SmallCNN):
+    if isinstance(model, MLP | SmallCNN | ConvNet):
         if not isinstance(model.classifier, nn.Linear):
             raise ValueError(
                 f"only a linear head is supported, got {type(model.classifier).__name__}"
@@ -148,7 +150,8 @@ def chain(model: nn.Module) -> list[Any]:
         modules = _flatten(model)
     else:
         raise ValueError(
-            f"unsupported model {type(model).__name__}; expected MLP, SmallCNN or nn.Sequential"
+            f"unsupported model {type(model).__name__}; expected MLP, SmallCNN, ConvNet or "
+            "nn.Sequential"
         )
     steps: list[Any] = []
     n_affine = 0

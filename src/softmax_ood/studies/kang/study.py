@@ -91,10 +91,10 @@ def check(config: dict) -> None:
     check_names(f"{NAME}.mechanism.losses", m["losses"], [s[r] for r in ROLES])
     check_names(f"{NAME}.mechanism.shift", m["shift"], shifts)
     family = config["architectures"][m["arch"]]["family"]
-    if family not in ("mlp", "cnn"):
+    if family not in ("mlp", "cnn", "convnet"):
         raise config_error(
             f"{NAME}.mechanism.arch is {m['arch']!r} (family {family!r}); the Fig. 4 analysis "
-            "needs a feed-forward chain: an architecture of family mlp or cnn"
+            "needs a feed-forward chain: an architecture of family mlp, cnn or convnet"
         )
 
 

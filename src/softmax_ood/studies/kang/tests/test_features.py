@@ -109,3 +109,17 @@ def test_unsupported_models_and_layers():
         subspace_share(SmallCNN(3, 1, channels=(2,)), torch.rand(2, 1, 8, 8), 0, rank=1)
     with pytest.raises(ValueError, match="layer must be"):
         accumulated_constants(_tiny(), 2, torch.zeros(1, 2))
+
+
+def test_kangs_mnist_network_is_a_chain():
+    from softmax_ood.models.convnet import ConvNet
+
+    torch.manual_seed(0)
+    model = ConvNet(4, 1, 28, channels=(2, 3), hidden=5).eval()
+    x = torch.rand(6, 1, 28, 28)
+    assert [n for n in affine_layer_names(model)] == ["conv0", "conv1", "linear2", "linear3"]
+    # the hidden layer's input zeroed: head(relu(b_hidden))
+    fc, head = model.features[6], model.classifier
+    want = head(torch.relu(fc.bias)).detach().numpy()
+    assert np.allclose(accumulated_constants(model, -2, x[:1]), want, atol=1e-6)
+    assert len(norm_ratios(model, x, x)) == 4
