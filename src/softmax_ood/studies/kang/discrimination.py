@@ -119,6 +119,9 @@ def score_group(
             f"{', '.join(dict.fromkeys(index['group']))}"
         )
     feat = build_featurizer(featurizer["name"], featurizer.get("params") or {})
+    size = discriminator.get("id_reference_size")
+    if size is not None and int(size) < len(x_id):  # a fixed subset: the same in every group
+        x_id = x_id[np.sort(np.random.default_rng(0).permutation(len(x_id))[: int(size)])]
     f_id = feat(reference_images(x_id, group))
     rows = []
     items = [(r._asdict(), x_grid[r.start : r.stop]) for r in sets.itertuples(index=False)]

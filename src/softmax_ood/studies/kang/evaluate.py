@@ -66,16 +66,29 @@ def grid_outputs(model_path, x: np.ndarray, batch_size: int):
 
 
 @torch.no_grad()
+def trained_images(ckpt: dict, data_dir) -> tuple[np.ndarray, np.ndarray]:
+    """The training images and labels the checkpoint was trained on: the whole training split,
+    or the recipe's ``train_size`` subset (:func:`softmax_ood.train.train_subset`)."""
+    from ...train import train_subset
+
+    data_dir = Path(data_dir)
+    x = np.load(data_dir / "id_train_x.npy", allow_pickle=False)
+    y = np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64)
+    keep = train_subset(len(y), (ckpt.get("train_cfg") or {}).get("train_size"))
+    return (x, y) if keep is None else (x[keep], y[keep])
+
+
 def training_loss(model, ckpt: dict, data_dir, loss_entry: dict, batch_size: int) -> float:
-    """The model's own loss on the whole training split (eval mode: no dropout, batch-norm
-    running statistics), averaged over samples."""
+    """The model's own loss on the images it was trained on (the training split or the recipe's
+    ``train_size`` subset; eval mode: no dropout, batch-norm running statistics), averaged over
+    samples."""
     from ...losses import build_loss
 
     family, params = _split_entry(loss_entry)
     fn = build_loss(family, params)
-    data_dir = Path(data_dir)
-    x = normalise(np.load(data_dir / "id_train_x.npy", allow_pickle=False), ckpt["meta"])
-    y = torch.from_numpy(np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64))
+    x_raw, y_raw = trained_images(ckpt, data_dir)
+    x = normalise(x_raw, ckpt["meta"])
+    y = torch.from_numpy(y_raw)
     total = 0.0
     for i in range(0, len(x), batch_size):
         total += float(fn(model(x[i : i + batch_size]), y[i : i + batch_size])) * len(
@@ -189,8 +202,9 @@ def evaluate_grid(
             f"{meta.get('id_dataset')}; ID labels: {', '.join(map(str, labels))}"
         )
     ocs_params = {key: params[key] for key in REWARD_KEYS} if family == "reward_mse" else {}
-    ocs = optimal_constant_solution(family, y_train, k, ocs_params)
     model, ckpt, out = grid_outputs(model_path, x, batch_size)
+    y_train = trained_images(ckpt, data_dir)[1]  # the OCS of the labels the model trained on
+    ocs = optimal_constant_solution(family, y_train, k, ocs_params)
     comps = component_labels(family, list(range(k)))
     rw = {key: float(rewards[key]) for key in REWARD_KEYS}
 
@@ -284,7 +298,7 @@ def evaluate_grid(
     )
     mech = pd.DataFrame(columns=["kind", "eval_set", "level", "layer", "name", "mean", "std"])
     if mechanism is not None:
-        x_train = np.load(data_dir / "id_train_x.npy", allow_pickle=False)
+        x_train, _ = trained_images(ckpt, data_dir)
         mech = _mechanism_frames(model, ckpt, x, index, x_train, mechanism, family, ocs, comps)
         clean = mean_prediction(family, clean_out)  # every clean test image (Fig. 4 mirror claim)
         extra = [
