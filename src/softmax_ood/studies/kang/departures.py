@@ -36,10 +36,11 @@ DEPARTURES: list[dict] = [
         setting="kang.mechanism.arch",
         paper="Fig. 4: the 4-layer MNIST network (2 conv + 2 FC) and ResNet-20 on CIFAR-10",
         section="Sec. 4.1, App. C.2",
-        ours="the study's own feed-forward models (kang.mechanism.arch); residual networks are "
-        "not analysed yet (features.chain rejects skip connections)",
-        why="The analysis zeroes one affine layer's input contribution along a chain; a residual "
-        "block needs its skip path carried through, not yet implemented.",
+        ours="the study's own models (kang.mechanism.arch, Kang's MNIST network shape); a "
+        "residual network is analysed by forward hooks (norm ratios of every layer) and at its "
+        "classifier (subspace share, constants = the classifier's bias, constants_layer -1)",
+        why="Zeroing a deeper layer's input contribution of a residual block needs the skip path "
+        "carried through; the paper's App. C.2 layer choice for ResNet-20 is not reproduced.",
         claims=("constants_mirror_ocs:*",),
         scale="all",
     ),
