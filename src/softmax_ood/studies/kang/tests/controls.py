@@ -194,10 +194,12 @@ def _mechanism(spec: dict, world: str, families: dict) -> tuple[pd.DataFrame, pd
             for n, o, c, k in zip(names, ocs, clean, const, strict=True):
                 comp.append({**key, "eval_set": "OCS", "shift": "OCS", "level": np.nan,
                              "kind": "ocs", "component": n, "value": float(o)})
-                mech.append({**key, "kind": "clean_mean", "eval_set": "id", "level": 0.0,
-                             "layer": -1, "name": n, "mean": float(c), "std": 0.0})
                 mech.append({**key, "kind": "constants", "eval_set": "fc", "level": np.nan,
                              "layer": -2, "name": n, "mean": float(k), "std": 0.0})
+            # a clean image's prediction lies ||clean - OCS|| from the OCS on average
+            mech.append({**key, "kind": "clean_scale", "eval_set": "id", "level": 0.0,
+                         "layer": -1, "name": "scale", "std": 0.0,
+                         "mean": float(np.linalg.norm(clean - ocs))})
     return pd.DataFrame(mech), pd.DataFrame(comp)
 
 
