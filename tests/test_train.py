@@ -230,3 +230,14 @@ def test_best_val_loss_keeps_the_epoch_of_the_lowest_validation_loss(embedded_da
     with torch.no_grad():
         val = loss_fn(model(data.x["val"]), data.y["val"]).item()
     assert math.isclose(val, min(losses), rel_tol=1e-4, abs_tol=1e-6)
+
+
+def test_train_subset_is_fixed_and_independent_of_the_seed():
+    import numpy as np
+
+    from softmax_ood.train import train_subset
+
+    assert train_subset(10, None) is None and train_subset(10, 10) is None
+    a = train_subset(100, 30)
+    assert len(a) == 30 and np.array_equal(a, np.sort(a)) and np.array_equal(a, train_subset(100, 30))
+    assert len(set(a)) == 30 and a.max() < 100

@@ -253,11 +253,17 @@ def train_run(
         sum(p.numel() for p in model.parameters()),
         loss_cfg,
     )
+    from .train import train_subset
+
+    keep = train_subset(len(data.y["train"]), cfg.train_size)
+    x_train, y_train = data.x["train"], data.y["train"]
+    if keep is not None:  # the recipe's declared training subset (same images for every seed)
+        x_train, y_train = x_train[torch.from_numpy(keep)], y_train[torch.from_numpy(keep)]
     model, curve, info = fit(
         model,
         loss_fn,
-        data.x["train"].to(dev),
-        data.y["train"].to(dev),
+        x_train.to(dev),
+        y_train.to(dev),
         data.x["val"].to(dev),
         data.y["val"].to(dev),
         cfg=cfg,

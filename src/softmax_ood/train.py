@@ -58,6 +58,15 @@ class DivergedError(UserError, FloatingPointError):
     accuracy at the end (the recipe's ``max_logit_norm`` / ``max_loss`` / ``chance_margin``)."""
 
 
+def train_subset(n: int, size: int | None) -> np.ndarray | None:
+    """Indices of the training images a recipe with ``train_size`` trains on: the first
+    ``size`` of a fixed permutation (``numpy.random.default_rng(0)``, independent of the run's
+    seed, so every seed and loss sees the same images), sorted; ``None`` = all ``n`` images."""
+    if size is None or int(size) >= n:
+        return None
+    return np.sort(np.random.default_rng(0).permutation(n)[: int(size)])
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimiser and loop settings. Every value comes from the config file (no hidden defaults
@@ -81,6 +90,7 @@ class TrainConfig:
     max_logit_norm: float | None = None
     max_loss: float | None = None
     chance_margin: float | None = None
+    train_size: int | None = None
 
     def __post_init__(self):
         for name, value, allowed in (

@@ -4,7 +4,6 @@ booktabs fragment with the paper's printed values beside ours, every figure as a
 (the audit's verdict and provenance of every table and figure)."""
 
 import json
-from pathlib import Path
 
 from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_bytes_atomic, write_parquet

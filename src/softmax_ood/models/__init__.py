@@ -1,4 +1,4 @@
-"""Model zoo: MLP, small CNN, ResNet, Wide ResNet and DenseNet-BC with a linear or GODIN head.
+"""Model zoo: MLP, small CNN, Kang et al.'s MNIST ConvNet, ResNet, Wide ResNet and DenseNet-BC with a linear or GODIN head.
 
 Every model exposes the same interface, which the rest of the package relies on:
 
@@ -22,6 +22,7 @@ from torch import nn
 
 from ..entries import check_kwargs, lookup
 from .cnn import SmallCNN
+from .convnet import ConvNet
 from .densenet import DenseNetBC
 from .heads import HEADS, GodinHead, make_head
 from .mlp import MLP
@@ -37,6 +38,7 @@ __all__ = [
     "make_head",
     "MLP",
     "SmallCNN",
+    "ConvNet",
     "ResNet",
     "WideResNet",
     "DenseNetBC",
@@ -45,6 +47,7 @@ __all__ = [
 MODELS: dict[str, type[nn.Module]] = {
     "mlp": MLP,
     "cnn": SmallCNN,
+    "convnet": ConvNet,
     "resnet": ResNet,
     "wrn": WideResNet,
     "densenet": DenseNetBC,

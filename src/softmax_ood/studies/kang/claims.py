@@ -21,6 +21,29 @@ Premises (first rows):
 * ``accuracy_falls:<shift>`` -- the classifier's accuracy at the top kept level is below level
   0's, paired over seeds.
 
+* ``rotation_identity`` (sanity) -- ``rotation@0`` is the clean images bit for bit (max
+  per-image mean |pixel change| 0).
+* ``rotation_roundtrip:<t>`` -- a round trip ``rotate(rotate(x, t), -t)`` (net angle 0) scores as
+  clean: per discriminator repeat, its OOD score minus the mean ``rotation@0`` score is below
+  ``discriminator.roundtrip_bar`` (one-sided t-test). A rotation path that blurs fails it.
+* ``predictions_change:<shift>@<level>`` -- the level changes the classifier's decisions: share
+  of test images whose arg-max differs from the same clean image's, per seed, above
+  ``prediction_epsilon``. Reported per level; the trend claims of a shift type need it at the top
+  level (a shift that moves no prediction cannot show a trend).
+* ``below_breakeven:<shift>`` -- the paper's regime of Fig. 7: the classifier's accuracy at the
+  top level is below the reward's break-even accuracy ``(abstain - wrong) / (correct - wrong)``
+  (+1/-4/0: 0.8), where answering stops paying on average; per seed, t-test.
+* ``far_nontrivial:<set>`` -- the pixel-statistics floor (:func:`softmax_ood.analysis.premises.
+  pixel_floor`) does not solve the far set: it accepts more than ``far_floor_fpr95`` of it at
+  95 % ID recall (one-sided binomial test over the set's images).
+
+"Top level": for a corruption the highest kept severity (its OOD score rises with severity:
+``score_rises``); for rotation the kept angle with the highest OOD score (the paper poses its
+claims against the OOD score, and a rotation by 180 degrees is not "more OOD" than one by 90 by
+construction), gated on ``score_rises:rotation`` = that angle scores above ``rotation@0`` (per
+discriminator repeat, t-test). The OOD score is independent of every trained model, so choosing
+the angle on it does not select on the confirming seeds.
+
 Claims:
 
 * ``ocs_trend:<loss>:<shift>`` -- predictions approach the OCS as the OOD score grows: per seed,
@@ -30,7 +53,25 @@ Claims:
   paired over seeds (Fig. 6).
 * ``reward_beats_classification:<shift>`` -- the gap between reward prediction's mean reward and
   standard (arg-max, never abstains) classification's grows from level 0 to the top level,
-  paired over seeds (Fig. 7: the paper's claim is that the gap grows with the shift).
+  paired over seeds (Fig. 7: the paper's claim is that the gap grows with the shift). Tested
+  only in the paper's regime: requires ``below_breakeven:<shift>``. Where the classifier stays
+  above break-even, abstaining costs reward by construction: the row
+  ``over_abstention:<shift>`` (sanity, never counted for or against the paper) reports that gap.
+* ``ocs_trend:<loss>:far_ood`` -- along the far OOD sets' own OOD-score ordering (the clean split
+  not included: clean ID is more confident than everything, which made the old row hold by
+  construction), over the far sets whose ``far_nontrivial`` premise holds; per seed Spearman.
+* ``constants_mirror_ocs:<loss>`` -- Fig. 4: "the accumulated constants closely mirror the OCS".
+  Per seed ``||c - OCS|| / mean_x ||p(x) - OCS||`` in prediction space (``c``: the network output
+  with the input contribution of layer ``mechanism.constants_layer`` zeroed; the denominator: how
+  far a clean test image's prediction lies from the OCS, averaged over images; the mean clean
+  prediction is no scale, it is near the OCS by construction), below ``mirror_bar`` (0.5: the
+  constants lie at most half as far from the OCS as a typical clean prediction), t-test.
+
+Settings and their selection (each row's detail says which): the discriminator's alpha is
+chosen on the validation split under every shift (``selection`` table); kept levels are fixed in
+advance by a stated principle (a level that does not change the images by more than
+``change_epsilon`` is dropped; pixels only, no model); the bars are config constants declared
+before any verdict. Every verdict is computed on the test images x the study's seeds.
 """
 
 from __future__ import annotations
@@ -42,7 +83,7 @@ import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired
 from ...analysis.premises import FITTED_SHARE, fitted
-from .tables import FAR, graded_shifts, main_runs
+from .tables import FAR, graded_shifts, main_runs, mechanism_runs
 
 __all__ = [
     "NULL_TOLERANCE",
@@ -59,6 +100,7 @@ REWARD = "reward_prediction"
 NULL_TOLERANCE = 0.05  #: level-0 OOD score within this of 0.5 (issue 15)
 SATURATED = 0.99  #: an OOD score above this no longer grades the level
 ROLES = ("classifier", "reward_model", "regressor")
+ROTATION = "rotation"
 
 
 def _level_ids(spec: dict) -> list[tuple[str, float]]:
@@ -75,12 +117,37 @@ def _null_sets(spec: dict) -> list[str]:
     return ["id"] + (["rotation@0"] if spec["rotations"] else [])
 
 
+def breakeven(spec: dict) -> float:
+    """The reward's break-even accuracy: answering pays on average iff accuracy exceeds
+    ``(abstain - wrong) / (correct - wrong)`` (+1/-4/0: 0.8)."""
+    r = spec["loss_entries"][spec["roles"]["reward_model"]]
+    c, w, a = (float(r[k]) for k in ("correct_reward", "wrong_reward", "abstain_reward"))
+    return (a - w) / (c - w)
+
+
+def _roundtrip_angles(spec: dict) -> list[float]:
+    if not spec["rotations"]:
+        return []
+    return [float(t) for t in spec["discriminator"].get("roundtrip_angles", (15, 30, 45))]
+
+
+SELECTION = (
+    "selection: discriminator alpha {alpha}; kept levels fixed in advance "
+    "(pixel change > change_epsilon, no model); bars declared in the config. "
+    "Confirmation: test images x seeds {seeds}."
+)
+
+
 def claim_specs(spec: dict) -> list[ClaimSpec]:
     """Every premise and claim of the study section ``spec`` (:func:`study.spec`)."""
     shifts = graded_shifts(spec)
     losses = [spec["roles"][r] for r in ROLES]
     reward, classifier = spec["roles"]["reward_model"], spec["roles"]["classifier"]
     eps = float(spec.get("change_epsilon", 0.002))
+    pred_eps = float(spec.get("prediction_epsilon", 0.01))
+    drop = float(spec.get("accuracy_drop", 0.05))
+    floor_bar = float(spec.get("far_floor_fpr95", 0.2))
+    rt_bar = float(spec["discriminator"].get("roundtrip_bar", 0.02))
     out = [
         ClaimSpec(
             f"fitted:{loss}",
@@ -105,6 +172,41 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
                 kind="premise",
             )
         )
+    for shift, level in _level_ids(spec):
+        out.append(
+            ClaimSpec(
+                f"predictions_change:{_set_name(shift, level)}",
+                f"Premise: {shift} level {level:g} changes the classifier's decisions",
+                "share of images whose arg-max differs from the clean image's, per seed",
+                pred_eps,
+                ">",
+                kind="premise",
+                requires=(f"fitted:{classifier}",),
+            )
+        )
+    if spec["rotations"]:
+        out.append(
+            ClaimSpec(
+                "rotation_identity",
+                "Sanity: rotation by 0 degrees is the identity (rotation@0 = the clean images)",
+                "max over images of mean |pixel change| of rotation@0 vs clean",
+                0.0,
+                "<=",
+                kind="sanity",
+            )
+        )
+    for t in _roundtrip_angles(spec):
+        out.append(
+            ClaimSpec(
+                f"rotation_roundtrip:{t:g}",
+                f"Premise: a +{t:g}/-{t:g} degree rotation round trip (net angle 0) scores as "
+                "the clean images",
+                "OOD score(round trip) - mean OOD score(rotation@0), per discriminator repeat",
+                rt_bar,
+                "<",
+                kind="premise",
+            )
+        )
     for name in _null_sets(spec):
         out.append(
             ClaimSpec(
@@ -126,40 +228,81 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
             kind="premise",
         )
     )
+    far = list(spec["far_ood"])
+    for name in far:
+        out.append(
+            ClaimSpec(
+                f"far_nontrivial:{name}",
+                f"Premise: pixel statistics do not solve the far set {name}",
+                "share of the set the pixel-statistics floor accepts at 95 % ID recall (FPR95)",
+                floor_bar,
+                ">",
+                kind="premise",
+            )
+        )
     # every statement about the OOD score rests on a discriminator in the paper's regime
     disc = tuple(f"discriminator_null:{name}" for name in _null_sets(spec)) + (
         "discriminator_graded",
     )
+    rt = tuple(f"rotation_roundtrip:{t:g}" for t in _roundtrip_angles(spec))
     for s in shifts:
+        rising = (
+            (
+                "the most-OOD angle (highest OOD score) scores above rotation@0",
+                "OOD score(top angle) - mean OOD score(rotation@0), per discriminator repeat",
+            )
+            if s == ROTATION
+            else (
+                f"the OOD score rises with the {s} level",
+                "Spearman rho(level, OOD score) over the kept levels",
+            )
+        )
         out.append(
             ClaimSpec(
                 f"score_rises:{s}",
-                f"Premise: the OOD score rises with the {s} level",
-                "Spearman rho(level, OOD score) over the kept levels",
+                f"Premise: {rising[0]}",
+                rising[1],
                 0.0,
                 ">",
                 kind="premise",
-                requires=disc,
+                requires=disc + (rt if s == ROTATION else ()),
             )
         )
         out.append(
             ClaimSpec(
                 f"accuracy_falls:{s}",
-                f"Premise: the classifier's accuracy falls from level 0 to the top {s} level",
+                f"Premise: the classifier's accuracy falls by more than {drop:g} from level 0 to "
+                f"the top {s} level",
                 "accuracy(top level) - accuracy(level 0), per seed",
-                0.0,
+                -drop,
+                "<",
+                kind="premise",
+                requires=(f"fitted:{classifier}",),
+            )
+        )
+        out.append(
+            ClaimSpec(
+                f"below_breakeven:{s}",
+                f"Premise (Fig. 7's regime): the classifier's accuracy at the top {s} level is "
+                f"below the reward's break-even {breakeven(spec):.3g}",
+                "classifier accuracy at the top level, per seed",
+                breakeven(spec),
                 "<",
                 kind="premise",
                 requires=(f"fitted:{classifier}",),
             )
         )
     for loss in losses:
-        for s in shifts + ([FAR] if spec["far_ood"] else []):
-            req = (f"fitted:{loss}",) + ((f"score_rises:{s}",) if s != FAR else disc)
+        for s in shifts + ([FAR] if far else []):
+            if s == FAR:
+                req = (f"fitted:{loss}",) + disc
+            else:
+                req = (f"fitted:{loss}", f"score_rises:{s}")
             out.append(
                 ClaimSpec(
                     f"ocs_trend:{loss}:{s}",
-                    f"{loss}: predictions approach the OCS as the OOD score grows along {s}",
+                    f"{loss}: predictions approach the OCS as the OOD score grows along {s}"
+                    + (" (the non-trivial far sets' own ordering)" if s == FAR else ""),
                     "Spearman rho(OOD score, distance to OCS) per seed",
                     0.0,
                     "<",
@@ -182,11 +325,33 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
             ClaimSpec(
                 f"reward_beats_classification:{s}",
                 f"the advantage of reward prediction over standard classification grows from "
-                f"level 0 to the top {s} level",
+                f"level 0 to the top {s} level (where the classifier is below break-even)",
                 "[reward(RP) - reward(CE)](top) - [same](level 0), per seed",
                 0.0,
                 ">",
-                requires=(f"fitted:{reward}", f"fitted:{classifier}", f"accuracy_falls:{s}"),
+                requires=(f"fitted:{reward}", f"fitted:{classifier}", f"below_breakeven:{s}"),
+            )
+        )
+        out.append(
+            ClaimSpec(
+                f"over_abstention:{s}",
+                f"Qualification: where the classifier stays above break-even at the top {s} "
+                "level, reward prediction's abstaining costs reward (outside the paper's regime)",
+                "[reward(RP) - reward(CE)](top) - [same](level 0), per seed",
+                0.0,
+                "<",
+                kind="sanity",
+            )
+        )
+    for loss in spec["mechanism"]["losses"]:
+        out.append(
+            ClaimSpec(
+                f"constants_mirror_ocs:{loss}",
+                f"{loss}: the accumulated model constants closely mirror the OCS (Fig. 4)",
+                "||constants - OCS|| / mean over clean images of ||prediction - OCS||, per seed",
+                float(spec.get("mirror_bar", 0.5)),
+                "<",
+                requires=(f"fitted:{loss}",),
             )
         )
     return out
@@ -261,10 +426,56 @@ def _at(frame: pd.DataFrame, level: float, column: str) -> pd.Series:
     return frame[frame["level"] == level].set_index("seed")[column].astype(float)
 
 
+def _repeats(scores: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in scores.index:
+        return np.array([])
+    return np.asarray(scores.loc[name, "per_repeat"], dtype=float)
+
+
+def _top_level(spec: dict, shift: str, levels: list[float], scores: pd.DataFrame) -> float:
+    """The top level of a shift type: the highest kept severity; for rotation the kept angle
+    with the highest OOD score (ties: the smaller angle)."""
+    rest = [lv for lv in levels if lv != 0]
+    if not rest:
+        return 0.0
+    if shift != ROTATION:
+        return max(rest)
+    sc = {lv: float(np.mean(_repeats(scores, _set_name(shift, lv)))) for lv in rest}
+    sc = {lv: v for lv, v in sc.items() if math.isfinite(v)}
+    return max(sorted(sc), key=lambda lv: sc[lv]) if sc else max(rest)
+
+
+def _constants_mirror(frames: dict, spec: dict, loss: str) -> Measurement:
+    """Per seed ``||c - OCS|| / ||clean - OCS||`` in prediction space (Fig. 4's mirror claim)."""
+    mech = mechanism_runs(frames["mechanism"], spec) if len(frames["mechanism"]) else None
+    comp = mechanism_runs(frames["components"], spec)
+    if mech is None or mech.empty:
+        return Measurement(math.nan, f"{loss}: no mechanism rows")
+    vals = {}
+    for seed, g in mech[mech["loss"] == loss].groupby("seed"):
+        c = g[g["kind"] == "constants"].set_index("name")["mean"].astype(float)
+        scale = g.loc[g["kind"] == "clean_scale", "mean"].astype(float)
+        o = comp[(comp["loss"] == loss) & (comp["seed"] == seed) & (comp["kind"] == "ocs")]
+        ocs = o.set_index("component")["value"].astype(float)
+        if c.empty or scale.empty or ocs.empty:
+            continue
+        names = list(ocs.index)
+        d_c = float(np.linalg.norm(c.reindex(names).to_numpy() - ocs.to_numpy()))
+        d_0 = float(scale.iloc[0])
+        vals[seed] = d_c / d_0 if d_0 > 0 else math.nan
+    ser = pd.Series(vals, dtype=float).dropna()
+    return _per_seed(
+        ser, f"{loss}, ||constants - OCS|| / mean over clean images of ||prediction - OCS||"
+    )
+
+
 def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
     """The claims table (premises first) from the long frames of :func:`tables.load_frames`
-    (``grid``, ``policies``, ``fit``, ``levels``, ``ood_scores``)."""
+    (``grid``, ``policies``, ``fit``, ``levels``, ``ood_scores``, ``mechanism``,
+    ``components``)."""
     from scipy import stats
+
+    from ...analysis.claims import spearman
 
     alpha = float(spec.get("alpha", 0.05))
     roles = spec["roles"]
@@ -272,6 +483,14 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
     pol = main_runs(frames["policies"], spec)
     fit = main_runs(frames["fit"], spec)
     scores = frames["ood_scores"].set_index("eval_set")
+    seeds = ", ".join(str(s) for s in sorted(grid["seed"].unique())) if len(grid) else ""
+    a = spec["discriminator"].get("alpha")
+    how = (
+        f"fixed in advance at {a:g} (the authors' code)"
+        if a is not None
+        else ("chosen on the validation split")
+    )
+    sel_note = " [" + SELECTION.format(alpha=how, seeds=seeds) + "]"
     m: dict[str, Measurement] = {}
     for loss in [roles[r] for r in ROLES]:
         f = fit[fit["loss"] == loss].set_index("seed")
@@ -279,12 +498,44 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
         m[f"fitted:{loss}"] = fitted(f["train_loss"], f["ocs_loss"], loss=family, what=loss)
     m.update(_change_measurements(frames["levels"], spec))
     kept = kept_levels(frames["levels"], spec)
-    for name in _null_sets(spec):
+    classifier = grid[grid["loss"] == roles["classifier"]]
+    clf_by_set = classifier.set_index(["eval_set", "seed"])
+    for shift, level in _level_ids(spec):
+        name = _set_name(shift, level)
+        cid = f"predictions_change:{name}"
+        if "changed" not in classifier.columns or name not in set(classifier["eval_set"]):
+            m[cid] = Measurement(math.nan, f"{name}: no decision changes recorded")
+            continue
+        per = clf_by_set.loc[name]["changed"].astype(float)
+        m[cid] = _per_seed(per, f"{name}: share of decisions changed vs clean")
+    if spec["rotations"]:
+        lv = frames["levels"].set_index("eval_set")
         per = (
-            np.abs(np.asarray(scores.loc[name, "per_repeat"], dtype=float) - 0.5)
-            if name in scores.index
+            np.asarray(lv.loc["rotation@0", "change_per_image"], dtype=float)
+            if "rotation@0" in lv.index
             else np.array([])
         )
+        m["rotation_identity"] = Measurement(
+            float(per.max()) if len(per) else math.nan,
+            f"rotation@0 vs clean: max per-image mean |pixel change| "
+            f"{per.max() if len(per) else float('nan'):.3g} over {len(per)} images",
+        )
+        zero = _repeats(scores, "rotation@0")
+        for t in _roundtrip_angles(spec):
+            rt = _repeats(scores, f"roundtrip@{t:g}")
+            if len(rt) and len(zero):
+                d = rt - zero.mean()
+                m[f"rotation_roundtrip:{t:g}"] = Measurement(
+                    float(d.mean()),
+                    f"round trip +-{t:g} deg: OOD score {rt.mean():.3f} vs rotation@0 (clean) "
+                    f"{zero.mean():.3f}; a real {t:g}-degree rotation scores "
+                    f"{np.mean(_repeats(scores, _set_name(ROTATION, t))) if len(_repeats(scores, _set_name(ROTATION, t))) else float('nan'):.3f}",
+                    samples=tuple(d),
+                )
+            else:
+                m[f"rotation_roundtrip:{t:g}"] = Measurement(math.nan, f"roundtrip@{t:g}: no score")
+    for name in _null_sets(spec):
+        per = np.abs(_repeats(scores, name) - 0.5)
         m[f"discriminator_null:{name}"] = Measurement(
             float(per.mean()) if len(per) else math.nan,
             f"{name}: OOD score {scores.loc[name, 'ood_score']:.3f} "
@@ -307,20 +558,51 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
         )
     else:
         m["discriminator_graded"] = Measurement(math.nan, "no kept shift level")
-    classifier = grid[grid["loss"] == roles["classifier"]]
+    floor_bar = float(spec.get("far_floor_fpr95", 0.2))
+    nontrivial = []
+    for name in spec["far_ood"]:
+        key = f"far:{name}"
+        if key not in scores.index or "floor_n" not in scores.columns:
+            m[f"far_nontrivial:{name}"] = Measurement(math.nan, f"{name}: no pixel floor")
+            continue
+        r = scores.loc[key]
+        k_acc, n = int(r["floor_accepted"]), int(r["floor_n"])
+        p = float(stats.binomtest(k_acc, n, floor_bar, alternative="greater").pvalue)
+        p_opp = float(stats.binomtest(k_acc, n, floor_bar, alternative="less").pvalue)
+        m[f"far_nontrivial:{name}"] = Measurement(
+            k_acc / n,
+            f"{name}: the pixel floor ({r['floor_detector']}) accepts {k_acc} of {n} images at "
+            f"95 % ID recall (FPR95 {float(r['floor_fpr95']):.3f}); one-sided binomial test",
+            p,
+            n=n,
+            p_opposite=p_opp,
+        )
+        if p < alpha and k_acc / n > floor_bar:
+            nontrivial.append(name)
     for s in graded_shifts(spec):
         levels = kept[s]
-        top = max(levels)
+        top = _top_level(spec, s, levels, scores)
         dropped = [lv for sh, lv in _level_ids(spec) if sh == s and lv not in levels]
         note = (
             f" (levels dropped as no-ops: {', '.join(f'{x:g}' for x in dropped)})"
             if dropped
             else ""
         )
+        note += f"; top level {top:g}" + sel_note
         sc = _series(classifier, s, levels).drop_duplicates("eval_set")
-        if len(levels) >= 3:
-            from ...analysis.claims import spearman
-
+        if s == ROTATION:
+            top_r, zero_r = _repeats(scores, _set_name(s, top)), _repeats(scores, "rotation@0")
+            if top > 0 and len(top_r) and len(zero_r):
+                d = top_r - zero_r.mean()
+                m[f"score_rises:{s}"] = Measurement(
+                    float(d.mean()),
+                    f"rotation: the most-OOD kept angle {top:g} scores {top_r.mean():.3f} vs "
+                    f"rotation@0 {zero_r.mean():.3f}{note}",
+                    samples=tuple(d),
+                )
+            else:
+                m[f"score_rises:{s}"] = Measurement(math.nan, f"{s}: no kept angle{note}")
+        elif len(levels) >= 3:
             m[f"score_rises:{s}"] = spearman(
                 sc["level"], sc["ood_score"], what=f"{s}{note}: ", alternative="greater"
             )
@@ -334,10 +616,16 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
                 names=(f"level {top:g}", "level 0"),
             )
             m[f"accuracy_falls:{s}"] = Measurement(
-                pm.value, f"{s}: " + pm.detail, samples=pm.samples
+                pm.value, f"{s}: " + pm.detail + note, samples=pm.samples
+            )
+            acc_top = _at(cs, top, "accuracy")
+            m[f"below_breakeven:{s}"] = _per_seed(
+                acc_top,
+                f"{s}: classifier accuracy at level {top:g} (break-even {breakeven(spec):.3g})",
             )
         else:
-            m[f"accuracy_falls:{s}"] = Measurement(math.nan, f"{s}: no kept level{note}")
+            for cid in (f"accuracy_falls:{s}", f"below_breakeven:{s}"):
+                m[cid] = Measurement(math.nan, f"{s}: no kept level{note}")
         for loss in [roles[r] for r in ROLES]:
             g = _series(grid[grid["loss"] == loss], s, levels)
             m[f"ocs_trend:{loss}:{s}"] = _per_seed(
@@ -352,21 +640,52 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
                 _at(rp, 0.0, "abstain_ratio"),
                 names=(f"level {top:g}", "level 0"),
             )
-            m[f"abstain_rises:{s}"] = Measurement(d.value, f"{s}: " + d.detail, samples=d.samples)
+            m[f"abstain_rises:{s}"] = Measurement(
+                d.value, f"{s}: " + d.detail + note, samples=d.samples
+            )
             gap_top = _at(rp, top, "mean_reward") - _at(st, top, "mean_reward")
             gap_0 = _at(rp, 0.0, "mean_reward") - _at(st, 0.0, "mean_reward")
             d = paired(gap_top, gap_0, names=(f"gap at level {top:g}", "gap at level 0"))
+            acc = _at(cs, top, "accuracy")
+            where = (
+                f" (classifier accuracy at level {top:g}: {acc.mean():.3f}, break-even "
+                f"{breakeven(spec):.3g})"
+            )
             m[f"reward_beats_classification:{s}"] = Measurement(
-                d.value, f"{s}: " + d.detail, samples=d.samples
+                d.value, f"{s}: " + d.detail + where + note, samples=d.samples
+            )
+            m[f"over_abstention:{s}"] = (
+                Measurement(d.value, f"{s}: " + d.detail + where + note, samples=d.samples)
+                if acc.mean() >= breakeven(spec)
+                else Measurement(
+                    math.nan,
+                    f"{s}: not applicable: the classifier is below break-even here{where} "
+                    f"(reward_beats_classification:{s} tests it)",
+                )
             )
         else:
-            for cid in (f"abstain_rises:{s}", f"reward_beats_classification:{s}"):
+            for cid in (
+                f"abstain_rises:{s}",
+                f"reward_beats_classification:{s}",
+                f"over_abstention:{s}",
+            ):
                 m[cid] = Measurement(math.nan, f"{s}: no kept level{note}")
     if spec["far_ood"]:
+        keep = {f"far:{n}" for n in nontrivial}
+        left_out = sorted(set(spec["far_ood"]) - set(nontrivial))
+        why = (
+            f"; left out (pixel floor solves them or untested): {', '.join(left_out)}"
+            if left_out
+            else ""
+        )
         for loss in [roles[r] for r in ROLES]:
-            g = grid[grid["loss"] == loss]
-            g = g[(g["shift"] == "none") | (g["shift"] == FAR)]
-            m[f"ocs_trend:{loss}:{FAR}"] = _per_seed(
-                _spearman_per_seed(g, "ood_score", "distance"), f"{loss}, clean + far OOD sets"
+            g = grid[(grid["loss"] == loss) & grid["eval_set"].isin(keep)]
+            what = f"{loss}, the {len(keep)} non-trivial far sets ({', '.join(nontrivial)}){why}"
+            m[f"ocs_trend:{loss}:{FAR}"] = (
+                _per_seed(_spearman_per_seed(g, "ood_score", "distance"), what)
+                if len(keep) >= 3
+                else Measurement(math.nan, f"{what}: fewer than 3 sets, no rank trend")
             )
+    for loss in spec["mechanism"]["losses"]:
+        m[f"constants_mirror_ocs:{loss}"] = _constants_mirror(frames, spec, loss)
     return evaluate_claims(PAPER, claim_specs(spec), m, alpha=alpha)

@@ -10,6 +10,7 @@ not depend on any trained model, so the workflow fits it once per (featurizer, g
 from __future__ import annotations
 
 import zlib
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -29,18 +30,62 @@ COLUMNS = [
     "n_fit_per_class",
     "n_heldout",
     "per_repeat",
+    "floor_fpr95",
+    "floor_accepted",
+    "floor_n",
+    "floor_detector",
 ]
 
 
 def reference_images(x_id: np.ndarray, group: str) -> np.ndarray:
-    """The ID reference of ``group``: the training images through the same path as the group's
-    level 0 (rotation: :func:`~softmax_ood.corruptions.rotate_resampled` by 0 degrees, so the
-    resampling of every angle is in the reference too; every other group: unchanged)."""
-    if group == "rotation":
-        from ...corruptions import rotate_resampled
-
-        return np.asarray(rotate_resampled(x_id, 0.0), dtype=np.float32)
+    """The ID reference of ``group``: the clean training images, for every group (rotation by 0
+    degrees is the identity, :func:`~softmax_ood.corruptions.rotate`, so no group needs a
+    resampled reference)."""
     return x_id
+
+
+#: shift label of the rotation round-trip rows (``roundtrip@<t>``: rotate by t, then by -t)
+ROUNDTRIP = "rotation_roundtrip"
+
+
+def roundtrip_sets(x_grid: np.ndarray, index: pd.DataFrame, angles) -> list[tuple[dict, np.ndarray]]:
+    """``(row, images)`` per angle ``t``: the rotation group's level-0 images (the clean test
+    split) rotated by ``t`` and back by ``-t`` (net angle 0). A rotation path that blurs would
+    make these score as shifted; they are scored beside the angles (premise
+    ``rotation_roundtrip``) and are not part of the models' grid."""
+    from ...corruptions import rotate
+
+    zero = index[(index["group"] == "rotation") & (index["level"] == 0)]
+    if zero.empty or not angles:
+        return []
+    r = zero.iloc[0]
+    x0 = x_grid[int(r["start"]) : int(r["stop"])]
+    out = []
+    for t in angles:
+        x = np.asarray(rotate(rotate(x0, float(t)), -float(t)), dtype=np.float32)
+        row = {"eval_set": f"roundtrip@{float(t):g}", "shift": ROUNDTRIP, "group": "rotation",
+               "level": float(t), "is_id": False}
+        out.append((row, x))
+    return out
+
+
+def far_floor(x_id: np.ndarray, x_grid: np.ndarray, index: pd.DataFrame, x_ood: np.ndarray) -> dict:
+    """The pixel-statistics floor of one far OOD set (:func:`softmax_ood.analysis.premises.
+    pixel_floor`: the best of lit-pixel count, mean intensity, border mass and their Mahalanobis
+    combination, fitted on the training images ``x_id``) against the clean test split:
+    FPR95 (share of the set the detector accepts at 95 % ID recall), how many images that is,
+    and the set's size (the samples of the premise's binomial test)."""
+    from ...analysis.premises import pixel_floor
+
+    r = index[index["is_id"]].iloc[0]
+    f = pixel_floor(x_grid[int(r["start"]) : int(r["stop"])], x_ood, reference=x_id)
+    n = len(x_ood)
+    return {
+        "floor_fpr95": float(f["fpr95"]) / 100.0,
+        "floor_accepted": int(round(float(f["fpr95"]) / 100.0 * n)),
+        "floor_n": n,
+        "floor_detector": str(f["detector"]),
+    }
 
 
 def _alpha(discriminator: dict) -> float | None:
@@ -74,22 +119,33 @@ def score_group(
             f"{', '.join(dict.fromkeys(index['group']))}"
         )
     feat = build_featurizer(featurizer["name"], featurizer.get("params") or {})
+    size = discriminator.get("id_reference_size")
+    if size is not None and int(size) < len(x_id):  # a fixed subset: the same in every group
+        x_id = x_id[np.sort(np.random.default_rng(0).permutation(len(x_id))[: int(size)])]
     f_id = feat(reference_images(x_id, group))
     rows = []
-    for r in sets.itertuples(index=False):
+    items = [(r._asdict(), x_grid[r.start : r.stop]) for r in sets.itertuples(index=False)]
+    if group == "rotation":
+        items += roundtrip_sets(x_grid, index, discriminator.get("roundtrip_angles", ()))
+    for rd, x_set in items:
+        r = SimpleNamespace(**rd)
         # one stream per evaluation set, independent of the group it is computed in
         set_seed = int(discriminator.get("seed", 0)) * 2**32 + zlib.crc32(r.eval_set.encode())
         res = ood_score(
             f_id,
-            feat(x_grid[r.start : r.stop]),
+            feat(x_set),
             n_repeats=int(discriminator["n_repeats"]),
             seed=set_seed,
             heldout_fraction=float(discriminator.get("heldout_fraction", 0.5)),
             C=float(discriminator.get("C", 1.0)),
             alpha=_alpha(discriminator),
         )
+        floor = {"floor_fpr95": np.nan, "floor_accepted": -1, "floor_n": 0, "floor_detector": ""}
+        if group == "far_ood":
+            floor = far_floor(x_id, x_grid, index, x_set)
         rows.append(
             {
+                **floor,
                 "featurizer": featurizer["name"],
                 "eval_set": r.eval_set,
                 "shift": r.shift,
@@ -133,7 +189,7 @@ def select_alpha(
     graded = index_val[index_val["group"].isin([g for g in index_val["group"] if g != "far_ood"])]
     rows = []
     for a in sorted(float(c) for c in candidates):
-        disc = {**discriminator, "alpha": a, "n_repeats": int(n_repeats)}
+        disc = {**discriminator, "alpha": a, "n_repeats": int(n_repeats), "roundtrip_angles": ()}
         parts = [
             score_group(x_id, x_val, graded, g, featurizer=featurizer, discriminator=disc)
             for g in dict.fromkeys(graded["group"])

@@ -66,16 +66,29 @@ def grid_outputs(model_path, x: np.ndarray, batch_size: int):
 
 
 @torch.no_grad()
+def trained_images(ckpt: dict, data_dir) -> tuple[np.ndarray, np.ndarray]:
+    """The training images and labels the checkpoint was trained on: the whole training split,
+    or the recipe's ``train_size`` subset (:func:`softmax_ood.train.train_subset`)."""
+    from ...train import train_subset
+
+    data_dir = Path(data_dir)
+    x = np.load(data_dir / "id_train_x.npy", allow_pickle=False)
+    y = np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64)
+    keep = train_subset(len(y), (ckpt.get("train_cfg") or {}).get("train_size"))
+    return (x, y) if keep is None else (x[keep], y[keep])
+
+
 def training_loss(model, ckpt: dict, data_dir, loss_entry: dict, batch_size: int) -> float:
-    """The model's own loss on the whole training split (eval mode: no dropout, batch-norm
-    running statistics), averaged over samples."""
+    """The model's own loss on the images it was trained on (the training split or the recipe's
+    ``train_size`` subset; eval mode: no dropout, batch-norm running statistics), averaged over
+    samples."""
     from ...losses import build_loss
 
     family, params = _split_entry(loss_entry)
     fn = build_loss(family, params)
-    data_dir = Path(data_dir)
-    x = normalise(np.load(data_dir / "id_train_x.npy", allow_pickle=False), ckpt["meta"])
-    y = torch.from_numpy(np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64))
+    x_raw, y_raw = trained_images(ckpt, data_dir)
+    x = normalise(x_raw, ckpt["meta"])
+    y = torch.from_numpy(y_raw)
     total = 0.0
     for i in range(0, len(x), batch_size):
         total += float(fn(model(x[i : i + batch_size]), y[i : i + batch_size])) * len(
@@ -141,6 +154,16 @@ def _mechanism_frames(model, ckpt, x, index, x_train, mech, family, ocs, comps):
     return pd.DataFrame(rows + crow)
 
 
+def _decision(family: str, k: int):
+    """The model's decision per image: arg-max class (CE; reward model over its k class
+    outputs, abstention ignored) or the Gaussian mean rounded to a label."""
+    if family == "ce":
+        return lambda o: o.argmax(1)
+    if family == "reward_mse":
+        return lambda o: o[:, :k].argmax(1)
+    return lambda o: np.clip(np.rint(predict(family, o)[:, 0]), 0, k - 1)
+
+
 def evaluate_grid(
     model_path: str | Path,
     data_dir: str | Path,
@@ -179,12 +202,17 @@ def evaluate_grid(
             f"{meta.get('id_dataset')}; ID labels: {', '.join(map(str, labels))}"
         )
     ocs_params = {key: params[key] for key in REWARD_KEYS} if family == "reward_mse" else {}
-    ocs = optimal_constant_solution(family, y_train, k, ocs_params)
     model, ckpt, out = grid_outputs(model_path, x, batch_size)
+    y_train = trained_images(ckpt, data_dir)[1]  # the OCS of the labels the model trained on
+    ocs = optimal_constant_solution(family, y_train, k, ocs_params)
     comps = component_labels(family, list(range(k)))
     rw = {key: float(rewards[key]) for key in REWARD_KEYS}
 
     set_rows, comp_rows, pol_rows = [], [], []
+    decide = _decision(family, k)
+    id_row = index[index["is_id"]].iloc[0]
+    clean_out = out[int(id_row["start"]) : int(id_row["stop"])]
+    clean_decision = decide(clean_out)
     for c, v in zip(comps, ocs, strict=True):
         comp_rows.append(
             {
@@ -209,6 +237,13 @@ def evaluate_grid(
             "distance_sd": float(dist.std()),
             "accuracy": np.nan,
             "mae": np.nan,
+            # share of the images whose decision (arg-max class; the Gaussian mean rounded to a
+            # label) differs from the same clean image's: "the level changes the predictions"
+            "changed": (
+                float(np.mean(decide(o) != clean_decision))
+                if r.labelled and len(o) == len(clean_decision)
+                else np.nan
+            ),
         }
         if r.labelled:
             if family == "ce":
@@ -263,8 +298,18 @@ def evaluate_grid(
     )
     mech = pd.DataFrame(columns=["kind", "eval_set", "level", "layer", "name", "mean", "std"])
     if mechanism is not None:
-        x_train = np.load(data_dir / "id_train_x.npy", allow_pickle=False)
+        x_train, _ = trained_images(ckpt, data_dir)
         mech = _mechanism_frames(model, ckpt, x, index, x_train, mechanism, family, ocs, comps)
+        # the scale of the Fig. 4 mirror claim: how far a clean test image's prediction lies
+        # from the OCS (per image, in prediction space; the MEAN clean prediction is no scale:
+        # it is close to the OCS by construction, the OCS being the average target)
+        per = np.linalg.norm(predict(family, clean_out) - predict(family, ocs[None, :])[0], axis=1)
+        extra = [
+            {"kind": "clean_scale", "eval_set": "id", "level": 0.0, "layer": -1,
+             "name": "mean ||prediction - OCS||", "mean": float(per.mean()),
+             "std": float(per.std(ddof=1)) if len(per) > 1 else 0.0}
+        ]
+        mech = pd.concat([mech, pd.DataFrame(extra)], ignore_index=True)
     policies = pd.DataFrame(
         pol_rows,
         columns=[

@@ -18,15 +18,23 @@ Write the network as :math:`f(x) = g_{i+1}(\\sigma(W_i \\phi_i(x) + b_i))` for e
   zeroed, :math:`g_{k+1}(\\sigma(b_k))` (third/fourth columns), to compare with the OCS (map it
   with :func:`softmax_ood.studies.kang.ocs.predict` first).
 
-Supported models: the project's :class:`~softmax_ood.models.mlp.MLP` and
-:class:`~softmax_ood.models.cnn.SmallCNN`, and any (nested) :class:`torch.nn.Sequential` of
+Supported models: the project's :class:`~softmax_ood.models.mlp.MLP`,
+:class:`~softmax_ood.models.cnn.SmallCNN` and :class:`~softmax_ood.models.convnet.ConvNet`
+(Kang et al.'s MNIST network), and any (nested) :class:`torch.nn.Sequential` of
 ``Linear``, ``Conv2d``, ``BatchNorm1d/2d`` (only directly after an affine layer), ``ReLU``,
 ``Flatten``, ``Identity``, ``Dropout``, ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``.
 
+Residual and dense networks (ResNet, WRN, DenseNet: the paper's CIFAR-10 Fig. 4 uses ResNet-20)
+are not chains; for any model with ``forward_features`` and a ``Linear`` ``classifier`` the three
+quantities are still defined: :func:`norm_ratios` records :math:`\\|W\\phi\\|^2` of every
+``Conv2d``/``Linear`` by forward hooks (the layer's output minus its bias; a following batch norm
+is not folded in), :func:`subspace_share` and :func:`energy_rank` read the classifier (layer -1,
+its input the pooled features), and :func:`accumulated_constants` is defined at the classifier
+(layer -1: its bias). Deeper constants need the skip paths carried through and are rejected.
+
 Limits: the network is run in evaluation semantics whatever its mode (dropout is the identity,
 batch norm uses its running statistics; a batch norm without running statistics is rejected);
-residual or dense connections (ResNet, WRN, DenseNet) and the GODIN head are not chains and
-are rejected; pooling is applied as the fixed map it is (max-pooling is not linear, so "the
+the GODIN head is rejected; pooling is applied as the fixed map it is (max-pooling is not linear, so "the
 contribution of the bias" after it is the constant pushed through it, exactly as
 :math:`g_{k+1}(\\sigma(b_k))` is defined). The weight matrix of a ``Linear`` with a folded batch
 norm is :math:`\\mathrm{diag}(\\gamma / \\sqrt{v + \\epsilon}) W`.
@@ -135,9 +143,10 @@ def chain(model: nn.Module) -> list[Any]:
     :raises ValueError: unsupported model or module (the message names it).
     """
     from ...models.cnn import SmallCNN
+    from ...models.convnet import ConvNet
     from ...models.mlp import MLP
 
-    if isinstance(model, MLP | SmallCNN):
+    if isinstance(model, MLP | SmallCNN | ConvNet):
         if not isinstance(model.classifier, nn.Linear):
             raise ValueError(
                 f"only a linear head is supported, got {type(model.classifier).__name__}"
@@ -148,7 +157,8 @@ def chain(model: nn.Module) -> list[Any]:
         modules = _flatten(model)
     else:
         raise ValueError(
-            f"unsupported model {type(model).__name__}; expected MLP, SmallCNN or nn.Sequential"
+            f"unsupported model {type(model).__name__}; expected MLP, SmallCNN, ConvNet or "
+            "nn.Sequential"
         )
     steps: list[Any] = []
     n_affine = 0
@@ -199,9 +209,78 @@ def _tensor(x: Any) -> Tensor:
     return x.to(torch.get_default_dtype())
 
 
+def _head_only(model: nn.Module) -> bool:
+    """True for a model that is not a chain but has ``forward_features`` and a ``Linear``
+    classifier (residual / dense networks): analysed by hooks and at its head."""
+    try:
+        chain(model)
+        return False
+    except ValueError:
+        if isinstance(getattr(model, "classifier", None), nn.Linear) and hasattr(
+            model, "forward_features"
+        ):
+            return True
+        raise
+
+
+def _affine_modules(model: nn.Module) -> list[tuple[str, nn.Module]]:
+    """Every ``Conv2d`` / ``Linear`` of a non-chain model, named as :func:`chain` names them."""
+    mods = [m for m in model.modules() if isinstance(m, nn.Linear | nn.Conv2d)]
+    return [
+        (f"{'linear' if isinstance(m, nn.Linear) else 'conv'}{i}", m) for i, m in enumerate(mods)
+    ]
+
+
+class _EvalMode:
+    """Evaluation semantics for the duration of a block (the mode is restored after)."""
+
+    def __init__(self, model: nn.Module):
+        self.model, self.was = model, model.training
+
+    def __enter__(self):
+        self.model.eval()
+
+    def __exit__(self, *exc):
+        self.model.train(self.was)
+
+
+def _check_head_layer(model: nn.Module, layer: int) -> None:
+    if layer not in (-1, len(_affine_modules(model)) - 1):
+        raise ValueError(
+            f"{type(model).__name__} is not a feed-forward chain: only its classifier "
+            f"(layer -1) can be analysed, got layer {layer!r}"
+        )
+
+
 def affine_layer_names(model: nn.Module) -> list[str]:
     """Names of the affine layers in forward order, e.g. ``["linear0", "linear1", "linear2"]``."""
+    if _head_only(model):
+        return [n for n, _ in _affine_modules(model)]
     return [s.name for s in chain(model) if isinstance(s, AffineLayer)]
+
+
+@torch.no_grad()
+def _hooked_sq_norms(model: nn.Module, x: Tensor) -> np.ndarray:
+    """:func:`layer_sq_norms` of a non-chain model: each layer's output minus its bias."""
+    mods = [m for _, m in _affine_modules(model)]
+    rows = []
+    with _EvalMode(model):
+        for start in range(0, len(x), _BATCH):
+            got: list[Tensor] = []
+
+            def hook(mod, _inp, out, got=got):
+                if mod.bias is not None:
+                    out = out - mod.bias.view(1, -1, *([1] * (out.dim() - 2)))
+                got.append(out.flatten(1).pow(2).sum(1).double())
+
+            handles = [m.register_forward_hook(hook) for m in mods]
+            try:
+                model(x[start : start + _BATCH])
+            finally:
+                for h in handles:
+                    h.remove()
+            rows.append(torch.stack(got, dim=1))
+    return torch.cat(rows).numpy()
 
 
 def _run(steps, x: Tensor, record: bool = False) -> tuple[Tensor, list[Tensor]]:
@@ -217,8 +296,10 @@ def _run(steps, x: Tensor, record: bool = False) -> tuple[Tensor, list[Tensor]]:
 @torch.no_grad()
 def layer_sq_norms(model: nn.Module, x: Any) -> np.ndarray:
     """Per-sample :math:`\\|W_i \\phi_i(x)\\|^2` of every affine layer, ``(N, L)`` float64."""
-    steps = chain(model)
     x = _tensor(x)
+    if _head_only(model):
+        return _hooked_sq_norms(model, x)
+    steps = chain(model)
     rows = []
     for start in range(0, len(x), _BATCH):
         _, inputs = _run(steps, x[start : start + _BATCH], record=True)
@@ -259,8 +340,12 @@ def energy_rank(model: nn.Module, layer: int, fraction: float) -> int:
     :math:`\\|W\\|_F^2` for the ``Linear`` layer ``layer``."""
     if not (isinstance(fraction, numbers.Real) and 0.0 < fraction <= 1.0):
         raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
-    steps = chain(model)
-    s = torch.linalg.svdvals(steps[_layer_index(steps, layer)].matrix().double())
+    if _head_only(model):
+        _check_head_layer(model, layer)
+        s = torch.linalg.svdvals(model.classifier.weight.double())
+    else:
+        steps = chain(model)
+        s = torch.linalg.svdvals(steps[_layer_index(steps, layer)].matrix().double())
     energy = torch.cumsum(s**2, 0) / (s**2).sum()
     return (
         int(torch.searchsorted(energy, torch.tensor(float(fraction), dtype=energy.dtype) - 1e-12))
@@ -273,9 +358,14 @@ def subspace_share(model: nn.Module, x: Any, layer: int, rank: int) -> np.ndarra
     """Per-sample share :math:`\\|\\phi V_{top} V_{top}^\\top\\|^2 / \\|\\phi\\|^2` of the input
     :math:`\\phi` of ``Linear`` layer ``layer`` inside the span of its top ``rank`` right
     singular vectors, ``(N,)`` float64; NaN where :math:`\\phi = 0`."""
-    steps = chain(model)
-    idx = _layer_index(steps, layer)
-    w = steps[idx].matrix().double()
+    head = _head_only(model)
+    if head:
+        _check_head_layer(model, layer)
+        w = model.classifier.weight.double()
+    else:
+        steps = chain(model)
+        idx = _layer_index(steps, layer)
+        w = steps[idx].matrix().double()
     if (
         isinstance(rank, bool)
         or not isinstance(rank, numbers.Integral)
@@ -287,8 +377,12 @@ def subspace_share(model: nn.Module, x: Any, layer: int, rank: int) -> np.ndarra
     x = _tensor(x)
     out = []
     for start in range(0, len(x), _BATCH):
-        _, inputs = _run(steps[: idx + 1], x[start : start + _BATCH], record=True)
-        phi = inputs[-1].double()
+        if head:
+            with _EvalMode(model):
+                phi = model.forward_features(x[start : start + _BATCH]).double()
+        else:
+            _, inputs = _run(steps[: idx + 1], x[start : start + _BATCH], record=True)
+            phi = inputs[-1].double()
         total = phi.pow(2).sum(1)
         inside = (phi @ v_top).pow(2).sum(1)
         out.append(torch.where(total > 0, inside / total, torch.full_like(total, float("nan"))))
@@ -302,6 +396,9 @@ def accumulated_constants(model: nn.Module, layer: int, x_example: Any) -> np.nd
 
     :param x_example: at least one input, used only for the shapes of the feature maps.
     """
+    if _head_only(model):  # a residual / dense network: defined at its classifier only
+        _check_head_layer(model, layer)
+        return model.classifier.bias.detach().double().numpy()
     steps = chain(model)
     idx = _layer_index(steps, layer)
     x = _tensor(x_example)[:1]

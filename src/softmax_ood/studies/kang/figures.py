@@ -29,7 +29,9 @@ Frames
     the OCS and the OCS policy's actions.
 ``fig6(frame)`` / ``fig7(frame)`` -- abstain ratio / mean reward per shift level and policy
     (paper Figs. 6-7): ``level``, ``policy``, ``seed``, ``abstain_ratio`` / ``mean_reward`` and
-    an optional ``panel`` column (e.g. dataset or shift type), one panel per value.
+    an optional ``panel`` column (e.g. dataset or shift type), one panel per value. Bars are means
+    over seeds; error bars the 95 % bootstrap percentile interval of that mean (inside the seed
+    values' range, so inside [0, 1] for an abstain ratio).
 """
 
 from __future__ import annotations
@@ -115,7 +117,12 @@ def _grouped_bars(ax, table: pd.DataFrame, x_order, hue_order, palette, labels) 
         sub = table[table["hue"] == hue].set_index("x").reindex(x_order)
         pos = np.arange(len(x_order)) - 0.4 + width * (j + 0.5)
         ax.bar(pos, sub["mean"], width=width, color=palette[hue], label=labels.get(hue, hue))
-        if (sub["std"].fillna(0) > 0).any():
+        if "lo" in sub.columns:  # an interval (e.g. bootstrap percentiles), drawn as it is
+            yerr = np.vstack([sub["mean"] - sub["lo"], sub["hi"] - sub["mean"]]).clip(min=0)
+            if (yerr > 0).any():
+                ax.errorbar(pos, sub["mean"], yerr=yerr, fmt="none", ecolor="black", lw=0.6,
+                            capsize=1.5)
+        elif (sub["std"].fillna(0) > 0).any():
             ax.errorbar(
                 pos, sub["mean"], yerr=sub["std"], fmt="none", ecolor="black", lw=0.8, capsize=2
             )
@@ -361,6 +368,31 @@ def fig5(frame: pd.DataFrame, path: str | Path) -> None:
 
 
 # --------------------------------------------------------------------------- Figs. 6-7
+#: bootstrap resamples of the seeds behind Figs. 6-7's intervals (fixed generator: same bytes)
+N_BOOT = 2000
+
+
+def _boot(values: pd.Series) -> tuple[float, float]:
+    """95 % bootstrap percentile interval of the mean over seeds: inside the range of the
+    seed values, so an abstain ratio's interval stays inside [0, 1]."""
+    v = np.asarray(values, dtype=float)
+    if len(v) < 2:
+        return float(v.mean()), float(v.mean())
+    rng = np.random.default_rng(0)
+    means = v[rng.integers(0, len(v), size=(N_BOOT, len(v)))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def _agg_interval(frame: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
+    g = frame.groupby(keys, sort=False)[value]
+    iv = g.agg(_boot)
+    out = pd.DataFrame({"mean": g.mean(), "std": g.agg(_std)})
+    out["lo"] = [a for a, _ in iv]
+    out["hi"] = [b for _, b in iv]
+    return out.reset_index()
+
+
 def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path) -> None:
     _require(frame, ["level", "policy", "seed", value], figure)
     frame = frame.copy()
@@ -377,7 +409,7 @@ def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path
             ax.set_visible(False)
         for ax, panel in zip(axes, panels, strict=False):
             sub = frame[frame["panel"] == panel]
-            table = _agg(sub, ["level", "policy"], value).rename(
+            table = _agg_interval(sub, ["level", "policy"], value).rename(
                 columns={"level": "x", "policy": "hue"}
             )
             x_order = _order(sub["level"])
@@ -387,6 +419,8 @@ def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path
             ax.tick_params(axis="y", labelsize=6)
             ax.set_xlabel("rotation angle" if str(panel) == "rotation" else "level", fontsize=6)
             ax.set_ylabel(ylabel, fontsize=6)
+            if value == "abstain_ratio":
+                ax.set_ylim(0, 1)
             if panel != "":
                 ax.set_title(str(panel), fontsize=7)
         handles, labels = axes[0].get_legend_handles_labels()
@@ -395,12 +429,14 @@ def _policy_bars(frame: pd.DataFrame, value: str, ylabel: str, figure: str, path
 
 
 def fig6(frame: pd.DataFrame, path: str | Path) -> None:
-    """Fig. 6: ratio of abstain actions per shift level and policy, mean ± std over seeds."""
+    """Fig. 6: ratio of abstain actions per shift level and policy, mean over seeds with a 95 %
+    bootstrap interval."""
     _policy_bars(frame, "abstain_ratio", "abstain ratio", "fig6", path)
 
 
 def fig7(frame: pd.DataFrame, path: str | Path) -> None:
-    """Fig. 7: mean reward per shift level and policy, mean ± std over seeds."""
+    """Fig. 7: mean reward per shift level and policy, mean over seeds with a 95 % bootstrap
+    interval."""
     _policy_bars(frame, "mean_reward", "mean reward", "fig7", path)
 
 

@@ -6,9 +6,10 @@ Evaluation sets (``index`` rows, in this order):
 * ``id`` -- the clean ID test split (level 0 of every shift type, the held-out ID point);
 * ``<corruption>@<severity>`` -- :func:`softmax_ood.corruptions.corrupt` of the test split
   (``seed = corruption_seed`` at every severity: common random numbers);
-* ``rotation@<angle>`` -- :func:`softmax_ood.corruptions.rotate_resampled` of the test split,
-  ``rotation@0`` included: every angle (0 too) goes through the same two bilinear resamplings, so
-  resampling itself is no signal and rotation's level 0 is ``rotation@0``, not ``id``;
+* ``rotation@<angle>`` -- :func:`softmax_ood.corruptions.rotate` of the test split,
+  ``rotation@0`` included (bit-identical to ``id``: rotation by 0 is the identity, and the other
+  angles are interpolated band-limited, by Fourier shears, so a +t/-t round trip scores as clean:
+  the discriminator's ``rotation_roundtrip`` rows measure that);
 * ``far:<name>`` -- an OOD test set of the prepared data (no labels).
 
 Each graded set also records how much it changes the images: ``change`` = mean over images of
@@ -85,7 +86,7 @@ def build_grid(
     :param split: the ID split that is shifted (``test``: what the models and the OOD score are
         measured on; ``val``: held-out data on which the discriminator's regularisation is
         chosen)."""
-    from ...corruptions import corrupt, rotate_resampled
+    from ...corruptions import corrupt, rotate
 
     data_dir = Path(data_dir)
     meta = json.loads((data_dir / "meta.json").read_text())
@@ -110,7 +111,7 @@ def build_grid(
         if s["shift"] == "none":
             xi, yi = x_test, y_test
         elif s["shift"] == "rotation":
-            xi, yi = rotate_resampled(x_test, s["level"]), y_test
+            xi, yi = rotate(x_test, s["level"]), y_test
         elif s["shift"] == "far_ood":
             xi = raw_split(data_dir, f"ood_{s['eval_set'].removeprefix('far:')}")
             yi = np.full(len(xi), -1, dtype=np.int64)
@@ -131,7 +132,7 @@ def build_grid(
         xi = np.asarray(xi, dtype=np.float32)
         change, per_image = np.nan, []
         graded = s["shift"] not in ("none", "far_ood")
-        if graded and not (s["shift"] == "rotation" and s["level"] == 0):
+        if graded:  # rotation@0 against the clean images: 0 (rotation by 0 is the identity)
             prev = below.get(s["shift"], x_test)
             d = np.abs(xi.astype(np.float64) - prev.astype(np.float64))
             per_image = d.reshape(len(d), -1).mean(axis=1).tolist()

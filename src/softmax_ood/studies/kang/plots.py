@@ -192,9 +192,15 @@ def fig5(frames: dict, spec: dict, path) -> None:
     figures.fig5(out, path)
 
 
+#: Figs. 6-7 show rotation at these angles only (every angle is in the ``selective`` table):
+#: 13 angles x 4 policies do not read at a glance beside the corruptions' 6 levels
+FIGURE_ANGLES = (0.0, 45.0, 90.0, 135.0, 180.0)
+
+
 def _policies(frames: dict, spec: dict) -> pd.DataFrame:
     pol = _drop_noops(by_shift(main_runs(frames["policies"], spec), spec), _kept(frames, spec))
     pol = pol[pol["shift"] != "far_ood"].sort_values(["level"], kind="stable")
+    pol = pol[(pol["shift"] != "rotation") | pol["level"].isin(FIGURE_ANGLES)]
     return pol.assign(
         panel=pol["shift"],
         level=[_level_name(s, lv) for s, lv in zip(pol["shift"], pol["level"], strict=True)],

@@ -93,10 +93,11 @@ def check(config: dict) -> None:
     check_names(f"{NAME}.mechanism.losses", m["losses"], [s[r] for r in ROLES])
     check_names(f"{NAME}.mechanism.shift", m["shift"], shifts)
     family = config["architectures"][m["arch"]]["family"]
-    if family not in ("mlp", "cnn"):
+    if family not in ("mlp", "cnn", "convnet") and int(m.get("constants_layer", -2)) != -1:
         raise config_error(
-            f"{NAME}.mechanism.arch is {m['arch']!r} (family {family!r}); the Fig. 4 analysis "
-            "needs a feed-forward chain: an architecture of family mlp or cnn"
+            f"{NAME}.mechanism.arch is {m['arch']!r} (family {family!r}), not a feed-forward "
+            "chain: its Fig. 4 accumulated constants are defined at the classifier only; set "
+            f"{NAME}.mechanism.constants_layer to -1"
         )
 
 

@@ -84,7 +84,7 @@ def graded_shifts(spec: dict) -> list[str]:
 def by_shift(frame: pd.DataFrame, spec: dict) -> pd.DataFrame:
     """Rows of each shift series: the clean split (``shift == "none"``) is copied into every
     graded shift type at level 0 and into the ``far_ood`` series, except where a shift type has
-    its own level-0 set (rotation: ``rotation@0``, the same resampling path as every angle)."""
+    its own level-0 set (rotation: ``rotation@0``, bit-identical to the clean split)."""
     clean = frame[frame["shift"] == "none"]
     parts = []
     for shift in graded_shifts(spec) + ([FAR] if spec["far_ood"] else []):

@@ -109,3 +109,38 @@ def test_unsupported_models_and_layers():
         subspace_share(SmallCNN(3, 1, channels=(2,)), torch.rand(2, 1, 8, 8), 0, rank=1)
     with pytest.raises(ValueError, match="layer must be"):
         accumulated_constants(_tiny(), 2, torch.zeros(1, 2))
+
+
+def test_kangs_mnist_network_is_a_chain():
+    from softmax_ood.models.convnet import ConvNet
+
+    torch.manual_seed(0)
+    model = ConvNet(4, 1, 28, channels=(2, 3), hidden=5).eval()
+    x = torch.rand(6, 1, 28, 28)
+    assert [n for n in affine_layer_names(model)] == ["conv0", "conv1", "linear2", "linear3"]
+    # the hidden layer's input zeroed: head(relu(b_hidden))
+    fc, head = model.features[6], model.classifier
+    want = head(torch.relu(fc.bias)).detach().numpy()
+    assert np.allclose(accumulated_constants(model, -2, x[:1]), want, atol=1e-6)
+    assert len(norm_ratios(model, x, x)) == 4
+
+
+def test_a_residual_network_is_analysed_by_hooks_and_at_its_head():
+    from softmax_ood.models.resnet import ResNet
+
+    torch.manual_seed(0)
+    model = ResNet(4, 1, depth=8, base_width=4)
+    x = torch.rand(8, 1, 8, 8)
+    model.train()
+    model(x)  # batch-norm running statistics
+    names = affine_layer_names(model)
+    assert names[-1].startswith("linear") and len(names) > 3
+    nr = norm_ratios(model, x, x)
+    assert np.allclose(nr["ratio_mean"], 1.0) and list(nr["name"]) == names
+    assert model.training  # the analysis restores the mode
+    assert np.allclose(accumulated_constants(model, -1, x), model.classifier.bias.detach().numpy())
+    rank = energy_rank(model, -1, 0.9)
+    share = subspace_share(model, x, -1, rank)
+    assert share.shape == (8,) and np.all((share >= 0) & (share <= 1 + 1e-9))
+    with pytest.raises(ValueError, match="only its classifier"):
+        accumulated_constants(model, -2, x)

@@ -1,5 +1,5 @@
-"""Issue 15: the models are judged against their OCS's loss, rotation's level 0 goes through the
-same resampling as every angle, a level that changes nothing is dropped, and the discriminator's
+"""Issues 15/27: the models are judged against their OCS's loss, rotation's level 0 is the clean
+image and a round trip is not a blur, a level that changes nothing is dropped, and the discriminator's
 regularisation is per sample (the authors' alpha) and chosen on held-out data."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import torch
 
-from softmax_ood.corruptions import rotate, rotate_resampled
+from softmax_ood.corruptions import rotate
 from softmax_ood.discriminator import ood_score
 from softmax_ood.losses import build_loss
 from softmax_ood.studies.kang.claims import kept_levels
@@ -48,14 +48,15 @@ def test_ocs_losses_of_balanced_digits_match_the_review():
     assert ocs_loss("gaussian_nll", y, 5) == pytest.approx(0.5 * math.log(2 * math.pi * 2) + 0.5)
 
 
-def test_rotation_level_zero_goes_through_the_resampling_path():
-    x = np.random.default_rng(0).uniform(0, 1, (4, 1, 8, 8)).astype(np.float32)
-    zero = rotate_resampled(x, 0.0)
-    assert np.array_equal(rotate(x, 0.0), x)  # the exact path would leave level 0 untouched
-    assert np.abs(zero - x).mean() > 1e-3  # the resampled path does not: same blur as 15°
-    assert np.array_equal(rotate_resampled(x, 15.0), rotate_resampled(x, 15.0))
-    with pytest.raises(ValueError, match="degrees must be a finite real number"):
-        rotate_resampled(x, float("nan"))
+def test_rotation_level_zero_is_the_identity_and_a_round_trip_is_not_a_blur():
+    rng = np.random.default_rng(0)
+    x = np.zeros((4, 1, 28, 28), dtype=np.float32)
+    x[:, :, 6:22, 8:20] = rng.uniform(0.2, 1.0, (4, 1, 16, 12))  # an object on a black frame
+    assert np.array_equal(rotate(x, 0.0), x)  # level 0 is the clean image, bit for bit
+    back = rotate(rotate(x, 15.0), -15.0)
+    assert np.abs(back - x).mean() < 0.5 * np.abs(rotate(x, 15.0) - x).mean()
+    with pytest.raises(ValueError, match="degrees must be finite"):
+        rotate(x, float("nan"))
 
 
 def test_a_level_that_changes_nothing_is_dropped(cfg):
@@ -82,3 +83,32 @@ def test_per_sample_alpha_pulls_the_score_toward_one_half():
     assert abs(null - 0.5) < 0.02
     with pytest.raises(ValueError, match="alpha must be a finite positive number"):
         ood_score(a, b, alpha=0.0, **kw)
+
+
+def test_the_rotation_group_scores_its_round_trips_and_the_far_group_its_pixel_floor():
+    from softmax_ood.studies.kang.discrimination import ROUNDTRIP, score_group
+
+    rng = np.random.default_rng(0)
+    x = np.zeros((40, 1, 16, 16), dtype=np.float32)
+    x[:, :, 3:13, 4:12] = rng.uniform(0.2, 1.0, (40, 1, 10, 8))
+    far = rng.uniform(0, 1, (40, 1, 16, 16)).astype(np.float32)
+    grid = np.concatenate([x, x, rotate(x, 15.0), far])
+    index = pd.DataFrame(
+        {
+            "eval_set": ["id", "rotation@0", "rotation@15", "far:noise"],
+            "shift": ["none", "rotation", "rotation", "far_ood"],
+            "group": ["id", "rotation", "rotation", "far_ood"],
+            "level": [0.0, 0.0, 15.0, np.nan],
+            "start": [0, 40, 80, 120],
+            "stop": [40, 80, 120, 160],
+            "is_id": [True, False, False, False],
+        }
+    )
+    feat = {"name": "pixels", "params": {}}
+    disc = {"n_repeats": 2, "seed": 0, "heldout_fraction": 0.5, "roundtrip_angles": [15.0]}
+    rot = score_group(x, grid, index, "rotation", featurizer=feat, discriminator=disc)
+    assert list(rot["eval_set"]) == ["rotation@0", "rotation@15", "roundtrip@15"]
+    assert rot["shift"].iloc[-1] == ROUNDTRIP and rot["floor_n"].eq(0).all()
+    fo = score_group(x, grid, index, "far_ood", featurizer=feat, discriminator=disc)
+    assert fo["floor_n"].iloc[0] == 40 and 0 <= fo["floor_fpr95"].iloc[0] <= 1
+    assert fo["floor_accepted"].iloc[0] == round(40 * fo["floor_fpr95"].iloc[0])

@@ -80,7 +80,8 @@ def test_groups_one_discriminator_job_per_shift_type(cfg):
         ),
         (
             lambda s: s["mechanism"].update(arch="wrn-10-1"),
-            "config error: kang.mechanism.arch is 'wrn-10-1' (family 'wrn'); the Fig. 4",
+            "config error: kang.mechanism.arch is 'wrn-10-1' (family 'wrn'), not a feed-forward "
+            "chain: its Fig. 4 accumulated constants are defined at the classifier only",
         ),
     ],
 )
