@@ -230,3 +230,34 @@ def test_best_val_loss_keeps_the_epoch_of_the_lowest_validation_loss(embedded_da
     with torch.no_grad():
         val = loss_fn(model(data.x["val"]), data.y["val"]).item()
     assert math.isclose(val, min(losses), rel_tol=1e-4, abs_tol=1e-6)
+
+
+def test_train_size_uses_the_first_images_and_grad_clip_bounds_the_step(embedded_data):
+    """``train_size`` trains on the first N training images (the same run as passing them
+    alone); ``grad_clip`` changes the weights and rejects non-positive values."""
+    data = load_prepared(embedded_data)
+    n = 100
+    sub, curve, _ = _fit(data, train_size=n)
+    torch.manual_seed(0)
+    model = create_model("mlp", num_classes=10, in_chans=1, image_size=8, hidden=[64])
+    alone, _, _ = fit(
+        model,
+        build_loss("ce", {}),
+        data.x["train"][:n],
+        data.y["train"][:n],
+        data.x["val"],
+        data.y["val"],
+        cfg=TrainConfig.from_dict(CFG),
+        seed=0,
+        monitor_ood=data.ood["textures"],
+        name="mlp/ce/seed0",
+    )
+    for k, v in sub.state_dict().items():
+        assert torch.equal(alone.state_dict()[k], v)
+    clipped = _fit(data, grad_clip=1e-3)[0].state_dict()
+    plain = _fit(data)[0].state_dict()
+    assert any(not torch.equal(clipped[k], plain[k]) for k in plain)
+    with pytest.raises(ValueError, match="grad_clip"):
+        TrainConfig.from_dict({**CFG, "grad_clip": 0})
+    with pytest.raises(ValueError, match="train_size"):
+        TrainConfig.from_dict({**CFG, "train_size": 1})

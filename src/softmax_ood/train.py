@@ -81,6 +81,11 @@ class TrainConfig:
     max_logit_norm: float | None = None
     max_loss: float | None = None
     chance_margin: float | None = None
+    # a declared departure where a budget needs it: train on the first ``train_size`` images of
+    # the training split (the prepared split is already a seeded shuffle); None = all of them
+    train_size: int | None = None
+    # clip the global gradient norm to this before each step (None = off, the papers' loops)
+    grad_clip: float | None = None
 
     def __post_init__(self):
         for name, value, allowed in (
@@ -96,6 +101,10 @@ class TrainConfig:
                 f"train.epochs ({self.epochs}), train.batch_size ({self.batch_size}) and "
                 f"train.lr ({self.lr}) must be positive"
             )
+        if self.train_size is not None and self.train_size < 2:
+            raise ValueError(f"train.train_size is {self.train_size}; expected at least 2 or null")
+        if self.grad_clip is not None and not self.grad_clip > 0:
+            raise ValueError(f"train.grad_clip is {self.grad_clip}; expected a positive number or null")
 
     @classmethod
     def from_dict(cls, d: dict) -> TrainConfig:
@@ -283,6 +292,13 @@ def fit(
         model = deterministic_on_cuda(model)
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
+    if cfg.train_size is not None:
+        if cfg.train_size > len(train_x):
+            raise UserError(
+                f"training {name}: train_size {cfg.train_size} exceeds the {len(train_x)} "
+                "training images; lower it or set it to null"
+            )
+        train_x, train_y = train_x[: cfg.train_size], train_y[: cfg.train_size]
     n = len(train_x)
     steps = math.ceil(n / cfg.batch_size)
     if n % cfg.batch_size == 1 and steps > 1:
@@ -325,6 +341,8 @@ def fit(
                 )
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            if cfg.grad_clip is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
             opt.step()
             sched.step()
             loss_sum += loss.detach().double() * len(idx)
