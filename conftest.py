@@ -55,3 +55,18 @@ def embedded_data(tmp_path_factory) -> Path:
         ood_val=["gaussian_val"],
     )
     return out
+
+
+@pytest.fixture
+def server():
+    """A loopback HTTP server (tests/fixtures_archives.FileServer) for the download tests."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixtures_archives import FileServer
+
+    srv = FileServer()
+    try:
+        yield srv
+    finally:
+        srv.close()

@@ -133,11 +133,20 @@ def run_files(runs, kind, name):
 def _raw_files(with_studies=True):
     """Paper source: downloaded file name -> source name, for the ID set and every OOD set
     (what prepare_data reads) and, with ``with_studies``, the sources the enabled studies ask
-    for (their optional ``raw_sources`` hook)."""
-    if config["data"]["source"] != "paper":
-        return {}
+    for (their optional ``raw_sources`` hook). Embedded fashion: its IDX files that Debian's
+    package does not provide here (downloaded instead)."""
     from softmax_ood.paper_data import load_paper_config, source_names
 
+    if config["data"]["dataset"] == "fashion" and config["data"]["source"] == "embedded":
+        sources = load_paper_config(config["data"]["sources"])["sources"]
+        SOURCE_ENTRIES.update(sources)
+        return {
+            sources[n]["filename"]: n
+            for n in source_names(sources, "fashion")
+            if not os.path.isfile(sources[n].get("installed") or "")
+        }
+    if config["data"]["source"] != "paper":
+        return {}
     sources = load_paper_config(config["data"]["sources"])["sources"]
     SOURCE_ENTRIES.update(sources)
     names = [*source_names(sources, config["data"]["dataset"]), *config["data"]["ood_test"]]
@@ -156,6 +165,13 @@ def data_inputs(wildcards):
     inputs = {"code": code("workflow/scripts/prepare_data.py")}
     if config["data"]["source"] == "paper":
         inputs["raw"] = [f"data/raw/{f}" for f in DATA_RAW_FILES]
+        inputs["sources"] = config["data"]["sources"]
+    elif config["data"]["dataset"] == "fashion":
+        # the Debian package's files where installed, else the checked downloads
+        from softmax_ood.fashion import fashion_entries, fashion_paths
+
+        entries = fashion_entries({n: SOURCE_ENTRIES[n] for n in SOURCE_ENTRIES})
+        inputs["idx"] = [str(p) for p in fashion_paths(entries, "data/raw").values()]
         inputs["sources"] = config["data"]["sources"]
     return inputs
 

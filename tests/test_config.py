@@ -88,7 +88,7 @@ def test_unknown_names_list_the_registry(path, value, start, registry):
 def test_unknown_dataset_and_score():
     with pytest.raises(
         ConfigError,
-        match=r"^config error: data.dataset is 'imagenet'; allowed values: digits, cifar10, cifar100, mnist$",
+        match=r"^config error: data.dataset is 'imagenet'; allowed values: digits, fashion, cifar10, cifar100, mnist$",
     ):
         validate_config(_set(default(), ("data", "dataset"), "imagenet"), SCHEMA, STUDIES)
     cfg = default()

@@ -12,22 +12,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fixtures_archives import FileServer, make_evil_tar, make_zip, write_tar  # noqa: E402
+from fixtures_archives import make_evil_tar, make_zip, write_tar  # noqa: E402
 
 from softmax_ood.download import DownloadError, download, safe_extract, verify  # noqa: E402
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB, > one read chunk boundary is not required
 MD5 = hashlib.md5(PAYLOAD).hexdigest()
 SHA256 = hashlib.sha256(PAYLOAD).hexdigest()
-
-
-@pytest.fixture
-def server():
-    srv = FileServer()
-    try:
-        yield srv
-    finally:
-        srv.close()
 
 
 def _one_sentence(msg: str) -> None:

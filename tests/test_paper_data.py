@@ -56,15 +56,6 @@ def archives(tmp_path_factory):
     }
 
 
-@pytest.fixture
-def server():
-    srv = FileServer()
-    try:
-        yield srv
-    finally:
-        srv.close()
-
-
 # --------------------------------------------------------------------------- readers
 def test_read_cifar10_from_archive_and_folder(archives, tmp_path):
     a = archives["cifar10"]

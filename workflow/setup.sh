@@ -29,20 +29,29 @@ apt_quiet() {  # apt-get with retries while another apt process holds a lock; si
     return 1
 }
 # Debian's packages the tests use, where apt is available (root): headless Chromium for the
-# browser tests, and TeX (pdflatex, booktabs, longtable) to compile results/results_section.tex.
-apt_need() {  # apt_need COMMAND [apt-get install options] PACKAGE...: install unless COMMAND exists
-    local cmd=$1
+# browser tests, TeX (pdflatex, booktabs, longtable) to compile results/results_section.tex, and
+# the Fashion-MNIST data.
+apt_need() {  # apt_need COMMAND|/ABSOLUTE/FILE [apt-get install options] PACKAGE...: install
+    # unless the command (or the file) exists; $APT_ELSE says what happens without it
+    local cmd=$1 else_msg=${APT_ELSE:-"the tests that need $1 will skip"}
     shift
-    command -v "$cmd" >/dev/null 2>&1 && return 0
+    case $cmd in
+    /*) [ -e "$cmd" ] && return 0 ;;
+    *) command -v "$cmd" >/dev/null 2>&1 && return 0 ;;
+    esac
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         { apt_quiet update && apt_quiet install -y "$@"; } ||
-            echo "setup: could not install $*; the tests that need $cmd will skip" >&2
+            echo "setup: could not install $*; $else_msg" >&2
     else
-        echo "setup: $cmd missing (root: apt-get install -y $*); the tests that need it will skip" >&2
+        echo "setup: $cmd missing (root: apt-get install -y $*); $else_msg" >&2
     fi
 }
 apt_need chromium chromium
 apt_need pdflatex --no-install-recommends texlive-latex-base texlive-latex-recommended
+# Fashion-MNIST (data.dataset: fashion): Debian's package, its files read where
+# config/paper_sources.yaml's fashion_* entries say (installed:)
+APT_ELSE="the workflow downloads Fashion-MNIST from its upstream URLs instead" \
+    apt_need /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz dataset-fashion-mnist
 # DVC must never phone home (also committed in .dvc/config)
 "$PY" -m dvc config --global core.analytics false >/dev/null 2>&1 || true
 echo "setup: ok ($("$PY" --version), torch $("$PY" -c 'import torch; print(torch.__version__)'))"

@@ -173,25 +173,58 @@ def _check_core(config: dict) -> None:
             )
     data = config["data"]
     ood_sets = list(data["ood_test"]) + list(data["ood_val"])
+    if data["source"] == "embedded":  # the data's own names first, then who refers to them
+        _check(
+            data["dataset"] in ("digits", "fashion"),
+            f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
+            "the embedded source provides only: digits, fashion",
+        )
+        _check_embedded_sets(data)
     for name, recipe in config["recipes"].items():
         if "monitor_set" in recipe:
             check_names(f"recipes.{name}.monitor_set", recipe["monitor_set"], ood_sets)
-    if data["source"] == "embedded":
+    if data["source"] != "embedded":
         _check(
-            data["dataset"] == "digits",
-            f"data.dataset is {data['dataset']!r} but data.source is 'embedded'; "
-            "the embedded source provides only: digits",
+            sorted(data["id_classes"]) == list(range(10))
+            and not {"heldout_digits", "heldout_classes"} & set(ood_sets),
+            "data.id_classes and the heldout_digits/heldout_classes sets belong to the embedded "
+            "source only",
+        )
+
+
+def _check_embedded_sets(data: dict) -> None:
+    """The embedded datasets' OOD set names and sizes: each dataset has its own builders."""
+    if data["dataset"] == "fashion":
+        from .fashion import FASHION_OOD_SETS, FASHION_VAL_SETS, SIZE
+
+        tests = sorted(set(FASHION_OOD_SETS) - set(FASHION_VAL_SETS))
+        vals, held, example = (
+            sorted(FASHION_VAL_SETS),
+            "heldout_classes",
+            "[0, 1, 2, 3, 4, 5, 7, 8, 9]",
         )
         _check(
-            "heldout_digits" not in data["ood_test"] or len(data["id_classes"]) < 10,
-            "data.ood_test lists heldout_digits but data.id_classes keeps all ten digits; "
-            "hold some out (e.g. id_classes: [0, 1, 2, 3, 4])",
+            data["image_size"] == SIZE,
+            f"data.image_size is {data['image_size']} but Fashion-MNIST is stored at its own "
+            f"size; set data.image_size: {SIZE}",
         )
     else:
+        from .data import EMBEDDED_OOD_SETS
+
+        tests = sorted(n for n in EMBEDDED_OOD_SETS if n != "gaussian_val")
+        vals, held, example = ["gaussian_val"], "heldout_digits", "[0, 1, 2, 3, 4]"
+    for key, allowed in (("ood_test", tests), ("ood_val", vals)):
+        bad = [n for n in data[key] if n not in allowed]
         _check(
-            sorted(data["id_classes"]) == list(range(10)) and "heldout_digits" not in ood_sets,
-            "data.id_classes and the heldout_digits set belong to the embedded source only",
+            not bad,
+            f"data.{key} lists {bad}, which data.dataset {data['dataset']!r} does not provide; "
+            f"allowed: {', '.join(allowed)}",
         )
+    _check(
+        held not in data["ood_test"] or len(data["id_classes"]) < 10,
+        f"data.ood_test lists {held} but data.id_classes keeps all ten classes; "
+        f"hold some out, for example id_classes: {example}",
+    )
 
 
 def validate_config(

@@ -43,6 +43,7 @@ from .download import DownloadError, download, file_digests, safe_extract
 
 __all__ = [
     "FORMATS",
+    "array_sha256",
     "fetch_sources",
     "list_images",
     "load_images",
@@ -126,6 +127,12 @@ def _validate_entry(entry: Mapping, where: str) -> dict:
         if value is not None and not pattern.match(str(value).lower()):
             raise ValueError(f"{where}: source {name!r} has a malformed {algo} {value!r}")
         entry[algo] = None if value is None else str(value).lower()
+    dec = entry.get("decoded_sha256")
+    if dec is not None and not _HEX["sha256"].match(str(dec).lower()):
+        raise ValueError(f"{where}: source {name!r} has a malformed decoded_sha256 {dec!r}")
+    inst = entry.get("installed")
+    if inst is not None and not PurePosixPath(str(inst)).is_absolute():
+        raise ValueError(f"{where}: source {name!r} installed path {inst!r} must be absolute")
     if entry["format"] == "cifar-python" and entry.get("which") not in _CIFAR:
         raise ValueError(f"{where}: cifar-python source {name!r} needs which: cifar10 or cifar100")
     if entry["format"] == "mnist-idx" and (
@@ -220,15 +227,25 @@ def fetch_sources(
     out = {}
     for name in names:
         entry = _lookup(sources, name)
-        out[name] = download(
-            entry["url"],
-            raw_dir / entry["filename"],
-            md5=entry.get("md5"),
-            sha256=entry.get("sha256"),
-            timeout=timeout,
-            max_seconds=max_seconds,
-            allow_unverified=allow_unverified,
-        )
+        try:
+            out[name] = download(
+                entry["url"],
+                raw_dir / entry["filename"],
+                md5=entry.get("md5"),
+                sha256=entry.get("sha256"),
+                timeout=timeout,
+                max_seconds=max_seconds,
+                allow_unverified=allow_unverified,
+            )
+        except DownloadError as err:
+            if not entry.get("package"):
+                raise
+            # a file a Debian package provides: say how to install it (one sentence)
+            raise DownloadError(
+                f"{entry['filename']} is neither installed ({entry.get('installed')}) nor "
+                f"downloadable ({str(err).rstrip('.')}); install it with "
+                f"`apt-get install {entry['package']}`"
+            ) from None
     return out
 
 
@@ -764,6 +781,15 @@ def _read_mnist(
     """The four MNIST IDX files (``names`` in :data:`MNIST_PARTS` order) as
     ``(train_x, train_y, test_x, test_y)``; x uint8 ``(N, 28, 28, 1)``, y int64."""
     arrays = [read_mnist_idx(_checked_raw(raw_dir, srcs[n], verify_checksums)) for n in names]
+    for n, a in zip(names, arrays, strict=True):
+        want = srcs[n].get("decoded_sha256")
+        if want and verify_checksums:
+            if array_sha256(a) != want:
+                raise DownloadError(
+                    f"{raw_dir / srcs[n]['filename']} decodes to an array whose sha256 is "
+                    f"{array_sha256(a)}, not the {want} recorded for {n}; delete it and download "
+                    "it again"
+                )
     train_x, train_y, test_x, test_y = arrays
     for (x, y), split in (((train_x, train_y), "train"), ((test_x, test_y), "test")):
         if x.ndim != 3 or x.shape[1:] != (28, 28) or y.ndim != 1 or len(x) != len(y):
@@ -820,6 +846,14 @@ def read_cifar_c(
         )
     rows = slice(per_severity * (severity - 1), per_severity * severity)
     return np.array(images[rows], dtype=np.uint8), np.array(labels[rows], dtype=np.int64)
+
+
+def array_sha256(a: np.ndarray) -> str:
+    """sha256 of a uint8 array's bytes (C order): the decoded-array digest of an IDX file
+    (``decoded_sha256`` in the sources file), independent of how the file was compressed."""
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(a, dtype=np.uint8).tobytes()).hexdigest()
 
 
 def read_mnist_idx(path: Path | str) -> np.ndarray:

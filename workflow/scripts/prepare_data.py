@@ -1,4 +1,5 @@
-"""Snakemake script: build data/<dataset>/ (embedded offline default or paper downloads)."""
+"""Snakemake script: build data/<dataset>/ (embedded offline data: digits, or Fashion-MNIST
+from Debian's package or its checked download; or the paper downloads)."""
 
 import os
 
@@ -8,19 +9,18 @@ from softmax_ood.cli import run_job
 def main():
     d = dict(snakemake.params.data)
     if d["source"] == "embedded":
-        from softmax_ood.data import make_embedded_dataset
+        common = {k: d[k] for k in ("seed", "val_fraction", "ood_size", "ood_test", "ood_val")}
+        common.update(id_classes=d["id_classes"], image_size=d["image_size"])
+        if d["dataset"] == "fashion":
+            from softmax_ood.fashion import make_fashion_dataset
+            from softmax_ood.paper_data import load_paper_config
 
-        make_embedded_dataset(
-            snakemake.output[0],
-            image_size=d["image_size"],
-            seed=d["seed"],
-            val_fraction=d["val_fraction"],
-            test_fraction=d["test_fraction"],
-            ood_size=d["ood_size"],
-            ood_test=d["ood_test"],
-            ood_val=d["ood_val"],
-            id_classes=d["id_classes"],
-        )
+            sources = load_paper_config(d["sources"])
+            make_fashion_dataset(snakemake.output[0], sources, "data/raw", **common)
+        else:
+            from softmax_ood.data import make_embedded_dataset
+
+            make_embedded_dataset(snakemake.output[0], test_fraction=d["test_fraction"], **common)
     else:
         from softmax_ood.paper_data import load_paper_config, prepare_paper_data
 

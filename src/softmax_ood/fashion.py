@@ -1,0 +1,555 @@
+"""Fashion-MNIST as a core dataset (``data.dataset: fashion``) and its 28x28 far-OOD sets.
+
+ID data: Zalando's Fashion-MNIST (60,000 train + 10,000 test images of 28x28, 10 classes), the
+four IDX files of ``config/paper_sources.yaml`` (entries ``fashion_*``, ``dataset: fashion``).
+They are read from Debian's package ``dataset-fashion-mnist`` where it is installed (the entry's
+``installed`` path), elsewhere from ``data/raw/`` where the workflow's ``download_source`` rule
+put the upstream files (checked against their published md5). Debian recompressed the ``.gz``
+files, so their bytes differ from upstream's; what is verified for both sources is the sha256 of
+the DECODED uint8 array (``decoded_sha256``), so ``data/fashion`` is byte-identical whichever
+source it was read from (:func:`read_fashion`).
+
+Splits (:func:`make_fashion_dataset`): ``id_val`` is a stratified, seeded ``val_fraction`` of the
+official training set, ``id_train`` the rest, ``id_test`` the official test set. ``id_classes``
+(default config: every class but Shirt, 6) are in-distribution, relabelled 0..k-1 in that order;
+the held-out classes' official test images are the near-OOD set ``heldout_classes`` (as the
+digits' ``heldout_digits``), their training images are not used.
+
+Far-OOD sets (:data:`FASHION_OOD_SETS`) are built offline at 28x28 and brought into the ID
+format (grey levels in [0, 1] on the 1/255 grid, dark ground, the object filling the frame as
+Fashion items do). Each has an independent random stream per name; the ``*_val`` sets are OOD
+validation sets (tuning only) whose images are disjoint from the test sets'.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from .data import (
+    _LICENCES,
+    _PHOTOS,
+    _TEXTURES,
+    GLYPH_CHARS,
+    GLYPH_FONTS,
+    _font_dir,
+    _grey,
+    record_file_hashes,
+    save_array,
+    staged_directory,
+    write_json,
+)
+from .errors import MissingDataError
+from .paper_data import array_sha256, read_mnist_idx
+
+__all__ = [
+    "FASHION_CLASSES",
+    "FASHION_OOD_SETS",
+    "FASHION_VAL_SETS",
+    "PACKAGE",
+    "array_sha256",
+    "build_ood",
+    "fashion_paths",
+    "make_fashion_dataset",
+    "read_fashion",
+]
+
+log = logging.getLogger(__name__)
+
+SIZE = 28
+PACKAGE = "dataset-fashion-mnist"
+INSTALL = f"apt-get install {PACKAGE}"
+FASHION_CLASSES = (
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+)
+
+FASHION_OOD_SETS = {
+    "heldout_classes": "near OOD: the official test images of the Fashion-MNIST classes not in "
+    "id_classes",
+    "digits": "scikit-learn's 8x8 handwritten digits (17 grey levels) upsampled bilinearly to "
+    "28x28: the size-normalised digit fills the frame as a Fashion item does (MNIST-like "
+    "digits); three quarters of the 1,797 digits (seeded), the rest are digits_val",
+    "glyphs": "letters and symbols rendered from the DejaVu fonts shipped with matplotlib "
+    "(anti-aliased), cropped to their ink box, scaled to fill the 28x28 frame (aspect kept, "
+    "the longer side 24-28 pixels), strokes thickened by a random 0-3 pixel dilation and "
+    "dimmed to a random peak in [0.6, 1] (a notMNIST stand-in)",
+    "glyphs_boxed": "a control for the framing trap: the glyphs' characters and fonts in "
+    "MNIST's framing (the longer side 20 pixels, centred, thin strokes, full brightness), which "
+    "a border-mass statistic separates from frame-filling Fashion items",
+    "photos": "crops of scikit-image's public-domain/CC0 photos (astronaut, camera, coffee) "
+    "inside a random smooth silhouette filling the frame, dark outside",
+    "textures": "crops of scikit-image's CC0 textures (brick, grass, gravel) inside a random "
+    "smooth silhouette filling the frame, dark outside",
+    "noise": "pixel-wise Gaussian noise with the ID training images' per-pixel mean and "
+    "standard deviation, clipped to [0, 1]",
+    "shuffled": "ID training images with their pixels permuted within each concentric square "
+    "ring of the frame (one permutation per image and ring): the same grey levels and radial "
+    "ink profile, no object",
+    "digits_val": "OOD validation: the quarter of scikit-learn's digits not in 'digits', "
+    "upsampled the same way",
+    "glyphs_val": "OOD validation: glyphs as 'glyphs' from the fonts' other characters "
+    "(digits-like letters and symbols excluded there: O, I, S, Z, ... ) and a disjoint draw",
+    "photos_val": "OOD validation: silhouette crops of the other scikit-image photos (chelsea, "
+    "rocket, hubble_deep_field): no source image shared with 'photos'",
+    "noise_val": "OOD validation: an independent draw of 'noise'",
+}
+#: the sets that may be named in ``data.ood_val`` (tuning only); the rest are test sets
+FASHION_VAL_SETS = ("digits_val", "glyphs_val", "photos_val", "noise_val")
+
+_PHOTOS_TEST = ("astronaut", "camera", "coffee")
+_PHOTOS_VAL = tuple(p for p in _PHOTOS if p not in _PHOTOS_TEST)
+# characters for glyphs_val: none of GLYPH_CHARS (so no image of glyphs_val is one of glyphs')
+GLYPH_VAL_CHARS = (
+    "BDGJLQTbgijloqsz\u0394\u0393\u039b\u03b1\u03b2\u03b3\u03bc\u03c3\u263c\u2602\u00ae\u00a9"
+)
+
+
+# --------------------------------------------------------------------------- reading
+def fashion_paths(entries: Mapping[str, Mapping], raw_dir: Path | str) -> dict[str, Path]:
+    """Where each of the four files is read from: the Debian package's file (the entry's
+    ``installed``) where it exists, else ``raw_dir/<filename>`` (the checked download).
+    ``entries``: part (:data:`softmax_ood.paper_data.MNIST_PARTS`) -> source entry."""
+    out = {}
+    for part, e in entries.items():
+        inst = e.get("installed")
+        out[part] = Path(inst) if inst and Path(inst).is_file() else Path(raw_dir) / e["filename"]
+    return out
+
+
+def read_fashion(entries: Mapping[str, Mapping], raw_dir: Path | str) -> dict[str, np.ndarray]:
+    """The four arrays (part -> uint8), each verified against its entry's ``decoded_sha256``.
+
+    :raises MissingDataError: one sentence with the install command when neither the package's
+        file nor a download is there.
+    :raises ValueError: a decoded array whose sha256 differs from the recorded one.
+    """
+    out = {}
+    for part, path in fashion_paths(entries, raw_dir).items():
+        e = entries[part]
+        if not path.is_file():
+            raise MissingDataError(
+                f"Fashion-MNIST's {e['filename']} is neither installed ({e.get('installed')}) "
+                f"nor downloaded ({path}); install Debian's package with `{INSTALL}` or let "
+                f"the workflow download it from {e['url']}"
+            )
+        arr = read_mnist_idx(path)
+        got, want = array_sha256(arr), e.get("decoded_sha256")
+        if want and got != want:
+            raise ValueError(
+                f"{path} decodes to an array whose sha256 is {got}, not the {want} recorded for "
+                f"Fashion-MNIST's {part} in the sources file; the file is not the published data"
+            )
+        log.info("Fashion-MNIST %s: %s %s (decoded sha256 verified)", part, path, arr.shape)
+        out[part] = arr
+    return out
+
+
+# --------------------------------------------------------------------------- far-OOD builders
+def _on_grid(x: np.ndarray) -> np.ndarray:
+    """[0, 1] floats on the ID images' 1/255 grid (their own preprocessing: uint8 / 255)."""
+    return np.round(np.clip(x, 0.0, 1.0) * 255.0) / 255.0
+
+
+def _digits(which: str, seed: int) -> np.ndarray:
+    from skimage.transform import resize
+    from sklearn.datasets import load_digits
+
+    x = load_digits().images / 16.0
+    perm = np.random.default_rng(np.random.SeedSequence([seed, 26])).permutation(len(x))
+    cut = (3 * len(x)) // 4
+    idx = np.sort(perm[:cut] if which == "test" else perm[cut:])
+    return np.stack([resize(im, (SIZE, SIZE), order=1, anti_aliasing=False) for im in x[idx]])
+
+
+def _render_glyphs(
+    n: int, rng: np.random.Generator, chars: str, *, boxed: bool = False
+) -> np.ndarray:
+    """``n`` glyphs filling the frame (longer side 24-28 pixels, anywhere in it, strokes
+    thickened by a 0-3 pixel dilation, peak grey U(0.6, 1)); ``boxed``: MNIST's framing
+    instead, the longer side 20 pixels centred in the frame, no dilation, peak 1."""
+    from PIL import Image, ImageDraw, ImageFont
+    from scipy.ndimage import grey_dilation
+    from skimage.transform import resize
+
+    fonts = [ImageFont.truetype(str(_font_dir() / f), 96) for f in GLYPH_FONTS]
+    out = np.empty((n, SIZE, SIZE))
+    k = 0
+    while k < n:
+        ch = chars[int(rng.integers(len(chars)))]
+        img = Image.new("L", (192, 192), 0)
+        ImageDraw.Draw(img).text((40, 30), ch, fill=255, font=fonts[int(rng.integers(len(fonts)))])
+        img = img.rotate(float(rng.uniform(-12, 12)), resample=Image.BILINEAR)
+        a = np.asarray(img, dtype=np.float64) / 255.0
+        rows, cols = np.nonzero(a > 0.5)
+        if len(rows) < 20:
+            continue
+        box = a[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1]
+        side = 20 if boxed else int(rng.integers(24, SIZE + 1))
+        h, w = box.shape
+        scale = side / max(h, w)
+        nh, nw = max(2, round(h * scale)), max(2, round(w * scale))
+        small = resize(box, (nh, nw), order=1, anti_aliasing=True)
+        if boxed:
+            r, c = (SIZE - nh) // 2, (SIZE - nw) // 2
+        else:
+            r = int(rng.integers(0, SIZE - nh + 1))
+            c = int(rng.integers(0, SIZE - nw + 1))
+        frame = np.zeros((SIZE, SIZE))
+        frame[r : r + nh, c : c + nw] = small
+        grow = 0 if boxed else int(rng.integers(0, 4))
+        if grow:
+            frame = grey_dilation(frame, size=(grow + 1, grow + 1))
+        peak = 1.0 if boxed else float(rng.uniform(0.6, 1.0))
+        out[k] = frame / max(frame.max(), 1e-12) * peak
+        k += 1
+    return out
+
+
+#: how strongly a silhouette is pulled to the frame's centre (the noise field minus this times the
+#: squared normalised radius): 2.5 puts the silhouettes' median ink share on the border ring where
+#: the Fashion items' is (0.15-0.16 for a 3-pixel ring); 0.8 left twice as much there
+BLOB_CENTRE = 2.5
+
+
+def _silhouettes(n: int, rng: np.random.Generator, ink: np.ndarray) -> np.ndarray:
+    """``n`` random smooth blobs filling the frame: low-pass noise thresholded so that the
+    blob covers a share of the frame drawn from the ID images' lit shares ``ink``."""
+    from scipy.ndimage import gaussian_filter
+
+    rr, cc = np.mgrid[0:SIZE, 0:SIZE] + 0.5
+    out = np.empty((n, SIZE, SIZE), dtype=bool)
+    for k in range(n):
+        field = gaussian_filter(rng.normal(size=(SIZE, SIZE)), 4.0, mode="reflect")
+        field = field / (field.std() + 1e-12)
+        # a gentle bias to the centre, so the blob is one object, not scattered islands
+        field -= BLOB_CENTRE * (
+            ((rr - SIZE / 2) / (SIZE / 2)) ** 2 + ((cc - SIZE / 2) / (SIZE / 2)) ** 2
+        )
+        share = float(ink[int(rng.integers(len(ink)))])
+        out[k] = field >= np.quantile(field, 1.0 - share)
+    return out
+
+
+def _masked_crops(
+    names: tuple[str, ...], n: int, rng: np.random.Generator, ink: np.ndarray
+) -> np.ndarray:
+    """Random 28-112 pixel crops (resized to 28x28, flipped/rotated) of the named scikit-image
+    images, shown inside a random silhouette (:func:`_silhouettes`) on a dark ground."""
+    from skimage.transform import resize
+
+    images = [_grey(s) for s in names]
+    masks = _silhouettes(n, rng, ink)
+    out = np.empty((n, SIZE, SIZE))
+    for k in range(n):
+        img = images[k % len(images)]
+        c = int(rng.integers(SIZE, min(4 * SIZE, *img.shape) + 1))
+        r0 = int(rng.integers(0, img.shape[0] - c + 1))
+        c0 = int(rng.integers(0, img.shape[1] - c + 1))
+        patch = resize(img[r0 : r0 + c, c0 : c0 + c], (SIZE, SIZE), order=1, anti_aliasing=True)
+        patch = np.rot90(patch, k=int(rng.integers(4)))
+        if rng.integers(2):
+            patch = patch[:, ::-1]
+        out[k] = patch * masks[k]
+    return out
+
+
+def _id_stats(train_x: np.ndarray) -> dict:
+    """What the matched sets need from the ID training images (float [0, 1], (N, 28, 28))."""
+    return {
+        "mean": train_x.mean(axis=0),
+        "std": train_x.std(axis=0),
+        "ink": (train_x > 0.05).mean(axis=(1, 2)),
+    }
+
+
+def build_ood(name: str, n: int, seed: int, train_x: np.ndarray) -> np.ndarray:
+    """The OOD set ``name`` (not ``heldout_classes``): float64 ``(m, 28, 28)`` on the 1/255 grid
+    in [0, 1]; ``n`` images except for the digit sets (their fixed share of the 1,797 digits).
+
+    :param seed: the data seed; every set draws from its own stream (adding a set changes no
+        other).
+    :param train_x: the ID training images (float [0, 1], ``(N, 28, 28)``) the matched sets
+        (noise, shuffled, silhouette shares) take their statistics from.
+    """
+    if name not in FASHION_OOD_SETS or name == "heldout_classes":
+        raise ValueError(
+            f"unknown 28x28 OOD set {name!r}; expected one of {sorted(FASHION_OOD_SETS)}"
+        )
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(name.encode())]))
+    if name in ("digits", "digits_val"):
+        return _on_grid(_digits("test" if name == "digits" else "val", seed))
+    if name == "glyphs_boxed":
+        return _on_grid(_render_glyphs(n, rng, GLYPH_CHARS, boxed=True))
+    if name in ("glyphs", "glyphs_val"):
+        return _on_grid(
+            _render_glyphs(n, rng, GLYPH_CHARS if name == "glyphs" else GLYPH_VAL_CHARS)
+        )
+    stats = _id_stats(train_x)
+    if name in ("photos", "photos_val", "textures"):
+        src = {"photos": _PHOTOS_TEST, "photos_val": _PHOTOS_VAL, "textures": _TEXTURES}[name]
+        return _on_grid(_masked_crops(src, n, rng, stats["ink"]))
+    if name in ("noise", "noise_val"):
+        return _on_grid(rng.normal(stats["mean"], stats["std"], size=(n, SIZE, SIZE)))
+    # shuffled: pixels permuted within each concentric square ring (ring d = the pixels d steps
+    # from the frame's edge), so each image keeps its grey levels and its radial ink profile
+    pick = np.sort(rng.choice(len(train_x), size=n, replace=False))
+    flat = train_x[pick].reshape(n, -1).copy()
+    for ring in _RINGS:
+        flat[:, ring] = rng.permuted(flat[:, ring], axis=1)
+    return _on_grid(flat.reshape(n, SIZE, SIZE))
+
+
+_rr, _cc = np.mgrid[0:SIZE, 0:SIZE]
+_DEPTH = np.minimum(np.minimum(_rr, SIZE - 1 - _rr), np.minimum(_cc, SIZE - 1 - _cc)).ravel()
+_RINGS = [np.flatnonzero(_DEPTH == d) for d in range(SIZE // 2)]
+
+
+# --------------------------------------------------------------------------- the dataset
+def _sources_meta(name: str) -> dict:
+    from .data import _sources as digits_sources
+
+    if name in ("digits", "digits_val"):
+        return {
+            "source": f"scikit-learn load_digits: {FASHION_OOD_SETS[name]}",
+            "licence": "CC BY 4.0 (UCI Machine Learning Repository)",
+        }
+    if name.startswith("glyphs"):
+        return {**digits_sources("glyphs"), "source": FASHION_OOD_SETS[name]}
+    images = {"photos": _PHOTOS_TEST, "photos_val": _PHOTOS_VAL, "textures": _TEXTURES}.get(name)
+    if images is None:
+        return {"source": f"generated: {FASHION_OOD_SETS[name]}", "licence": "n/a (synthetic)"}
+    return {
+        "source": f"scikit-image sample data: {FASHION_OOD_SETS[name]}",
+        "licence": "; ".join(f"{s}: {_LICENCES[s]}" for s in images),
+    }
+
+
+def make_fashion_dataset(
+    out_dir: Path | str, sources: Mapping, raw_dir: Path | str, **kwargs
+) -> dict:
+    """Build ``data/fashion`` in ``out_dir``, staged in a temporary folder renamed into place at
+    the end (parameters: :func:`_build_fashion`)."""
+    with staged_directory(out_dir) as tmp:
+        return _build_fashion(tmp, sources, raw_dir, **kwargs)
+
+
+def fashion_entries(sources: Mapping) -> dict[str, dict]:
+    """part -> source entry of the four ``fashion`` IDX files of a sources file (or its
+    ``{name: entry}`` dict)."""
+    from .paper_data import _as_sources, source_names
+
+    srcs = _as_sources(sources)
+    return {srcs[n]["part"]: srcs[n] for n in source_names(srcs, "fashion")}
+
+
+def _build_fashion(
+    out_dir: Path | str,
+    sources: Mapping,
+    raw_dir: Path | str,
+    *,
+    seed: int,
+    val_fraction: float,
+    ood_size: int,
+    ood_test: list[str],
+    ood_val: list[str],
+    id_classes: list[int] | None = None,
+    image_size: int = SIZE,
+) -> dict:
+    """Write the prepared layout of :mod:`softmax_ood.data` for Fashion-MNIST.
+
+    :param sources: the sources file (loaded) or its ``{name: entry}`` dict; the four
+        ``fashion`` entries give the files, the Debian path and the decoded digests.
+    :param raw_dir: where downloaded files are (used for a file the package does not provide).
+    :param id_classes: the in-distribution classes (relabelled 0..k-1 in this order; default all
+        ten); the others' official test images are ``heldout_classes``.
+    :param ood_size: images per generated OOD set (the digit sets have their fixed share of the
+        1,797 digits, ``heldout_classes`` every held-out test image).
+    :returns: the metadata written to ``meta.json``.
+    :raises ValueError: unknown set names, a validation set among the test sets or vice versa,
+        ``heldout_classes`` without held-out classes, an image size other than 28.
+    """
+    import sklearn
+    from sklearn.model_selection import train_test_split
+
+    if image_size != SIZE:
+        raise ValueError(
+            f"Fashion-MNIST is stored at its own size, 28x28; data.image_size is {image_size}"
+        )
+    unknown = sorted((set(ood_test) | set(ood_val)) - set(FASHION_OOD_SETS))
+    if unknown:
+        raise ValueError(
+            f"unknown Fashion-MNIST OOD set(s) {unknown}; expected any of {sorted(FASHION_OOD_SETS)}"
+        )
+    wrong_test = [n for n in ood_test if n in FASHION_VAL_SETS]
+    wrong_val = [n for n in ood_val if n not in FASHION_VAL_SETS]
+    if wrong_test or wrong_val:
+        raise ValueError(
+            f"data.ood_test may not list the validation sets {wrong_test} and data.ood_val may "
+            f"list only {list(FASHION_VAL_SETS)} (not {wrong_val}): their images are kept "
+            "disjoint from the test sets'"
+        )
+    if not 0 < val_fraction < 1:
+        raise ValueError(f"val_fraction={val_fraction} must be in (0, 1)")
+    id_classes = list(range(10)) if id_classes is None else [int(c) for c in id_classes]
+    if (
+        len(set(id_classes)) != len(id_classes)
+        or not set(id_classes) <= set(range(10))
+        or len(id_classes) < 2
+    ):
+        raise ValueError(f"id_classes={id_classes} must be at least two distinct classes 0-9")
+    heldout = sorted(set(range(10)) - set(id_classes))
+    if "heldout_classes" in ood_test and not heldout:
+        raise ValueError(
+            "the OOD set heldout_classes needs held-out classes, but id_classes lists all ten"
+        )
+
+    out_dir = Path(out_dir)
+    entries = fashion_entries(sources)
+    a = read_fashion(entries, raw_dir)
+    train_x, train_y = a["train_images"], a["train_labels"].astype(np.int64)
+    test_x, test_y = a["test_images"], a["test_labels"].astype(np.int64)
+    relabel = np.full(10, -1, dtype=np.int64)
+    relabel[id_classes] = np.arange(len(id_classes))
+
+    # the validation split is carved from the whole official training set, stratified over all
+    # ten classes (the held-out classes' share is then dropped), as the digits' split is
+    idx_train, idx_val = train_test_split(
+        np.arange(len(train_y)), test_size=val_fraction, stratify=train_y, random_state=seed
+    )
+    splits = {"train": np.sort(idx_train), "val": np.sort(idx_val)}
+    splits = {s: i[relabel[train_y[i]] >= 0] for s, i in splits.items()}
+    arrays = {s: (train_x[i], train_y[i]) for s, i in splits.items()}
+    keep = relabel[test_y] >= 0
+    arrays["test"] = (test_x[keep], test_y[keep])
+
+    def chw(x: np.ndarray) -> np.ndarray:
+        return (np.asarray(x, dtype=np.float32) / np.float32(255.0))[:, None]
+
+    meta_splits = {}
+    for split, (x, y) in arrays.items():
+        save_array(out_dir / f"id_{split}_x.npy", chw(x))
+        save_array(out_dir / f"id_{split}_y.npy", relabel[y])
+        meta_splits[f"id_{split}"] = int(len(y))
+    train_f = chw(arrays["train"][0])
+    mean = [float(train_f.mean(dtype=np.float64))]
+    std = [float(train_f.std(dtype=np.float64))]
+
+    sources_meta = {
+        "fashion": {
+            "source": "Fashion-MNIST (Zalando Research): 60,000 train + 10,000 test 28x28 grey "
+            f"images, 10 classes; Debian package {PACKAGE} or the upstream files, verified by "
+            "the sha256 of the decoded arrays",
+            "licence": entries["train_images"]["licence"],
+            "citation": entries["train_images"]["citation"],
+            "files": {
+                part: {
+                    k: e.get(k) for k in ("url", "filename", "md5", "decoded_sha256", "installed")
+                }
+                for part, e in entries.items()
+            },
+        }
+    }
+    f64 = train_f[:, 0].astype(np.float64)
+    for name, prefix in [(n, "ood") for n in ood_test] + [(n, "oodval") for n in ood_val]:
+        if name == "heldout_classes":
+            images = test_x[~keep].astype(np.float64) / 255.0
+            sources_meta[name] = {
+                "source": FASHION_OOD_SETS[name]
+                + ": "
+                + ", ".join(FASHION_CLASSES[c] for c in heldout),
+                "licence": sources_meta["fashion"]["licence"],
+            }
+        else:
+            images = build_ood(name, ood_size, seed, f64)
+            sources_meta[name] = _sources_meta(name)
+        save_array(out_dir / f"{prefix}_{name}_x.npy", images[:, None].astype(np.float32))
+        meta_splits[f"{prefix}_{name}"] = int(len(images))
+        log.info("%s set %s: %d images", prefix, name, len(images))
+
+    meta = {
+        "id_dataset": "fashion",
+        "num_classes": len(id_classes),
+        "id_classes": id_classes,
+        "class_names": [FASHION_CLASSES[c] for c in id_classes],
+        "heldout_classes": heldout,
+        "channels": 1,
+        "image_size": SIZE,
+        "mean": mean,
+        "std": std,
+        "seed": int(seed),
+        "val_fraction": float(val_fraction),
+        "splits": meta_splits,
+        "ood_test": list(ood_test),
+        "ood_val": list(ood_val),
+        "sources": sources_meta,
+        "preprocessing": "ID: uint8 / 255 -> float32 (N, 1, 28, 28), unchanged. ID val: "
+        "stratified, seeded split of the official training set; ID test: the official test set "
+        "(both without the held-out classes). OOD sets: built at 28x28 in [0, 1] on the 1/255 "
+        f"grid (see sources; scikit-learn {sklearn.__version__}). Normalisation (x - mean) / "
+        "std at load time.",
+    }
+    record_file_hashes(out_dir, meta)
+    write_json(out_dir / "meta.json", meta)
+    return meta
+
+
+# --------------------------------------------------------------------------- pixel floor
+def floor_table(data_dir: Path | str, *, reference_size: int = 10000):
+    """The pixel-statistics floor (:func:`softmax_ood.analysis.premises.pixel_floor`) of every
+    OOD set of a prepared dataset: ID test images vs the set, statistics referenced to (the
+    first ``reference_size``) ID training images. One row per set: kind (test/val), images,
+    the best detector's FPR95 (%, ID positive) and AUROC, its name, and each detector's FPR95."""
+    import json
+
+    import pandas as pd
+
+    from .analysis.premises import pixel_floor
+
+    data_dir = Path(data_dir)
+    meta = json.loads((data_dir / "meta.json").read_text())
+
+    def load(name: str) -> np.ndarray:
+        return np.load(data_dir / f"{name}.npy", mmap_mode="r")[:, 0]
+
+    ref = np.asarray(load("id_train_x")[:reference_size])
+    ident = np.asarray(load("id_test_x"))
+    rows = []
+    for kind, prefix, names in (
+        ("test", "ood", meta["ood_test"]),
+        ("val", "oodval", meta["ood_val"]),
+    ):
+        for name in names:
+            x = np.asarray(load(f"{prefix}_{name}_x"))
+            r = pixel_floor(ident, x, reference=ref)
+            rows.append(
+                {
+                    "set": name,
+                    "kind": kind,
+                    "images": len(x),
+                    "floor_fpr95": round(r["fpr95"], 1),
+                    "floor_auroc": round(r["auroc"], 3),
+                    "detector": r["detector"],
+                    **{f"fpr95_{k}": round(v[0], 1) for k, v in r["per_detector"].items()},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":  # python -m softmax_ood.fashion [data/fashion]: the floor table
+    import sys
+
+    table = floor_table(sys.argv[1] if len(sys.argv) > 1 else "data/fashion")
+    print(table.to_string(index=False))
