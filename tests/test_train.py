@@ -261,3 +261,24 @@ def test_train_size_uses_the_first_images_and_grad_clip_bounds_the_step(embedded
         TrainConfig.from_dict({**CFG, "grad_clip": 0})
     with pytest.raises(ValueError, match="train_size"):
         TrainConfig.from_dict({**CFG, "train_size": 1})
+
+
+def test_warmup_ramps_the_learning_rate_linearly():
+    """``warmup_steps``: the lr of step k (0-based) is lr * min(1, (k + 1) / warmup_steps) times
+    the schedule's factor; absent, the schedule alone."""
+    from softmax_ood.train import build_optimizer
+
+    model = nn.Linear(2, 2)
+    cfg = TrainConfig.from_dict(
+        {**CFG, "optimizer": "sgd", "lr": 0.1, "schedule": "multistep", "milestones": [1],
+         "warmup_steps": 4}
+    )
+    opt, sched = build_optimizer(model, cfg, steps_per_epoch=3)
+    lrs = []
+    for _ in range(6):
+        lrs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    assert lrs == pytest.approx([0.025, 0.05, 0.075, 0.01, 0.01, 0.01])
+    plain, _ = build_optimizer(model, TrainConfig.from_dict({**CFG, "optimizer": "sgd"}), 3)
+    assert plain.param_groups[0]["lr"] == pytest.approx(1e-3)

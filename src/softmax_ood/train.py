@@ -86,6 +86,9 @@ class TrainConfig:
     train_size: int | None = None
     # clip the global gradient norm to this before each step (None = off, the papers' loops)
     grad_clip: float | None = None
+    # linear learning-rate warm-up over the first this many optimiser steps (None = off, the
+    # papers' loops)
+    warmup_steps: int | None = None
 
     def __post_init__(self):
         for name, value, allowed in (
@@ -103,6 +106,8 @@ class TrainConfig:
             )
         if self.train_size is not None and self.train_size < 2:
             raise ValueError(f"train.train_size is {self.train_size}; expected at least 2 or null")
+        if self.warmup_steps is not None and self.warmup_steps < 1:
+            raise ValueError(f"train.warmup_steps is {self.warmup_steps}; expected at least 1 or null")
         if self.grad_clip is not None and not self.grad_clip > 0:
             raise ValueError(f"train.grad_clip is {self.grad_clip}; expected a positive number or null")
 
@@ -170,6 +175,12 @@ def build_optimizer(model: nn.Module, cfg: TrainConfig, steps_per_epoch: int):
 
         def factor(step: int) -> float:
             return 1.0
+
+    if cfg.warmup_steps:
+        base, warm = factor, int(cfg.warmup_steps)
+
+        def factor(step: int) -> float:
+            return base(step) * min(1.0, (step + 1) / warm)
 
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, factor)
 
