@@ -8,7 +8,7 @@ from torch import nn
 from softmax_ood.data import load_prepared
 from softmax_ood.losses import build_loss
 from softmax_ood.models import create_model
-from softmax_ood.train import DivergedError, NonFiniteLossError, TrainConfig, fit
+from softmax_ood.train import DivergedError, NonFiniteLossError, TrainConfig, fit, train_subset
 
 CFG = dict(
     epochs=3,
@@ -239,5 +239,66 @@ def test_train_subset_is_fixed_and_independent_of_the_seed():
 
     assert train_subset(10, None) is None and train_subset(10, 10) is None
     a = train_subset(100, 30)
-    assert len(a) == 30 and np.array_equal(a, np.sort(a)) and np.array_equal(a, train_subset(100, 30))
+    assert (
+        len(a) == 30 and np.array_equal(a, np.sort(a)) and np.array_equal(a, train_subset(100, 30))
+    )
     assert len(set(a)) == 30 and a.max() < 100
+
+
+def test_train_size_uses_the_subset_and_grad_clip_bounds_the_step(embedded_data):
+    """``train_size`` trains on :func:`train_subset`'s N training images (the same run as
+    passing them alone); ``grad_clip`` changes the weights and rejects non-positive values."""
+    data = load_prepared(embedded_data)
+    n = 100
+    sub, curve, _ = _fit(data, train_size=n)
+    keep = train_subset(len(data.y["train"]), n)
+    torch.manual_seed(0)
+    model = create_model("mlp", num_classes=10, in_chans=1, image_size=8, hidden=[64])
+    alone, _, _ = fit(
+        model,
+        build_loss("ce", {}),
+        data.x["train"][torch.from_numpy(keep)],
+        data.y["train"][torch.from_numpy(keep)],
+        data.x["val"],
+        data.y["val"],
+        cfg=TrainConfig.from_dict(CFG),
+        seed=0,
+        monitor_ood=data.ood["textures"],
+        name="mlp/ce/seed0",
+    )
+    for k, v in sub.state_dict().items():
+        assert torch.equal(alone.state_dict()[k], v)
+    clipped = _fit(data, grad_clip=1e-3)[0].state_dict()
+    plain = _fit(data)[0].state_dict()
+    assert any(not torch.equal(clipped[k], plain[k]) for k in plain)
+    with pytest.raises(ValueError, match="grad_clip"):
+        TrainConfig.from_dict({**CFG, "grad_clip": 0})
+    with pytest.raises(ValueError, match="train_size"):
+        TrainConfig.from_dict({**CFG, "train_size": 1})
+
+
+def test_warmup_ramps_the_learning_rate_linearly():
+    """``warmup_steps``: the lr of step k (0-based) is lr * min(1, (k + 1) / warmup_steps) times
+    the schedule's factor; absent, the schedule alone."""
+    from softmax_ood.train import build_optimizer
+
+    model = nn.Linear(2, 2)
+    cfg = TrainConfig.from_dict(
+        {
+            **CFG,
+            "optimizer": "sgd",
+            "lr": 0.1,
+            "schedule": "multistep",
+            "milestones": [1],
+            "warmup_steps": 4,
+        }
+    )
+    opt, sched = build_optimizer(model, cfg, steps_per_epoch=3)
+    lrs = []
+    for _ in range(6):
+        lrs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    assert lrs == pytest.approx([0.025, 0.05, 0.075, 0.01, 0.01, 0.01])
+    plain, _ = build_optimizer(model, TrainConfig.from_dict({**CFG, "optimizer": "sgd"}), 3)
+    assert plain.param_groups[0]["lr"] == pytest.approx(1e-3)

@@ -65,7 +65,9 @@ def evaluate_run(
         record per (score, OOD set) with FPR95/AUROC/AUPR-In/AUPR-Out (ID positive), and
         ``samples`` maps set name -> per-sample MSP (float64) for the score-distribution figure.
         With ``per_image=True`` ``samples`` maps ``(score, set)`` -> per-image values (float64)
-        of every score on the ID test images (set ``"id"``) and every OOD *test* set, plus
+        of every score on the ID test images (set ``"id"``) and every OOD *test* set, the MSP
+        as its float64 log-odds (:func:`softmax_ood.scores.msp_log_odds`: the value the metrics
+        rank, which never rounds to 1.0, so every AUROC/FPR95 reproduces from the file), plus
         ``("msp_ts", "id")`` (the predicted class's probability after temperature scaling) and
         ``("correct", "id")`` (1.0 where the prediction is right): what a bootstrap over test
         images needs to recompute each FPR95 and the ECE after TS.
@@ -124,7 +126,7 @@ def evaluate_run(
         probs_ts = np.exp(calibration._log_softmax(test_logits / temperature))
         images[("msp_ts", "id")] = probs_ts[np.arange(len(y_test)), np.argmax(probs_ts, axis=1)]
         images[("correct", "id")] = (np.argmax(probs_ts, axis=1) == y_test).astype(np.float64)
-        images[("msp", "id")] = samples["id"]
+        images[("msp", "id")] = scores.msp_log_odds(test_logits_t).cpu().numpy()
         images.update({(s, "id"): v for s, v in id_scores.items() if s != "msp"})
     records = []
     for set_name, split, x in sets:
@@ -134,7 +136,7 @@ def evaluate_run(
             samples[set_name] = scores.msp(logits).cpu().numpy()
         ood_scores = scores.apply_scores(built, model, x, features=feats, logits=logits, **kw)
         if per_image and split == "test":
-            images[("msp", set_name)] = samples[set_name]
+            images[("msp", set_name)] = scores.msp_log_odds(logits).cpu().numpy()
             images.update({(s, set_name): v for s, v in ood_scores.items() if s != "msp"})
         for s in built:
             m = metrics.ood_metrics(id_scores[s], ood_scores[s], positive="id")

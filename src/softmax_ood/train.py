@@ -90,7 +90,14 @@ class TrainConfig:
     max_logit_norm: float | None = None
     max_loss: float | None = None
     chance_margin: float | None = None
+    # a declared departure where a budget needs it: train on ``train_size`` images of the
+    # training split (:func:`train_subset`: the same images for every seed and loss); None = all of them
     train_size: int | None = None
+    # clip the global gradient norm to this before each step (None = off, the papers' loops)
+    grad_clip: float | None = None
+    # linear learning-rate warm-up over the first this many optimiser steps (None = off, the
+    # papers' loops)
+    warmup_steps: int | None = None
 
     def __post_init__(self):
         for name, value, allowed in (
@@ -105,6 +112,16 @@ class TrainConfig:
             raise ValueError(
                 f"train.epochs ({self.epochs}), train.batch_size ({self.batch_size}) and "
                 f"train.lr ({self.lr}) must be positive"
+            )
+        if self.train_size is not None and self.train_size < 2:
+            raise ValueError(f"train.train_size is {self.train_size}; expected at least 2 or null")
+        if self.warmup_steps is not None and self.warmup_steps < 1:
+            raise ValueError(
+                f"train.warmup_steps is {self.warmup_steps}; expected at least 1 or null"
+            )
+        if self.grad_clip is not None and not self.grad_clip > 0:
+            raise ValueError(
+                f"train.grad_clip is {self.grad_clip}; expected a positive number or null"
             )
 
     @classmethod
@@ -171,6 +188,12 @@ def build_optimizer(model: nn.Module, cfg: TrainConfig, steps_per_epoch: int):
 
         def factor(step: int) -> float:
             return 1.0
+
+    if cfg.warmup_steps:
+        base, warm = factor, int(cfg.warmup_steps)
+
+        def factor(step: int) -> float:
+            return base(step) * min(1.0, (step + 1) / warm)
 
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, factor)
 
@@ -293,6 +316,15 @@ def fit(
         model = deterministic_on_cuda(model)
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
+    if cfg.train_size is not None:
+        if cfg.train_size > len(train_x):
+            raise UserError(
+                f"training {name}: train_size {cfg.train_size} exceeds the {len(train_x)} "
+                "training images; lower it or set it to null"
+            )
+        keep = train_subset(len(train_x), cfg.train_size)  # None when already that subset
+        if keep is not None:
+            train_x, train_y = train_x[torch.from_numpy(keep)], train_y[torch.from_numpy(keep)]
     n = len(train_x)
     steps = math.ceil(n / cfg.batch_size)
     if n % cfg.batch_size == 1 and steps > 1:
@@ -335,6 +367,8 @@ def fit(
                 )
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            if cfg.grad_clip is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
             opt.step()
             sched.step()
             loss_sum += loss.detach().double() * len(idx)

@@ -71,13 +71,16 @@ def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
 
 
 def fig4(samples: pd.DataFrame, spec: dict, path: str | Path, headline=None) -> None:
-    """Fig. 4: MSP histograms, ID test vs the headline far OOD test sets pooled (over sets and
+    """Fig. 4: MSP histograms (from the stored log-odds), ID test vs the headline far OOD test sets pooled (over sets and
     seeds; ``headline``: the non-trivial far sets, default every far set), and the near sets
     (``spec['near_ood']``) pooled on their own."""
     arch, losses = spec["main_arch"], [spec["baseline"], spec["method"]]
     samples = one_recipe(samples, spec, "samples")
     near = set(spec.get("near_ood") or [])
     sel = samples[(samples["arch"] == arch) & (samples["score"] == "msp")]
+    # the per-image MSP is stored as its float64 log-odds (ties-free ranking); the histogram
+    # shows the probability itself, 1 / (1 + e^-log_odds)
+    sel = sel.assign(value=1.0 / (1.0 + np.exp(-sel["value"].to_numpy(dtype=np.float64))))
     _require(samples, "arch", [arch], "samples")
     _require(sel, "loss", losses, "samples")
     exclude = set(spec.get("ood_val", []))
