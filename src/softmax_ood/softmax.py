@@ -11,15 +11,23 @@ invariance and keeps every exponent :math:`\\le 0` (no overflow, denominator :ma
 
 from __future__ import annotations
 
-from typing import TypeVar
+import sys
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
-import torch
-from torch import Tensor
+
+if TYPE_CHECKING:  # torch is imported only when a tensor is passed: NumPy callers (tables,
+    from torch import Tensor  # claims) never pay for importing it
 
 __all__ = ["softmax", "log_softmax", "logsumexp", "softmax_jacobian", "max_log_odds"]
 
-ArrayLike = TypeVar("ArrayLike", np.ndarray, Tensor)
+ArrayLike = TypeVar("ArrayLike", np.ndarray, "Tensor")
+
+
+def _is_tensor(z) -> bool:
+    """True for a torch tensor (without importing torch: a tensor exists only once it is)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(z, torch.Tensor)
 
 
 def _finite_max(z: np.ndarray, dim: int) -> np.ndarray:
@@ -46,7 +54,9 @@ def logsumexp(z: ArrayLike, dim: int = -1, keepdim: bool = False) -> ArrayLike:
     :param keepdim: keep the reduced axis with size 1.
     :return: same type as ``z``.
     """
-    if isinstance(z, Tensor):
+    if _is_tensor(z):
+        import torch
+
         return torch.logsumexp(z, dim=dim, keepdim=keepdim)
     z = _as_numpy(z)
     m = _finite_max(z, dim)
@@ -65,7 +75,9 @@ def log_softmax(z: ArrayLike, dim: int = -1) -> ArrayLike:
     :param dim: class axis.
     :return: same type and shape as ``z``.
     """
-    if isinstance(z, Tensor):
+    if _is_tensor(z):
+        import torch
+
         return torch.log_softmax(z, dim=dim)
     z = _as_numpy(z)
     shifted = z - _finite_max(z, dim)
@@ -82,7 +94,9 @@ def softmax(z: ArrayLike, dim: int = -1) -> ArrayLike:
     :param dim: class axis.
     :return: same type and shape as ``z``; entries in ``[0, 1]`` summing to 1 along ``dim``.
     """
-    if isinstance(z, Tensor):
+    if _is_tensor(z):
+        import torch
+
         return torch.softmax(z, dim=dim)
     z = _as_numpy(z)
     e = np.exp(z - _finite_max(z, dim))
@@ -100,7 +114,9 @@ def softmax_jacobian(p: ArrayLike) -> ArrayLike:
     :return: shape ``(..., C, C)``, same type as ``p``.
     :see Paper: softmax properties note, Property 4.
     """
-    if isinstance(p, Tensor):
+    if _is_tensor(p):
+        import torch
+
         return torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
     p = _as_numpy(p)
     eye = np.eye(p.shape[-1], dtype=p.dtype)
@@ -124,7 +140,9 @@ def max_log_odds(z: ArrayLike, dim: int = -1) -> ArrayLike:
     :param dim: class axis.
     :return: float64, ``z`` with ``dim`` reduced; same kind as ``z``.
     """
-    if isinstance(z, Tensor):
+    if _is_tensor(z):
+        import torch
+
         z64 = z.double()
         top, idx = z64.max(dim=dim, keepdim=True)
         rest = z64.scatter(dim, idx, float("-inf"))

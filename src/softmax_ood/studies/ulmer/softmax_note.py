@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-import torch
 
 from softmax_ood.softmax import log_softmax, softmax, softmax_jacobian
 
@@ -129,6 +128,8 @@ def jacobian_check(
         (largest entry of ``|J|``; -> 0 in the one-hot limit, Lemma 2 of Ulmer & Cinà), and
         ``row_sum_max_abs`` (rows of ``J`` sum to 0 by shift invariance, Property 1).
     """
+    import torch  # only this check needs autograd; the note's other checks are NumPy
+
     alphas = np.asarray(alphas, dtype=np.float64)
     rows = []
     for name, z in _as_vectors(vectors).items():
