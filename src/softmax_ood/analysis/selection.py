@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Selection", "select", "seeds_text", "split_seeds"]
+__all__ = ["Selection", "annotate", "select", "seeds_text", "split_seeds"]
 
 
 def seeds_text(seeds: Sequence[int]) -> str:
@@ -89,3 +89,21 @@ def select(
     if chosen is None:
         chosen = cands[-1] if fallback is None else fallback
     return Selection(setting, chosen, cands, on, rule)
+
+
+def annotate(specs: Sequence, selection: Mapping[str, str], confirmation: str) -> list:
+    """``specs`` with their ``selection`` / ``confirmation`` texts filled where a spec leaves
+    them empty: the selection text of the first pattern in ``selection`` (``fnmatch`` on the
+    claim id, in order, ``"*"`` last as the study's default) and ``confirmation`` (what every
+    verdict is computed on). The claims table then says, per row, what decided its settings and
+    what confirmed it."""
+    from dataclasses import replace
+    from fnmatch import fnmatchcase
+
+    out = []
+    for s in specs:
+        sel = s.selection or next(
+            (text for pattern, text in selection.items() if fnmatchcase(s.id, pattern)), ""
+        )
+        out.append(replace(s, selection=sel, confirmation=s.confirmation or confirmation))
+    return out

@@ -138,7 +138,7 @@ SELECTION = (
 )
 
 
-def claim_specs(spec: dict) -> list[ClaimSpec]:
+def _claim_specs(spec: dict) -> list[ClaimSpec]:
     """Every premise and claim of the study section ``spec`` (:func:`study.spec`)."""
     shifts = graded_shifts(spec)
     losses = [spec["roles"][r] for r in ROLES]
@@ -689,3 +689,24 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
     for loss in spec["mechanism"]["losses"]:
         m[f"constants_mirror_ocs:{loss}"] = _constants_mirror(frames, spec, loss)
     return evaluate_claims(PAPER, claim_specs(spec), m, alpha=alpha)
+
+
+def claim_specs(spec: dict) -> list[ClaimSpec]:
+    """Every premise and claim of the study section ``spec``, each with what decided its
+    settings and what confirms it (issue 25)."""
+    from ...analysis.selection import annotate, seeds_text
+
+    alpha = (spec.get("discriminator") or {}).get("alpha")
+    disc = (
+        f"discriminator alpha = {alpha:g} fixed in advance (the authors' code)"
+        if alpha is not None
+        else "discriminator alpha chosen on the ID validation split (kang_discriminator_select), "
+        "never on test"
+    )
+    selection = {
+        "*": f"{disc}; shift levels kept by their pixel-change premise (no model involved); "
+        "far sets kept by their pixel-floor premise; bars declared in the config"
+    }
+    return annotate(
+        _claim_specs(spec), selection, f"{seeds_text(spec['seeds'])} x the evaluated test images"
+    )

@@ -48,7 +48,9 @@ def reference_images(x_id: np.ndarray, group: str) -> np.ndarray:
 ROUNDTRIP = "rotation_roundtrip"
 
 
-def roundtrip_sets(x_grid: np.ndarray, index: pd.DataFrame, angles) -> list[tuple[dict, np.ndarray]]:
+def roundtrip_sets(
+    x_grid: np.ndarray, index: pd.DataFrame, angles
+) -> list[tuple[dict, np.ndarray]]:
     """``(row, images)`` per angle ``t``: the rotation group's level-0 images (the clean test
     split) rotated by ``t`` and back by ``-t`` (net angle 0). A rotation path that blurs would
     make these score as shifted; they are scored beside the angles (premise
@@ -63,8 +65,13 @@ def roundtrip_sets(x_grid: np.ndarray, index: pd.DataFrame, angles) -> list[tupl
     out = []
     for t in angles:
         x = np.asarray(rotate(rotate(x0, float(t)), -float(t)), dtype=np.float32)
-        row = {"eval_set": f"roundtrip@{float(t):g}", "shift": ROUNDTRIP, "group": "rotation",
-               "level": float(t), "is_id": False}
+        row = {
+            "eval_set": f"roundtrip@{float(t):g}",
+            "shift": ROUNDTRIP,
+            "group": "rotation",
+            "level": float(t),
+            "is_id": False,
+        }
         out.append((row, x))
     return out
 

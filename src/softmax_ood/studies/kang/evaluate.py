@@ -305,9 +305,15 @@ def evaluate_grid(
         # it is close to the OCS by construction, the OCS being the average target)
         per = np.linalg.norm(predict(family, clean_out) - predict(family, ocs[None, :])[0], axis=1)
         extra = [
-            {"kind": "clean_scale", "eval_set": "id", "level": 0.0, "layer": -1,
-             "name": "mean ||prediction - OCS||", "mean": float(per.mean()),
-             "std": float(per.std(ddof=1)) if len(per) > 1 else 0.0}
+            {
+                "kind": "clean_scale",
+                "eval_set": "id",
+                "level": 0.0,
+                "layer": -1,
+                "name": "mean ||prediction - OCS||",
+                "mean": float(per.mean()),
+                "std": float(per.std(ddof=1)) if len(per) > 1 else 0.0,
+            }
         ]
         mech = pd.concat([mech, pd.DataFrame(extra)], ignore_index=True)
     policies = pd.DataFrame(

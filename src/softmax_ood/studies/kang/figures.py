@@ -120,8 +120,9 @@ def _grouped_bars(ax, table: pd.DataFrame, x_order, hue_order, palette, labels) 
         if "lo" in sub.columns:  # an interval (e.g. bootstrap percentiles), drawn as it is
             yerr = np.vstack([sub["mean"] - sub["lo"], sub["hi"] - sub["mean"]]).clip(min=0)
             if (yerr > 0).any():
-                ax.errorbar(pos, sub["mean"], yerr=yerr, fmt="none", ecolor="black", lw=0.6,
-                            capsize=1.5)
+                ax.errorbar(
+                    pos, sub["mean"], yerr=yerr, fmt="none", ecolor="black", lw=0.6, capsize=1.5
+                )
         elif (sub["std"].fillna(0) > 0).any():
             ax.errorbar(
                 pos, sub["mean"], yerr=sub["std"], fmt="none", ecolor="black", lw=0.8, capsize=2

@@ -80,7 +80,7 @@ def _ood_sets(spec: dict) -> list[str]:
     return list(spec.get("ood_test") or [])
 
 
-def claim_specs(spec: dict) -> list[ClaimSpec]:
+def _claim_specs(spec: dict) -> list[ClaimSpec]:
     """The claims, as data (thresholds in the statistic's unit)."""
     arch, tol = spec["main_arch"], float(spec["accuracy_tolerance"]) * 100.0
     archs, cmp_score = list(spec["arch_table"]), spec["godin_compare_score"]
@@ -643,4 +643,28 @@ def claims_table(frames: dict, spec: dict) -> pd.DataFrame:
     f = frames
     return evaluate_logitnorm_claims(
         f["runs"], f["ood"], f["curves"], f["samples"], f["floor"], spec
+    )
+
+
+#: per claim id pattern: what decided the row's settings (issue 25); "*" is the default
+SELECTION = {
+    "P-floor-*": "fixed in advance: every configured OOD test set is tested against the pixel "
+    "floor; a far set counts in the headline only if this test holds (a test, not a point "
+    "estimate; CE's and the floor's scores only, LogitNorm's play no part)",
+    "P-*": "fixed in advance: the premise's bar (config claims section)",
+    "P0": "fixed in advance: the premise's bar (config claims section)",
+    "*": "fixed in advance: tau = the paper's CIFAR-10 value 0.04, the paper's recipe and scores "
+    "(each value cited in the config); the far sets are those whose P-floor premise holds",
+}
+
+
+def claim_specs(spec: dict) -> list[ClaimSpec]:
+    """The claims, as data (thresholds in the statistic's unit), each with what decided its
+    settings and what confirms it (:data:`SELECTION`)."""
+    from ...analysis.selection import annotate, seeds_text
+
+    return annotate(
+        _claim_specs(spec),
+        SELECTION,
+        f"{seeds_text(spec['seeds'])} x a bootstrap of the test images",
     )

@@ -61,7 +61,7 @@ PAPER = "Seddik et al. 2021"
 TRIVIAL = "guessing (100/k %) and perfect (100 %)"
 
 
-def claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
+def _claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
     b = max_gap_points
     informative_text = (
         "{fig}: the comparison is informative — the trained classifiers' test accuracy lies "
@@ -497,3 +497,16 @@ def claims_table(frames: dict, bars: dict) -> pd.DataFrame:
     """The study's claims table from its frames and the claims' bars (the shared claims rule's
     function)."""
     return evaluate_seddik_claims(**frames, **bars)
+
+
+def claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
+    """:func:`_claim_specs` with what decided each row's settings and what confirms it."""
+    from ...analysis.selection import annotate
+
+    selection = {
+        "*": f"fixed in advance: the +- {max_gap_points:g}-point bar, the paper's n, p and "
+        "lambda (each cited in the config), the class pair (a documented confusable pair)"
+    }
+    return annotate(
+        _claim_specs(max_gap_points, ridge_n_gap), selection, "every configured seed x test points"
+    )

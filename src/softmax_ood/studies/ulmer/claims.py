@@ -97,7 +97,7 @@ _METRICS = tuple(_METRIC_TEXT)
 NOTE_TOL = 1e-12
 
 
-def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
+def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
     """The claims as data for ``datasets``; ``spec`` holds ``kinds``, ``control`` (activation),
     ``certain_max_prob``, ``grad_ratio``, ``k_margin``, ``confident``."""
     level = float(spec["certain_max_prob"])
@@ -181,8 +181,8 @@ def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                 specs.append(
                     ClaimSpec(
                         f"P-{ds}-{kind}",
-                        f"... but only partially (Fig. 1: \"only partially mitigated by ensemble "
-                        f"models\"): {_LABELS[kind]} still reaches certainty far from the {ds} "
+                        f'... but only partially (Fig. 1: "only partially mitigated by ensemble '
+                        f'models"): {_LABELS[kind]} still reaches certainty far from the {ds} '
                         "data along a share of directions",
                         "per seed, share of directions (all) whose limiting mean max probability "
                         f"exceeds {level:g}",
@@ -237,10 +237,14 @@ def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
     for cid, what in (
         ("note-P1", "Property 1, shift invariance: S(z + c1) = S(z)"),
         ("note-P2", "Property 2, the inverse: z = log S(z) + c1"),
-        ("note-P3", "Property 3, superposition and scaling: S(a1 z + a2 z' + c1) ∝ "
-         "S(z)^a1 ⊙ S(z')^a2"),
-        ("note-logistic", "two outputs: the softmax's first output is the logistic "
-         "1 / (1 + exp(z2 - z1))"),
+        (
+            "note-P3",
+            "Property 3, superposition and scaling: S(a1 z + a2 z' + c1) ∝ S(z)^a1 ⊙ S(z')^a2",
+        ),
+        (
+            "note-logistic",
+            "two outputs: the softmax's first output is the logistic 1 / (1 + exp(z2 - z1))",
+        ),
     ):
         specs.append(
             ClaimSpec(
@@ -581,3 +585,21 @@ def claims_table(frames: dict, spec: dict) -> pd.DataFrame:
         datasize=frames.get("datasize"),
         checks=frames.get("note"),
     )
+
+
+def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
+    """:func:`_ulmer_claim_specs` with what decided each row's settings and what confirms it
+    (issue 25): K, the certainty level and the data fraction are fixed in advance."""
+    from ...analysis.selection import annotate, seeds_text
+
+    seeds = spec.get("seeds")
+    confirmation = (
+        f"{seeds_text(seeds)} x every direction" if seeds else "every seed x every direction"
+    )
+    selection = {
+        "note-*": "fixed in advance: the note's vectors and scales",
+        "*": "fixed in advance: K from the vote share's binomial standard error <= "
+        "claims.vote_se (K = 100), certainty level and margins in the config, the data "
+        "fraction 1/4; nothing scanned on these seeds",
+    }
+    return annotate(_ulmer_claim_specs(datasets, spec), selection, confirmation)

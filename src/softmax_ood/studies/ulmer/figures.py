@@ -334,9 +334,7 @@ def directions_figure(
             ax.set_title(f"{ds}: at the largest α (grey: degenerate direction)")
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", fontsize=6, ncol=len(models))
-        fig.suptitle(
-            f"Far-away certainty: one point per direction x seed ({n_seeds} seeds)"
-        )
+        fig.suptitle(f"Far-away certainty: one point per direction x seed ({n_seeds} seeds)")
         save_figure(fig, path)
 
 

@@ -228,9 +228,7 @@ def certainty_at_scale(
                 lp = net.predict_log_probs(x_a, k2, torch.Generator().manual_seed(seed))
                 x_2a = scale_inputs(x_t, 2.0 * float(alpha), direction.vector, origin)
                 lp2 = net.predict_log_probs(x_2a, k2, torch.Generator().manual_seed(seed))
-                roles = [("K", lp[:k], lp2[:k])] + (
-                    [("2K", lp, lp2)] if lp.shape[0] > k else []
-                )
+                roles = [("K", lp[:k], lp2[:k])] + ([("2K", lp, lp2)] if lp.shape[0] > k else [])
                 for role, part, part2 in roles:
                     top = mean_log_probs(part).amax(dim=-1).exp()
                     limit = limiting_votes(part, part2, float(alpha))

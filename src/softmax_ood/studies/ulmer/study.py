@@ -93,8 +93,7 @@ def run_spec(config: dict, dataset: str) -> dict:
     the 2-D data (editing the breast-cancer entry does not rerun the synthetic jobs)."""
     s = spec(config)
     out = {
-        k: s[k]
-        for k in ("kinds", "model", "control", "train", "scaling", "directions", "datasize")
+        k: s[k] for k in ("kinds", "model", "control", "train", "scaling", "directions", "datasize")
     }
     out["datasets"] = {dataset: s["datasets"][dataset]}
     if dataset == GRID_DATASET:
@@ -129,6 +128,7 @@ def claims_spec(config: dict) -> dict:
         "confident": s["scaling"]["confident"],
         "kinds": list(s["kinds"]),
         "control": s["control"]["activation"],
+        "seeds": [int(x) for x in s["seeds"]],
     }
 
 
@@ -144,10 +144,7 @@ def claims_job(config: dict) -> ClaimsJob:
     base_dir = base(config)
     return ClaimsJob(
         inputs={
-            **{
-                n: [f"{base_dir}/frames/{ds}/{n}.parquet" for ds in DATASETS]
-                for n in FRAMES
-            },
+            **{n: [f"{base_dir}/frames/{ds}/{n}.parquet" for ds in DATASETS] for n in FRAMES},
             "note": [f"{base_dir}/tables/softmax_note.parquet"],
         },
         function="softmax_ood.studies.ulmer.claims:claims_table",

@@ -79,8 +79,12 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
         per = score + rng.normal(0.0, 0.005, 10)
         far = s["shift"] == "far_ood"
         accepted = (0 if world == "broken" else 50) if far else -1
-        floor = {"floor_fpr95": accepted / 100 if far else np.nan, "floor_accepted": accepted,
-                 "floor_n": 100 if far else 0, "floor_detector": "mahalanobis" if far else ""}
+        floor = {
+            "floor_fpr95": accepted / 100 if far else np.nan,
+            "floor_accepted": accepted,
+            "floor_n": 100 if far else 0,
+            "floor_detector": "mahalanobis" if far else "",
+        }
         scores.append(
             {**s, "ood_score": score, "ood_score_std": 0.005, "per_repeat": list(per), **floor}
         )
@@ -89,10 +93,19 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
             score = 0.8 if world == "broken" else 0.5
             per = score + rng.normal(0.0, 0.005, 10)
             scores.append(
-                {"eval_set": f"roundtrip@{float(t):g}", "shift": "rotation_roundtrip",
-                 "group": "rotation", "level": float(t), "ood_score": score,
-                 "ood_score_std": 0.005, "per_repeat": list(per), "floor_fpr95": np.nan,
-                 "floor_accepted": -1, "floor_n": 0, "floor_detector": ""}
+                {
+                    "eval_set": f"roundtrip@{float(t):g}",
+                    "shift": "rotation_roundtrip",
+                    "group": "rotation",
+                    "level": float(t),
+                    "ood_score": score,
+                    "ood_score_std": 0.005,
+                    "per_repeat": list(per),
+                    "floor_fpr95": np.nan,
+                    "floor_accepted": -1,
+                    "floor_n": 0,
+                    "floor_detector": "",
+                }
             )
     score_of = {r["eval_set"]: r["ood_score"] for r in scores}
     for seed in seeds:
@@ -185,21 +198,51 @@ def _mechanism(spec: dict, world: str, families: dict) -> tuple[pd.DataFrame, pd
     mech, comp = [], []
     for seed in spec["seeds"]:
         for loss in m["losses"]:
-            ocs = np.array([-3.5, -3.5, 0.0]) if families[loss] == "reward_mse" else np.full(3, 1 / 3)
+            ocs = (
+                np.array([-3.5, -3.5, 0.0]) if families[loss] == "reward_mse" else np.full(3, 1 / 3)
+            )
             clean = ocs + np.array([4.0, -1.0, 0.5]) * (0.2 if families[loss] == "ce" else 1.0)
             near = 0.05 * (seed + 1) / (len(spec["seeds"]) + 1)
             const = ocs + near * (clean - ocs) if world == "paper" else clean + 0.0 * ocs
             names = [f"c{i}" for i in range(3)]
             key = {**run, "loss": loss, "family": families[loss], "seed": seed}
             for n, o, _c, k in zip(names, ocs, clean, const, strict=True):
-                comp.append({**key, "eval_set": "OCS", "shift": "OCS", "level": np.nan,
-                             "kind": "ocs", "component": n, "value": float(o)})
-                mech.append({**key, "kind": "constants", "eval_set": "fc", "level": np.nan,
-                             "layer": -2, "name": n, "mean": float(k), "std": 0.0})
+                comp.append(
+                    {
+                        **key,
+                        "eval_set": "OCS",
+                        "shift": "OCS",
+                        "level": np.nan,
+                        "kind": "ocs",
+                        "component": n,
+                        "value": float(o),
+                    }
+                )
+                mech.append(
+                    {
+                        **key,
+                        "kind": "constants",
+                        "eval_set": "fc",
+                        "level": np.nan,
+                        "layer": -2,
+                        "name": n,
+                        "mean": float(k),
+                        "std": 0.0,
+                    }
+                )
             # a clean image's prediction lies ||clean - OCS|| from the OCS on average
-            mech.append({**key, "kind": "clean_scale", "eval_set": "id", "level": 0.0,
-                         "layer": -1, "name": "scale", "std": 0.0,
-                         "mean": float(np.linalg.norm(clean - ocs))})
+            mech.append(
+                {
+                    **key,
+                    "kind": "clean_scale",
+                    "eval_set": "id",
+                    "level": 0.0,
+                    "layer": -1,
+                    "name": "scale",
+                    "std": 0.0,
+                    "mean": float(np.linalg.norm(clean - ocs)),
+                }
+            )
     return pd.DataFrame(mech), pd.DataFrame(comp)
 
 

@@ -124,9 +124,7 @@ def _write_idx(path, array):
     import gzip
 
     array = np.asarray(array, dtype=np.uint8)
-    head = bytes([0, 0, 8, array.ndim]) + b"".join(
-        int(d).to_bytes(4, "big") for d in array.shape
-    )
+    head = bytes([0, 0, 8, array.ndim]) + b"".join(int(d).to_bytes(4, "big") for d in array.shape)
     path.write_bytes(gzip.compress(head + array.tobytes()))
 
 
@@ -150,9 +148,7 @@ def test_digits_pair_sources():
     assert d.X.shape == (100, 64) and d.gammas.tolist() == [0.5, 0.5]
     with pytest.raises(ValueError, match="unknown digits source"):
         load_digits_pair((1, 2), source="mnist")
-    if not any(
-        (Path(p) / "train-images-idx3-ubyte.gz").is_file() for p in FASHION_DIRS
-    ):
+    if not any((Path(p) / "train-images-idx3-ubyte.gz").is_file() for p in FASHION_DIRS):
         pytest.skip("dataset-fashion-mnist not installed")
     f = load_digits_pair((2, 4), balance=True, seed=0, source="fashion", per_class=40)
     assert f.X.shape == (80, 784)

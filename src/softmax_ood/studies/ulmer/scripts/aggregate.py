@@ -21,10 +21,7 @@ from softmax_ood.studies.ulmer.tables import (
 
 def main():
     inp, out, dataset = snakemake.input, snakemake.output, snakemake.wildcards.uds
-    frames = {
-        n: pd.concat([pd.read_parquet(p) for p in inp[n]], ignore_index=True)
-        for n in FRAMES
-    }
+    frames = {n: pd.concat([pd.read_parquet(p) for p in inp[n]], ignore_index=True) for n in FRAMES}
     inputs = {p: p for n in FRAMES for p in inp[n]}
     prov = provenance_record(
         inputs=inputs,

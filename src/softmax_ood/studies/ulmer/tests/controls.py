@@ -169,9 +169,7 @@ def note_frame(error: float = 0.0, only: str | None = None) -> pd.DataFrame:
     )
 
 
-def table(
-    config: dict, *, more_data: float = -0.1, note_error: float = 0.0, **kw
-) -> pd.DataFrame:
+def table(config: dict, *, more_data: float = -0.1, note_error: float = 0.0, **kw) -> pd.DataFrame:
     """The claims table of :func:`build_frames` (and the data-size and note frames) under the
     config's claim settings."""
     fit, scaling, directions = build_frames(config, **kw)

@@ -96,7 +96,9 @@ def test_run_seed_frames_and_determinism(config):
     # the blobs' x1 axis is parallel to the class-1/class-2 boundary (20 points per class here)
     cos = d.drop_duplicates("direction").set_index("direction")["min_cos"]
     assert cos["x1"] < 0.15 < cos["x2"]
-    assert d[d["direction"] == "x2"]["paper_direction"].all()  # x1 is degenerate: the config scales x2
+    assert d[d["direction"] == "x2"][
+        "paper_direction"
+    ].all()  # x1 is degenerate: the config scales x2
     bc = run_seed("breast_cancer", spec, 0, grid=False)
     assert set(bc) == {"fit", "scaling", "directions", "datasize"}
     assert bc["directions"]["direction"].nunique() == 30 + 2
