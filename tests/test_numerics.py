@@ -122,3 +122,46 @@ def test_a_rules_thread_count_is_not_a_broken_pin():
     check(env, capability="AVX2")
     with pytest.raises(NumericsError, match="MKL_CBWR"):
         check({**env, "MKL_CBWR": "AUTO"}, capability="AVX2")
+
+
+# The project's Adam (softmax_ood.train.build_optimizer) for 20 steps on one tensor, pinned, then
+# MKL_CBWR overridden: MKL's code path, as another CPU would choose it.
+_ADAM = """
+import hashlib, os, sys
+from softmax_ood import numerics
+numerics.apply("pinned")
+os.environ["MKL_CBWR"] = sys.argv[1]
+import torch
+from softmax_ood.train import TrainConfig, build_optimizer
+torch.manual_seed(0)
+model = torch.nn.Linear(1000, 100)
+cfg = TrainConfig(epochs=1, batch_size=1, optimizer="adam", lr=1e-3, weight_decay=5e-4)
+opt, _ = build_optimizer(model, cfg, 20)
+g = torch.Generator().manual_seed(1)
+for _ in range(20):
+    for p in model.parameters():
+        p.grad = torch.randn(p.shape, generator=g) * 1e-2
+    opt.step()
+print(hashlib.sha256(model.weight.detach().numpy().tobytes()).hexdigest())
+"""
+
+
+def test_adam_steps_do_not_depend_on_mkls_code_path():
+    """Adam's square root must not come from MKL's vector maths: torch's per-tensor Adam step
+    took it from vsSqrt, which under MKL_CBWR=COMPATIBLE on an Intel CPU is not correctly rounded
+    (AUTO is), so every Adam-trained model differed between an Intel and an AMD machine."""
+    env = {k: v for k, v in os.environ.items() if k not in PINNED_ENV and k != ENV_KEY}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    digests = {
+        mode: subprocess.run(
+            [sys.executable, "-c", _ADAM, mode],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=True,
+        ).stdout.strip()
+        for mode in ("COMPATIBLE", "AUTO")
+    }
+    assert len(digests["AUTO"]) == 64
+    assert digests["COMPATIBLE"] == digests["AUTO"]

@@ -173,7 +173,13 @@ def build_optimizer(model: nn.Module, cfg: TrainConfig, steps_per_epoch: int):
             weight_decay=cfg.weight_decay,
         )
     else:
-        opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        # fused: ATen's own vectorised Adam step (pinned with the rest of ATen); the default
+        # per-tensor step takes its square root from MKL's vector maths (vsSqrt), whose result
+        # depends on MKL's code path: under MKL_CBWR=COMPATIBLE on an Intel CPU it is not
+        # correctly rounded, so Adam-trained weights differed between CPUs (numerics.py)
+        opt = torch.optim.Adam(
+            model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True
+        )
     total = cfg.epochs * steps_per_epoch
     if cfg.schedule == "cosine":
 
