@@ -66,25 +66,21 @@ DEPARTURES: list[Departure] = [
         "all",
         "setting",
     ),
-    Departure(
-        "ulmer.model.k_samples",
-        "K samples / members, not stated",
-        "§3.3",
-        "K = 100 for both, fixed in advance: a vote share's binomial standard error 1/(2 sqrt(K)) <= claims.vote_se = 0.05 (n_members was 160, chosen by scanning K on the confirming seeds)",
-        "a setting chosen on the seeds that confirm it is not a test; the principle fixes K before any run",
-        ("K-*", "C-*", "P-*", "L-*", "D-*"),
-        "default",
-        "setting",
-    ),
-    Departure(
-        "ulmer.model.n_members",
-        "K samples / members, not stated",
-        "§3.3",
-        "K = 100 for both, fixed in advance: a vote share's binomial standard error 1/(2 sqrt(K)) <= claims.vote_se = 0.05 (n_members was 160, chosen by scanning K on the confirming seeds)",
-        "a setting chosen on the seeds that confirm it is not a test; the principle fixes K before any run",
-        ("K-*", "C-*", "P-*", "L-*", "D-*"),
-        "default",
-        "setting",
+    *(
+        Departure(
+            key,
+            "K samples / members, not stated",
+            "§3.3",
+            "K = 100 for both, fixed in advance: a vote share's binomial standard error "
+            "1/(2 sqrt(K)) <= claims.vote_se = 0.05 (n_members was 160, chosen by scanning K on "
+            "the confirming seeds)",
+            "a setting chosen on the seeds that confirm it is not a test; the principle fixes K "
+            "before any run",
+            ("K-*", "C-*", "P-*", "L-*", "D-*"),
+            "default",
+            "setting",
+        )
+        for key in ("ulmer.model.k_samples", "ulmer.model.n_members")
     ),
     Departure(
         "ulmer.datasets.synthetic.feature",
