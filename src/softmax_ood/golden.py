@@ -41,7 +41,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .provenance import PROVENANCE_KEY, canonical_json
+from .provenance import PROVENANCE_KEY, WALL_TIME_GLOBS, canonical_json
 
 __all__ = ["MANIFEST", "compare", "digest", "manifest_of", "main"]
 
@@ -51,7 +51,7 @@ SMOKE = ["--configfile", "config/smoke.yaml"]
 DROP_KEYS = frozenset({"git", "inputs"})
 EXCLUDE_SUFFIXES = (".log", ".outputs.json")
 # wall times are not reproducible bytes by nature (the Seddik solver's timing)
-EXCLUDE_GLOBS = ("reports/*_timing_*.json",)
+EXCLUDE_GLOBS = WALL_TIME_GLOBS
 ORDER = ("data/", "results/train/", "results/eval/", "results/", "reports/")
 
 

@@ -56,6 +56,9 @@ __all__ = [
 ]
 
 OUTPUTS_SUFFIX = ".outputs.json"
+#: files whose bytes are wall times, not reproducible by nature (the Seddik solver's timing):
+#: no outputs record holds their hash, and the golden digests leave them out
+WALL_TIME_GLOBS = ("reports/*_timing_*.json",)
 # the folders whose job outputs are recorded (data/ has its own records: meta.json's files)
 RECORDED_TREES = ("results/", "reports/")
 
@@ -252,10 +255,14 @@ def write_outputs_record(outputs, rule: str | None = None, script: str | None = 
     record = outputs_record_path(outputs)
     if record is None:
         return None
+    from fnmatch import fnmatchcase
+
     hashes = {
         Path(o).as_posix(): _file_sha256(Path(o))
         for o in outputs
-        if Path(o).as_posix().startswith(RECORDED_TREES) and Path(o).is_file()
+        if Path(o).as_posix().startswith(RECORDED_TREES)
+        and Path(o).is_file()
+        and not any(fnmatchcase(Path(o).as_posix(), g) for g in WALL_TIME_GLOBS)
     }
     body = {"rule": rule, "script": script, "outputs": dict(sorted(hashes.items()))}
     write_bytes_atomic(record, (json.dumps(body, sort_keys=True, indent=2) + "\n").encode())

@@ -49,6 +49,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .errors import UserError
+from .provenance import outputs_record_path
 
 __all__ = [
     "COMPUTE_RULES",
@@ -240,6 +241,15 @@ def push(root: Path, smk_args: Sequence[str], *, commit: bool = True, remote: st
             "run the workflow to the end with the same config first"
         )
     outputs = [r["output_file"] for r in rows]
+    # each shared job's outputs record (the stale check and the audit compare its outputs with
+    # it) rides along: a file tracked on its own would otherwise leave its record behind
+    outputs += sorted(
+        {
+            rec.as_posix()
+            for o in outputs
+            if (rec := outputs_record_path([o])) is not None and (root / rec).is_file()
+        }
+    )
     units = tracked_units(outputs, root, others)
     if (root / RECORDS).exists():
         shutil.rmtree(root / RECORDS)
