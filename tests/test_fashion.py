@@ -27,7 +27,6 @@ from softmax_ood.fashion import (  # noqa: E402
     GLYPH_VAL_CHARS,
     build_ood,
     fashion_entries,
-    floor_table,
     make_fashion_dataset,
     read_fashion,
 )
@@ -314,6 +313,8 @@ def test_shuffled_keeps_each_ring_of_grey_levels(train_x):
 
 
 def test_floor_table_flags_the_framing_trap_and_not_frame_filling_glyphs(tmp_path, fixture_set):
+    from softmax_ood.analysis.floor_report import floor_table
+
     """On the fixture's frame-filling blocks the MNIST-framed glyphs are separated by border
     mass alone; the table has one row per set."""
     arrays, entries = fixture_set

@@ -27,8 +27,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..metrics import auroc, fpr_at_tpr
 from .claims import Measurement, fmt_mean_std
+from .pixelfloor import PIXEL_STATISTICS, pixel_floor, pixel_statistics  # noqa: F401 (re-exported)
 
 __all__ = [
     "FITTED_SHARE",
@@ -52,7 +52,6 @@ LOSS_FLOORS = {
     "reward_mse": "zero",
     "gaussian_nll": "gaussian_nll",
 }
-PIXEL_STATISTICS = ("lit_pixels", "mean_intensity", "border_mass")
 
 
 def fitted_share(gap, ocs_loss, loss: str = "ce"):
@@ -107,74 +106,6 @@ def fitted(
         f"constant solution's loss removed ({how}) per seed {per_seed}",
         samples=tuple(share.to_numpy()),
     )
-
-
-def _gray(images) -> np.ndarray:
-    x = np.asarray(images, dtype=np.float64)
-    if x.ndim == 4:  # (N, C, H, W) -> channel mean
-        x = x.mean(axis=1)
-    if x.ndim != 3:
-        raise ValueError(f"pixel statistics need images of shape (N, [C,] H, W), not {x.shape}")
-    return x
-
-
-def pixel_statistics(images, reference) -> pd.DataFrame:
-    """Per image: the share of lit pixels, mean intensity and the share of ink on the border
-    ring (width ``max(1, H // 8)``), with "lit" and "ink" measured above the ``reference``
-    images' darkest level (5 % of the reference's range)."""
-    x, ref = _gray(images), _gray(reference)
-    lo, hi = float(np.min(ref)), float(np.max(ref))
-    span = hi - lo if hi > lo else 1.0
-    ink = np.clip((x - lo) / span, 0.0, None)
-    h, w = x.shape[1:]
-    b = max(1, h // 8)
-    ring = np.ones((h, w), dtype=bool)
-    ring[b : h - b, b : w - b] = False
-    total = ink.sum(axis=(1, 2))
-    return pd.DataFrame(
-        {
-            "lit_pixels": (ink > 0.05).mean(axis=(1, 2)),
-            "mean_intensity": ink.mean(axis=(1, 2)),
-            "border_mass": np.where(
-                total > 0, ink[:, ring].sum(axis=1) / np.maximum(total, 1e-12), 0.0
-            ),
-        }
-    )
-
-
-def pixel_floor(id_images, ood_images, reference=None) -> dict:
-    """FPR95 (ID positive, in %) and AUROC of the best pixel-statistics detector on this split.
-
-    Each statistic scores an image by minus its distance from the median of the ``reference``
-    (ID training or validation images; default: ``id_images``), scaled by the reference's
-    interquartile range; the fourth detector is minus the Mahalanobis distance over all three.
-    Returns ``{"fpr95", "auroc", "detector", "per_detector": {name: (fpr95, auroc)}}``.
-    """
-    ref = id_images if reference is None else reference
-    s_ref = pixel_statistics(ref, ref)
-    s_id, s_ood = pixel_statistics(id_images, ref), pixel_statistics(ood_images, ref)
-    med = s_ref.median()
-    iqr = (s_ref.quantile(0.75) - s_ref.quantile(0.25)).replace(0.0, np.nan)
-    iqr = iqr.fillna(s_ref.std().replace(0.0, 1.0)).fillna(1.0)
-    scores = {
-        c: (-(s_id[c] - med[c]).abs() / iqr[c], -(s_ood[c] - med[c]).abs() / iqr[c])
-        for c in PIXEL_STATISTICS
-    }
-    cov = np.cov(s_ref.to_numpy().T) + 1e-9 * np.eye(len(PIXEL_STATISTICS))
-    prec = np.linalg.pinv(cov)
-    mu = s_ref.mean().to_numpy()
-
-    def maha(s):
-        d = s.to_numpy() - mu
-        return -np.sqrt(np.einsum("ij,jk,ik->i", d, prec, d))
-
-    scores["mahalanobis"] = (maha(s_id), maha(s_ood))
-    per = {
-        k: (100.0 * fpr_at_tpr(np.asarray(a), np.asarray(b)), auroc(np.asarray(a), np.asarray(b)))
-        for k, (a, b) in scores.items()
-    }
-    best = min(per, key=lambda k: (per[k][0], -per[k][1], k))
-    return {"fpr95": per[best][0], "auroc": per[best][1], "detector": best, "per_detector": per}
 
 
 def trivial_sets(floor_fpr95: dict[str, float], baseline_fpr95: dict[str, float]) -> list[str]:

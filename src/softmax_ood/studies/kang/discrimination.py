@@ -82,7 +82,7 @@ def far_floor(x_id: np.ndarray, x_grid: np.ndarray, index: pd.DataFrame, x_ood: 
     combination, fitted on the training images ``x_id``) against the clean test split:
     FPR95 (share of the set the detector accepts at 95 % ID recall), how many images that is,
     and the set's size (the samples of the premise's binomial test)."""
-    from ...analysis.premises import pixel_floor
+    from ...analysis.pixelfloor import pixel_floor
 
     r = index[index["is_id"]].iloc[0]
     f = pixel_floor(x_grid[int(r["start"]) : int(r["stop"])], x_ood, reference=x_id)
