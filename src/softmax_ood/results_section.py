@@ -80,17 +80,9 @@ CLAIM_COLUMNS = [
     "effect",
     "detail",
 ]
-#: columns a newer claims engine adds (used on the page where present, NaN/empty otherwise):
-#: the observed direction and the opposite one-sided p, which data selected the row's settings
-#: and which confirm it, and the study's own interval of the statistic
-OPTIONAL_CLAIM_COLUMNS = [
-    "observed",
-    "p_opposite",
-    "selection",
-    "confirmation",
-    "ci_low",
-    "ci_high",
-]
+#: columns a study's table may add (used on the page where present): its own interval of the
+#: statistic
+OPTIONAL_CLAIM_COLUMNS = ["ci_low", "ci_high"]
 
 
 @dataclass
@@ -263,9 +255,7 @@ def collect_claims(claims: Mapping[str, str | Path | pd.DataFrame]) -> pd.DataFr
         df = df.copy()
         df["study"] = study
         parts.append(df)
-    optional = [
-        c for c in OPTIONAL_CLAIM_COLUMNS if c not in CLAIM_COLUMNS and any(c in df for df in parts)
-    ]
+    optional = [c for c in OPTIONAL_CLAIM_COLUMNS if any(c in df for df in parts)]
     cols = CLAIM_COLUMNS + optional
     if not parts:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
