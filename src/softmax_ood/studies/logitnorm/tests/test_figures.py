@@ -46,14 +46,15 @@ def test_missing_loss_raises(frames, tmp_path):
         FIGURES["fig1"](curves, make_spec(), tmp_path / "y.png")
 
 
-def test_fig5_draws_the_floor_solved_sets_when_no_set_passes_its_floor(frames, tmp_path):
+@pytest.mark.parametrize("name", ["fig4", "fig5"])
+def test_figures_draw_the_floor_solved_sets_when_no_set_passes_its_floor(frames, name, tmp_path):
     """The paper path's loopback run: every far set is floor-solved and no near set is in the
-    test sets. Fig. 5 draws the floor-solved sets, labelled as such, instead of failing."""
+    test sets. Figs. 4 and 5 draw the floor-solved sets, labelled as such, instead of failing."""
     from softmax_ood.analysis.figcheck import read_check
 
     spec = {**make_spec(), "near_ood": []}
     ood = frames["ood"].assign(trivial=True)
-    path = tmp_path / "fig5.png"
-    FIGURES["fig5"]({**frames, "ood": ood}, spec, path)
+    path = tmp_path / f"{name}.png"
+    FIGURES[name]({**frames, "ood": ood}, spec, path)
     assert path.read_bytes().startswith(PNG)
     assert read_check(path)["problems"] == []
