@@ -331,7 +331,7 @@ def test_floor_table_flags_the_framing_trap_and_not_frame_filling_glyphs(tmp_pat
 def _cfg(**data):
     from test_config import SCHEMA, STUDIES, merged
 
-    cfg = merged("fashion.yaml")
+    cfg = merged()  # the default is Fashion-MNIST
     cfg["data"].update(data)
     return lambda: validate_config(cfg, SCHEMA, STUDIES)
 
@@ -357,9 +357,9 @@ def test_fashion_config_errors_are_one_sentence(data, match):
 
 
 def test_digits_config_refuses_fashion_sets():
-    from test_config import SCHEMA, STUDIES, default
+    from test_config import SCHEMA, STUDIES, merged
 
-    cfg = default()
+    cfg = merged("digits.yaml")
     cfg["data"]["ood_test"] = ["noise"]
     cfg["studies"] = []
     with pytest.raises(ConfigError, match="does not provide"):
@@ -406,13 +406,12 @@ def test_workflow_downloads_what_the_package_does_not_provide(tmp_path, server):
     (work / "sources.yaml").write_text(yaml.safe_dump(cfg))
     (work / "over.yaml").write_text(
         "data:\n  sources: sources.yaml\n  ood_size: 10\n  ood_test: [heldout_classes, glyphs, textures]\n"
-        "  ood_val: [noise_val]\n"
+        "  ood_val: [noise_val]\nstudies: []\n"
     )
     args = [
         "--cores",
         "1",
         "--configfile",
-        "config/fashion.yaml",
         "over.yaml",
         "--",
         "data/fashion",

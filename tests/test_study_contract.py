@@ -174,7 +174,12 @@ def test_its_headline_names_claims_of_the_default(name, config):
 # ------------------------------------------------------------------ departures (INTERFACES §2)
 
 CITES = re.compile(r"(paper:|Sec\.|App\.|§|Table)")
-CONFIGS = {"default.yaml": "default", "paper.yaml": "paper", "paper_kang_mnist.yaml": "paper"}
+CONFIGS = {
+    "default.yaml": "default",
+    "digits.yaml": "default",
+    "paper.yaml": "paper",
+    "paper_kang_mnist.yaml": "paper",
+}
 
 
 def _paper_config() -> dict:

@@ -281,9 +281,11 @@ def validate_config(
 
 
 def study_section(config: dict, name: str) -> dict:
-    """A study's config section with the global seeds filled in where it names none."""
+    """A study's config section with the global seeds filled in where it names none (no key, or
+    ``seeds: null``, which lets an overlay put back the global seeds a config below it changed)."""
     spec = dict(config[name])
-    spec.setdefault("seeds", list(config["seeds"]))
+    if spec.get("seeds") is None:
+        spec["seeds"] = list(config["seeds"])
     return spec
 
 
