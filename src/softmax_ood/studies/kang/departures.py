@@ -214,16 +214,6 @@ DEPARTURES: list[Departure] = [
         "setting",
     ),
     Departure(
-        "kang.seeds",
-        "not stated (this pipeline's standard: five seeds)",
-        "-",
-        "three seeds (0, 1, 2) on the default; five on config/digits.yaml and at paper scale",
-        "budget: the 28x28 study gets about 12-15 core-minutes; each claim's power is printed for three seeds",
-        (),
-        "default",
-        "setting",
-    ),
-    Departure(
         "kang.eval_size",
         "every test image of each evaluation set",
         "Sec. 3.2",
