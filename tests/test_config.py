@@ -179,7 +179,7 @@ def test_study_sections_are_checked_by_their_own_fragment():
 
 
 def test_runs_are_the_union_of_the_studies_deduplicated():
-    cfg = validate_config(default(), SCHEMA, STUDIES)
+    cfg = validate_config(merged("digits.yaml"), SCHEMA, STUDIES)
     runs = all_runs(cfg, STUDIES)
     assert runs == sorted(set(runs)) and all(isinstance(r, Run) for r in runs)
     assert Run("digits", "sgd", "wrn-10-1", "godin", 0) in runs

@@ -13,24 +13,24 @@ from .conftest import validated
 
 def test_runs_cover_every_seed_and_the_mechanism_reuses_the_main_models(cfg):
     runs = study.runs(cfg)
-    s = cfg["kang"]
+    s, ds = cfg["kang"], cfg["data"]["dataset"]
     assert len(runs) == len(set(runs))
     assert {r.seed for r in runs} == set(cfg["seeds"]) and len(cfg["seeds"]) >= 5
     for loss in ("ce", "reward-mse", "gaussian-nll"):
-        assert Run("digits", s["recipe"], s["arch"], loss, 0) in runs
+        assert Run(ds, s["recipe"], s["arch"], loss, 0) in runs
     m = s["mechanism"]
     for loss in m["losses"]:  # the Fig. 4 chain: the study's own models, no extra training
-        assert Run("digits", m["recipe"], m["arch"], loss, 0) in runs
+        assert Run(ds, m["recipe"], m["arch"], loss, 0) in runs
     assert len(runs) == 3 * len(cfg["seeds"])
     assert cfg["recipes"][s["recipe"]]["checkpoint"] == "best_val_loss"
     assert study.loss_variants(cfg) == {}
 
 
 def test_targets_are_namespaced(cfg):
-    t = study.targets(cfg)
-    assert "results/kang/digits/claims.md" in t and "reports/kang.html" in t
+    t, ds = study.targets(cfg), cfg["data"]["dataset"]
+    assert f"results/kang/{ds}/claims.md" in t and "reports/kang.html" in t
     assert all(p.startswith(("results/kang/", "reports/kang.")) for p in t)
-    assert {f"results/kang/digits/figures/fig{i}.png" for i in range(2, 8)} <= set(t)
+    assert {f"results/kang/{ds}/figures/fig{i}.png" for i in range(2, 8)} <= set(t)
 
 
 def test_groups_one_discriminator_job_per_shift_type(cfg):
@@ -63,7 +63,10 @@ def test_groups_one_discriminator_job_per_shift_type(cfg):
             "config error: kang.featurizer.name is 'resnet50'; allowed values: pixels,",
         ),
         (
-            lambda s: s.update(corruption_source="cifar10c", corruption_dir="data/raw/c"),
+            lambda s: (
+                s.update(corruption_source="cifar10c", corruption_dir="data/raw/c"),
+                s["discriminator"].update(alpha=None),
+            ),
             "config error: kang.corruption_source is 'cifar10c' but kang.discriminator.alpha is not",
         ),
         (

@@ -33,7 +33,8 @@ def _failing(spec: dict) -> dict:
         "C5-norm": {"lp_norm": 14.0},
         "C5": {"fpr": {**fpr, spec["penalty"]: 0.05}},
         "C6": {"godin_fpr": 0.02},
-        "C7": {"bad_arch": archs[0] if archs else None},
+        # with the main architecture alone in Table 3, LogitNorm worse than CE on it
+        "C7": {"bad_arch": archs[0]} if archs else {"fpr": {**fpr, ln: fpr[ce] + 0.05}},
         "C8": {"ce_norm_growth": -0.01},
     }
     for name in spec["ood_test"]:

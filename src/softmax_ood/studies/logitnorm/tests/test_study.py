@@ -22,7 +22,27 @@ def cfg():
     )
 
 
-def test_runs_cover_the_study_without_duplicates(cfg):
+@pytest.fixture()
+def digits_cfg():
+    """The 8x8 digits config: the study's full tables (Table 3, LogitPenalty, GODIN, tau)."""
+    from snakemake.utils import update_config
+
+    raw = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    update_config(raw, yaml.safe_load((ROOT / "config/digits.yaml").read_text()))
+    return validate_config(raw, SCHEMA, STUDIES)
+
+
+def test_the_default_runs_the_headline_cells_on_fashion(cfg):
+    runs, s = study.runs(cfg), cfg["logitnorm"]
+    assert sorted({(r.dataset, r.arch, r.loss) for r in runs}) == [
+        ("fashion", s["main_arch"], "ce"),
+        ("fashion", s["main_arch"], "logitnorm"),
+    ]
+    assert {r.seed for r in runs} == set(cfg["seeds"]) and len(cfg["seeds"]) >= 5
+
+
+def test_runs_cover_the_study_without_duplicates(digits_cfg):
+    cfg = digits_cfg
     runs = study.runs(cfg)
     assert len(runs) == len(set(runs))
     s = cfg["logitnorm"]
@@ -38,7 +58,7 @@ def test_runs_cover_the_study_without_duplicates(cfg):
 
 def test_targets_are_namespaced(cfg):
     t = study.targets(cfg)
-    assert "results/logitnorm/digits/tables/table1.parquet" in t
+    assert "results/logitnorm/fashion/tables/table1.parquet" in t
     assert all(p.startswith(("results/logitnorm/", "reports/logitnorm.")) for p in t)
 
 
