@@ -190,7 +190,7 @@ def test_dvc_data_status_tells_that_smoke_data_differs(two_runs):
 def test_data_dvc_records_what_the_default_config_prepares(tmp_path):
     work = fresh_copy(tmp_path / "repo")
     assert _dvc_uncommitted(work) == {"deleted": ["data/"]}  # nothing prepared yet
-    proc = snakemake(work, "data/digits", "--cores", "1")
+    proc = snakemake(work, "data/fashion", "--cores", "1")
     assert proc.returncode == 0, proc.stderr[-3000:]
     # a fresh clone (no DVC cache) with the default data: matches data.dvc
     assert _dvc_uncommitted(work) == {}
@@ -198,7 +198,7 @@ def test_data_dvc_records_what_the_default_config_prepares(tmp_path):
     dvc(work, "add", "data")
     assert (work / "data.dvc").read_text() == committed
     # one damaged file: DVC says the data differs
-    target = work / "data/digits/id_train_x.npy"
+    target = work / "data/fashion/id_train_x.npy"
     target.write_bytes(target.read_bytes()[:-10])
     assert _dvc_uncommitted(work) == {"modified": ["data/"]}
 
