@@ -1261,10 +1261,15 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         f"{n_ok} of {len(audit)} tables, figures and claims tables have every recorded hash "
         "matching the files on disk.</p>"
         "<p>How to read a verdict: a claim <b>holds</b> when its statistic lies on the claimed "
-        "side and a one-sided test rejects the opposite at the stated alpha; <b>too few seeds to "
-        "tell</b> when it is not significant and the test had less than 80 % power to detect "
-        "the paper's own effect; <b>cannot test</b> when a premise fails; sanity rows are true by "
-        "construction and never count as support.</p>"
+        "side and a one-sided test rejects the opposite at the stated alpha; <b>does not hold</b> "
+        "when the test had at least 80 % power to detect the paper's own effect and did not, or "
+        "the opposite direction is significant; <b>too few seeds to tell</b> when it is not "
+        "significant and the power was below 80 %; <b>cannot test</b> when a premise fails "
+        "(&quot;here the opposite is significant&quot; is added when the data go significantly "
+        "the other way, so a failed premise never hides that). An equivalence claim (a match "
+        "within a bar) <b>holds</b> when its interval lies inside the bar, <b>does not hold</b> "
+        "when the interval lies outside it, and is <b>not established</b> when the interval "
+        "straddles the bar. Sanity rows are true by construction and never count as support.</p>"
     )
     sections = [headline_html(studies, claims)]
     sections += [study_section_html(s, claims, audit) for s in studies]
