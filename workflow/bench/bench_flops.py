@@ -2,7 +2,8 @@
 
 For each architecture of the default config (its settings read from config/default.yaml), one
 SGD step of the workflow's recipe shape (batch 128, cross-entropy, momentum, weight decay) on
-8x8 images is counted with ``torch.utils.flop_counter`` (forward + backward) and timed on one
+images of the default's size (``data.image_size``: 28, Fashion-MNIST; ``--image-size 8`` for the
+digits) is counted with ``torch.utils.flop_counter`` (forward + backward) and timed on one
 thread; the same thread's float32 matmul (1024 x 1024) rate is measured in the same run:
 
     python workflow/bench/bench_flops.py [--steps 30] [--pin pinned|native]
@@ -29,6 +30,7 @@ def main() -> int:
     ap.add_argument("--archs", nargs="*", default=None, help="default: every one in the config")
     ap.add_argument("--pin", choices=["pinned", "native", "none"], default="none")
     ap.add_argument("--channels-last", action="store_true", help="try channels_last memory format")
+    ap.add_argument("--image-size", type=int, default=None, help="default: config data.image_size")
     args = ap.parse_args()
     from softmax_ood import numerics
 
@@ -42,8 +44,10 @@ def main() -> int:
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    archs = yaml.safe_load((ROOT / "config/default.yaml").read_text())["architectures"]
+    default = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    archs = default["architectures"]
     names = args.archs or list(archs)
+    size = int(args.image_size or default["data"]["image_size"])
 
     def matmul_gflops() -> float:
         a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
@@ -59,16 +63,16 @@ def main() -> int:
     print(
         f"CPU: {numerics.host_description()}; torch "
         f"{torch.__version__} kernels {torch.backends.cpu.get_cpu_capability()}; numerics "
-        f"{numerics.current_mode()}; 1 thread; batch {args.batch} of 1x8x8"
+        f"{numerics.current_mode()}; 1 thread; batch {args.batch} of 1x{size}x{size}"
     )
     mm = matmul_gflops()
     print(f"matmul 1024x1024 float32: {mm:.1f} GFLOP/s")
-    x = torch.randn(args.batch, 1, 8, 8)
+    x = torch.randn(args.batch, 1, size, size)
     y = torch.randint(0, 10, (args.batch,))
     for name in names:
         cfg = dict(archs[name])
         family = cfg.pop("family")
-        model = create_model(family, num_classes=10, in_chans=1, image_size=8, **cfg)
+        model = create_model(family, num_classes=10, in_chans=1, image_size=size, **cfg)
         xb = x
         if args.channels_last:
             model = model.to(memory_format=torch.channels_last)
