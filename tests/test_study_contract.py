@@ -114,8 +114,13 @@ def test_claims_are_data_with_a_kind_and_a_premise_first(name, config):
     "name, overlays",
     [
         *((n, ()) for n in NAMES),
-        # the 8x8 digits config runs the LogitNorm study's full tables (Table 3, tau ablation)
-        *(pytest.param(n, ("digits.yaml",), marks=pytest.mark.slow) for n in NAMES),
+        # the 8x8 digits config changes these two studies' sections (LogitNorm's full tables:
+        # Table 3, tau ablation; Kang's CNN and far sets); Ulmer's and Seddik's are the same
+        *(
+            pytest.param(n, ("digits.yaml",), marks=pytest.mark.slow)
+            for n in NAMES
+            if n in ("kang", "logitnorm")
+        ),
     ],
 )
 def test_every_claim_has_a_control_where_it_holds_and_one_where_it_does_not(name, overlays):
