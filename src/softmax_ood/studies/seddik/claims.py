@@ -22,7 +22,22 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
 * ``C2``: the same on digits (Fig. 4) over the training sizes ``n``. The population is the
   balanced digit pool (its class statistics feed the theory); a seed draws the training points
   and tests on the rest.
-* ``C3``: Fig. 5, network features (k classes), one trained network per seed: per network an
+* ``C3-weights``: Fig. 5 (left), network features: the learned weights against the theory's
+  predicted mean and spread. Per network (seed) ``r = ‖w − E w‖₂ / √(Σ Var w)`` over every class
+  and coordinate, the error in units of the theory's own predicted fluctuation: if the theory's
+  mean and covariance are right, ``E r² = 1`` (``r ≈ 1``). Claim: the mean ``r`` over networks
+  lies below :data:`WEIGHT_RATIO_BAR` (twice the predicted fluctuation), one-sided t-test over
+  networks (samples: one ``r`` per network); the paper's effect: ``r = 1`` (the theory exact),
+  i.e. 1 below the bar. The detail gives per network the correlation of the learned with the
+  predicted weights and their relative L2 error.
+* ``C3-logits``: Fig. 5 (middle, right): the law of the test logits. Per network, the mean over
+  (true class, logit) of ``|measured mean − predicted mean| / predicted std`` of the test
+  logits (``logit_moments`` panel). Claim: below :data:`LOGIT_GAP_BAR` (half a predicted standard
+  deviation), one-sided t-test over networks; the paper's effect: 0 (the theory exact: the
+  measured mean then differs from the predicted one by sampling noise only), i.e. the bar's
+  distance from 0. The detail gives the mean ratio measured / predicted std.
+* ``C3``: an additional check, not drawn in Fig. 5 (the paper plots weights and logits, not
+  the accuracy): network features (k classes), one trained network per seed: per network an
   exact binomial TOST of its test accuracy against the network's own theory ± ``b``, with its
   ``1 − 2·alpha`` exact (Clopper–Pearson) interval of the gap; the claim holds for the networks
   only if it holds for each (intersection–union test: p = the largest network p, valid whatever
@@ -51,6 +66,8 @@ __all__ = [
     "evaluate_seddik_claims",
     "features_gap",
     "features_informative",
+    "features_logits",
+    "features_weights",
     "gap_over",
     "informative",
     "ridge_sanity",
@@ -58,10 +75,24 @@ __all__ = [
 ]
 
 PAPER = "Seddik et al. 2021"
+#: C3-weights' bar, fixed in advance from the theory's own units: the learned weights' error
+#: ``‖w − E w‖₂`` is ``√(Σ Var w)`` when the predicted mean and spread are right (ratio ≈ 1);
+#: twice that is a theory whose mean or spread is off by its own fluctuation or more
+WEIGHT_RATIO_BAR = 2.0
+#: C3-logits' bar: half a predicted standard deviation of a test logit (mean over true classes
+#: and logits); the theory exact puts the measured mean within sampling noise of the predicted
+LOGIT_GAP_BAR = 0.5
+#: below this C3-weights' detail says the match looks built in (r ≈ 1 when the theory is right)
+BUILT_IN_RATIO = 0.1
 TRIVIAL = "guessing (100/k %) and perfect (100 %)"
 
 
-def _claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
+def _claim_specs(
+    max_gap_points: float,
+    ridge_n_gap: float,
+    weight_ratio_bar: float = WEIGHT_RATIO_BAR,
+    logit_gap_bar: float = LOGIT_GAP_BAR,
+) -> list[ClaimSpec]:
     b = max_gap_points
     informative_text = (
         "{fig}: the comparison is informative — the trained classifiers' test accuracy lies "
@@ -122,9 +153,37 @@ def _claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
             test="equivalence",
         ),
         ClaimSpec(
+            "C3-weights",
+            "Fig. 5 (left): on network features the trained classifier's weights lie where the "
+            "k-class theory puts them: their distance from the predicted mean is of the order "
+            f"of the predicted fluctuation (below {weight_ratio_bar:g} times it)",
+            "mean over networks of r = ‖w − predicted mean‖₂ / √(Σ predicted variance) over "
+            "classes and coordinates (≈ 1 when the predicted mean and spread are right); "
+            "one-sided t-test over networks (one r per network)",
+            threshold=weight_ratio_bar,
+            direction="<",
+            requires=("S1", "P3"),
+            effect=weight_ratio_bar - 1.0,
+        ),
+        ClaimSpec(
+            "C3-logits",
+            "Fig. 5 (middle, right): on network features the test logits follow the Gaussian "
+            "law the k-class theory predicts: per true class and logit, the measured mean lies "
+            f"within {logit_gap_bar:g} predicted standard deviation of the predicted mean (on "
+            "average)",
+            "mean over networks of the mean over (true class, logit) of |measured − predicted "
+            "mean| / predicted std of the test logits; one-sided t-test over networks (one "
+            "value per network)",
+            threshold=logit_gap_bar,
+            direction="<",
+            requires=("S1", "P3"),
+            effect=logit_gap_bar,
+        ),
+        ClaimSpec(
             "C3",
-            "Fig. 5: on network features the k-class theory predicts the trained classifier's "
-            "test accuracy (within the bar, for every network)",
+            "Additional check, not drawn in Fig. 5 (the figure shows weights and logits): on "
+            "network features the k-class theory predicts the trained classifier's test "
+            "accuracy (within the bar, for every network)",
             "largest |theory − practice| test accuracy over networks, points; exact binomial "
             "TOST per network on its test points (90 % Clopper–Pearson interval of the gap), "
             "p = the largest (every network)",
@@ -464,6 +523,112 @@ def features_informative(frame: pd.DataFrame, bar_points: float) -> Measurement:
     )
 
 
+def _with_seed(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame if "seed" in frame.columns else frame.assign(seed=0)
+
+
+def features_weights(frame: pd.DataFrame) -> Measurement:
+    """C3-weights: per network, ``r = ‖w − E w‖₂ / √(Σ Var w)`` over every class and coordinate
+    (``weights`` panel: practice rows against the theory rows' ``value`` and ``theory_std``);
+    samples: one ``r`` per network. The detail adds per network the correlation of the learned
+    with the predicted weights and the relative L2 error ``‖w − E w‖₂ / ‖E w‖₂``."""
+    w = _with_seed(frame)
+    w = w[w["panel"] == "weights"]
+    if w.empty or "theory_std" not in w.columns:
+        return Measurement(math.nan, "the Fig. 5 frame has no weights rows with a theory_std")
+    key = ["output", "index"]
+    ratios, sizes, parts = {}, set(), []
+    for seed, g in w.groupby("seed", sort=True):
+        th = g[g["source"] == "theory"].set_index(key).sort_index()
+        pr = g[g["source"] == "practice"].set_index(key)["value"]
+        same = th.index.is_unique and pr.index.is_unique and th.index.equals(pr.index.sort_values())
+        if th.empty or not same:
+            parts.append(f"seed {seed}: learned and predicted weights do not pair up; skipped")
+            continue
+        mean = th["value"].to_numpy(dtype=float)
+        sd = th["theory_std"].to_numpy(dtype=float)
+        got = pr.loc[th.index].to_numpy(dtype=float)
+        spread = math.sqrt(float(np.sum(sd**2)))
+        if not spread > 0 or not np.all(np.isfinite(sd)):
+            parts.append(f"seed {seed}: the predicted spread is zero or undefined; skipped")
+            continue
+        err = float(np.linalg.norm(got - mean))
+        ratios[seed] = err / spread
+        sizes.add(len(mean))
+        norm = float(np.linalg.norm(mean))
+        corr = (
+            float(np.corrcoef(got, mean)[0, 1])
+            if len(mean) > 1 and np.std(got) > 0 and np.std(mean) > 0
+            else math.nan
+        )
+        parts.append(
+            f"seed {seed}: r {ratios[seed]:.3g}, correlation {corr:.3f}, relative L2 error "
+            + (f"{err / norm:.3g}" if norm > 0 else "n/a")
+        )
+    if not ratios:
+        return Measurement(math.nan, "; ".join(["no network with paired weights", *parts]))
+    r = np.array(list(ratios.values()))
+    kp = "/".join(str(v) for v in sorted(sizes))
+    built_in = (
+        f"; r far below 1 (< {BUILT_IN_RATIO:g}): the learned weights sit much closer to the "
+        "predicted mean than the predicted fluctuation, as when the theory's class statistics "
+        "come from the fit points themselves (the match is then built in, not predicted)"
+        if r.max() < BUILT_IN_RATIO
+        else ""
+    )
+    return Measurement(
+        float(r.mean()),
+        f"{len(r)} network(s), {kp} weights each (classes × coordinates); mean r {r.mean():.3g}"
+        + (f" ± {r.std(ddof=1):.2g} (SD over networks)" if len(r) > 1 else "")
+        + "; "
+        + "; ".join(parts)
+        + built_in,
+        samples=tuple(r),
+    )
+
+
+def features_logits(frame: pd.DataFrame) -> Measurement:
+    """C3-logits: per network, the mean over (true class, logit) of ``|measured − predicted
+    mean| / predicted std`` of the test logits (``logit_moments`` panel; pairs with a zero
+    predicted std are left out and counted in the detail); samples: one value per network. The
+    detail adds per network the mean ratio measured / predicted std."""
+    lm = _with_seed(frame)
+    lm = lm[lm["panel"] == "logit_moments"]
+    if lm.empty:
+        return Measurement(math.nan, "the Fig. 5 frame has no logit_moments rows")
+    key = ["true_class", "output"]
+    gaps, sizes, parts = {}, set(), []
+    for seed, g in lm.groupby("seed", sort=True):
+        th = g[g["source"] == "theory"].set_index(key)
+        pr = g[g["source"] == "practice"].set_index(key)
+        common = th.index.intersection(pr.index)
+        sd = th.loc[common, "std"].astype(float)
+        ok = sd[np.isfinite(sd) & (sd > 0)].index
+        if len(ok) == 0:
+            continue
+        th_sd = th.loc[ok, "std"].astype(float)
+        z = (pr.loc[ok, "value"].astype(float) - th.loc[ok, "value"].astype(float)).abs() / th_sd
+        ratio = pr.loc[ok, "std"].astype(float) / th_sd
+        gaps[seed] = float(z.mean())
+        sizes.add(len(ok))
+        dropped = len(common) - len(ok)
+        parts.append(
+            f"seed {seed}: mean |gap| {gaps[seed]:.3g} predicted std (largest {z.max():.3g}), "
+            f"std measured/predicted {ratio.mean():.3g} (range {ratio.min():.3g}–"
+            f"{ratio.max():.3g})"
+            + (f", {dropped} pair(s) with zero predicted std" if dropped else "")
+        )
+    if not gaps:
+        return Measurement(math.nan, "no network with both measured and predicted logit moments")
+    z = np.array(list(gaps.values()))
+    return Measurement(
+        float(z.mean()),
+        f"{len(z)} network(s), {'/'.join(str(v) for v in sorted(sizes))} (true class, logit) "
+        f"pairs each; mean {z.mean():.3g} predicted std; " + "; ".join(parts),
+        samples=tuple(z),
+    )
+
+
 # ----------------------------------------------------------------------------- table
 
 
@@ -476,6 +641,8 @@ def evaluate_seddik_claims(
     max_gap_points: float,
     ridge_n_gap: float,
     alpha: float = 0.05,
+    weight_ratio_bar: float = WEIGHT_RATIO_BAR,
+    logit_gap_bar: float = LOGIT_GAP_BAR,
 ) -> pd.DataFrame:
     """The claims table (premises first, the sanity row last); columns of
     :data:`softmax_ood.analysis.claims.COLUMNS`."""
@@ -486,11 +653,12 @@ def evaluate_seddik_claims(
         "S1": ridge_sanity(validation),
         "C1": gap_over(fig2, "p", max_gap_points, alpha),
         "C2": gap_over(fig4, "n", max_gap_points, alpha),
+        "C3-weights": features_weights(fig5),
+        "C3-logits": features_logits(fig5),
         "C3": features_gap(fig5, max_gap_points, alpha),
     }
-    return evaluate_claims(
-        PAPER, claim_specs(max_gap_points, ridge_n_gap), measurements, alpha=alpha
-    )
+    specs = claim_specs(max_gap_points, ridge_n_gap, weight_ratio_bar, logit_gap_bar)
+    return evaluate_claims(PAPER, specs, measurements, alpha=alpha)
 
 
 def claims_table(frames: dict, bars: dict) -> pd.DataFrame:
@@ -499,14 +667,23 @@ def claims_table(frames: dict, bars: dict) -> pd.DataFrame:
     return evaluate_seddik_claims(**frames, **bars)
 
 
-def claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
+def claim_specs(
+    max_gap_points: float,
+    ridge_n_gap: float,
+    weight_ratio_bar: float = WEIGHT_RATIO_BAR,
+    logit_gap_bar: float = LOGIT_GAP_BAR,
+) -> list[ClaimSpec]:
     """:func:`_claim_specs` with what decided each row's settings and what confirms it."""
     from ...analysis.selection import annotate
 
+    paper = "the paper's n, p and lambda (each cited in the config)"
     selection = {
-        "*": f"fixed in advance: the +- {max_gap_points:g}-point bar, the paper's n, p and "
-        "lambda (each cited in the config), the class pair (a documented confusable pair)"
+        "C3-weights": f"fixed in advance: the bar {weight_ratio_bar:g} x the theory's own "
+        f"predicted fluctuation of the weights (r = 1 when the theory is right), {paper}",
+        "C3-logits": f"fixed in advance: the bar {logit_gap_bar:g} predicted standard deviation "
+        f"of a test logit, {paper}",
+        "*": f"fixed in advance: the +- {max_gap_points:g}-point bar, {paper}, the class pair "
+        "(a documented confusable pair)",
     }
-    return annotate(
-        _claim_specs(max_gap_points, ridge_n_gap), selection, "every configured seed x test points"
-    )
+    specs = _claim_specs(max_gap_points, ridge_n_gap, weight_ratio_bar, logit_gap_bar)
+    return annotate(specs, selection, "every configured seed x test points")

@@ -14,6 +14,8 @@ from softmax_ood.studies.seddik.claims import (
     binomial_tost,
     evaluate_seddik_claims,
     features_gap,
+    features_logits,
+    features_weights,
     gap_over,
     informative,
     ridge_sanity,
@@ -108,13 +110,23 @@ def test_claims_table_premises_first_and_verdicts():
         "validation": validation_frame(1e-4),
     }
     c = evaluate_seddik_claims(**good, max_gap_points=2.0, ridge_n_gap=1.0, alpha=0.05)
-    assert list(c["claim_id"]) == ["P1", "P2", "P3", "C1", "C2", "C3", "S1"]
-    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 3 + ["sanity"]
+    assert list(c["claim_id"]) == [
+        "P1",
+        "P2",
+        "P3",
+        "C1",
+        "C2",
+        "C3-weights",
+        "C3-logits",
+        "C3",
+        "S1",
+    ]
+    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 5 + ["sanity"]
     v = dict(zip(c["claim_id"], c["verdict"], strict=True))
     assert v["C1"] == "holds" and v["C2"].startswith("does not hold")
-    assert (
-        v["P3"].startswith("does not hold") and v["C3"] == "cannot test: premise P3 does not hold"
-    )
+    assert v["P3"].startswith("does not hold")
+    for cid in ("C3", "C3-weights", "C3-logits"):
+        assert v[cid] == "cannot test: premise P3 does not hold"
     assert v["S1"] == "sanity check passes" and not c.set_index("claim_id").loc["S1", "supports"]
     assert c.loc[c["kind"] == "claim", "power"].notna().all()
     bad = evaluate_seddik_claims(
@@ -137,3 +149,72 @@ def test_fig5_frame_of_one_network_without_seed_column():
     f = features_frame(0.9, 0.9).query("seed == 0").drop(columns="seed")
     assert features_gap(f, 2.0).n == 5000
     assert isinstance(f, pd.DataFrame)
+
+
+def _fig5_row(cid: str, fig5: pd.DataFrame) -> pd.Series:
+    return (
+        evaluate_seddik_claims(
+            accuracy_frame("p", [25], [0.62], 0.0),
+            accuracy_frame("n", [20], [0.93], 0.0),
+            fig5,
+            validation_frame(1e-4),
+            max_gap_points=2.0,
+            ridge_n_gap=1.0,
+            alpha=0.05,
+        )
+        .set_index("claim_id")
+        .loc[cid]
+    )
+
+
+def test_weights_ratio_is_the_error_in_units_of_the_predicted_fluctuation():
+    # practice = theory exactly: r = 0 for every network; five networks make the sign test
+    # significant (0.5**5), so the claim holds
+    f = features_frame(0.9, 0.9, networks=5, weight_offset=0)
+    m = features_weights(f)
+    assert m.value == 0 and m.samples == (0.0,) * 5
+    assert "correlation 1.000, relative L2 error 0" in m.detail and "built in" in m.detail
+    assert _fig5_row("C3-weights", f)["verdict"] == "holds"
+    # by hand: every weight one predicted std off (signs alternating) -> r = 1 exactly
+    g = features_frame(0.9, 0.9, networks=1).query("seed == 0").copy()
+    th = g[(g["panel"] == "weights") & (g["source"] == "theory")].sort_values(["output", "index"])
+    pr = g[(g["panel"] == "weights") & (g["source"] == "practice")]
+    pr = pr.sort_values(["output", "index"])
+    err = np.linalg.norm(pr["value"].to_numpy() - th["value"].to_numpy())
+    by_hand = err / np.sqrt((th["theory_std"].to_numpy() ** 2).sum())
+    assert by_hand == pytest.approx(0.9) and features_weights(g).value == pytest.approx(by_hand)
+    corr = np.corrcoef(pr["value"], th["value"])[0, 1]
+    assert f"correlation {corr:.3f}" in features_weights(g).detail
+    # practice offset by 5 predicted stds: r = 5 per network, significantly above the bar 2
+    row = _fig5_row("C3-weights", features_frame(0.9, 0.9, weight_offset=5))
+    assert row["value"] == pytest.approx(5.0) and row["n"] == 3
+    assert row["verdict"].startswith("does not hold (the opposite is significant")
+    assert row["threshold"] == 2.0 and row["effect"] == 1.0 and 0 <= row["power"] <= 1
+
+
+def test_weights_ratio_needs_paired_weights():
+    f = features_frame(0.9, 0.9)
+    assert math.isnan(features_weights(f[f["panel"] != "weights"]).value)
+    drop = f.index[(f["panel"] == "weights") & (f["source"] == "practice") & (f["seed"] == 1)]
+    m = features_weights(f.drop(drop[:1]))
+    assert m.n == 2 and "seed 1: learned and predicted weights do not pair up" in m.detail
+
+
+def test_logit_gap_is_the_mean_standardised_gap_of_the_logit_means():
+    f = features_frame(0.9, 0.9, networks=5, logit_offset=0, std_ratio=1.2)
+    m = features_logits(f)
+    assert m.value == 0 and m.n == 5 and "std measured/predicted 1.2 " in m.detail
+    assert _fig5_row("C3-logits", f)["verdict"] == "holds"
+    g = features_frame(0.9, 0.9, logit_offset=0.3)  # networks at 0.2, 0.3, 0.4 stds
+    m = features_logits(g)
+    assert m.samples == pytest.approx((0.2, 0.3, 0.4)) and m.value == pytest.approx(0.3)
+    # one network's means one predicted std off everywhere: its statistic is 1
+    lm = g[(g["seed"] == 0) & (g["panel"] == "logit_moments")]
+    th = lm[lm["source"] == "theory"].set_index(["true_class", "output"])
+    pr = lm[lm["source"] == "practice"].set_index(["true_class", "output"])
+    by_hand = ((pr["value"] - th["value"]).abs() / th["std"]).mean()
+    assert m.samples[0] == pytest.approx(by_hand)
+    row = _fig5_row("C3-logits", features_frame(0.9, 0.9, logit_offset=1.0))
+    assert row["verdict"].startswith("does not hold (the opposite is significant")
+    assert row["threshold"] == 0.5 and row["effect"] == 0.5
+    assert math.isnan(features_logits(g[g["panel"] != "logit_moments"]).value)

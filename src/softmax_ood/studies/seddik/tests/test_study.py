@@ -80,7 +80,7 @@ def test_runs_are_the_fig5_networks():
 
 def test_claim_specs_are_the_claims_table_ids():
     ids = [s.id for s in study.claim_specs(make_config())]
-    assert ids == ["P1", "P2", "P3", "C1", "C2", "C3", "S1"]
+    assert ids == ["P1", "P2", "P3", "C1", "C2", "C3-weights", "C3-logits", "C3", "S1"]
     kinds = {s.id: s.kind for s in study.claim_specs(make_config())}
     assert kinds["S1"] == "sanity" and kinds["P1"] == "premise" and kinds["C2"] == "claim"
 
