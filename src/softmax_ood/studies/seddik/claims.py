@@ -17,6 +17,13 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
 * ``S1`` (sanity): with the squared loss the fixed point reproduces the ridge closed form
   (Marchenko–Pastur) up to O(1/n). Both sides are deterministic computations (no sample), so it
   is a check of the implementation, true by construction when the code is right: a sanity row.
+* ``S2`` (sanity): Fig. 5's class statistics are independent of the classifier and of its test
+  points: none of the points behind the theory's class means and covariances is a fit or test
+  point (``statistics`` panel of the Fig. 5 frame). True by construction with
+  ``seddik.fig5.stats_from: independent``; with ``train`` the learned weights are almost a
+  function of the statistics (r far below 1: the weights match is built in), with ``all`` the
+  test points feed the theory too, so C3-weights, C3-logits and C3 rest on S2 and read
+  "cannot test" there.
 * ``C1``: Fig. 2, Gaussian mixtures: the mean over ``p`` of the signed gap theory − practice.
   Samples: one per seed (each seed draws every training and test set anew).
 * ``C2``: the same on digits (Fig. 4) over the training sizes ``n``. The population is the
@@ -25,7 +32,10 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
 * ``C3-weights``: Fig. 5 (left), network features: the learned weights against the theory's
   predicted mean and spread. Per network (seed) ``r = ‖w − E w‖₂ / √(Σ Var w)`` over every class
   and coordinate, the error in units of the theory's own predicted fluctuation: if the theory's
-  mean and covariance are right, ``E r² = 1`` (``r ≈ 1``). Claim: the mean ``r`` over networks
+  mean and covariance are right, ``E r² = 1`` (``r ≈ 1``); with statistics estimated from
+  ``n_stats`` independent points the predicted mean carries their sampling error too, about
+  ``r ≈ √(1 + n/n_stats)`` (√2 for as many statistics as fit points, on a Gaussian mixture
+  where the theory is exact: ``test_independent_statistics_put_r_near_sqrt2``). Claim: the mean ``r`` over networks
   lies below :data:`WEIGHT_RATIO_BAR` (twice the predicted fluctuation), one-sided t-test over
   networks (samples: one ``r`` per network); the paper's effect: ``r = 1`` (the theory exact),
   i.e. 1 below the bar. The detail gives per network the correlation of the learned with the
@@ -72,6 +82,7 @@ __all__ = [
     "informative",
     "ridge_sanity",
     "score_moments",
+    "statistics_independent",
 ]
 
 PAPER = "Seddik et al. 2021"
@@ -162,7 +173,7 @@ def _claim_specs(
             "one-sided t-test over networks (one r per network)",
             threshold=weight_ratio_bar,
             direction="<",
-            requires=("S1", "P3"),
+            requires=("S1", "S2", "P3"),
             effect=weight_ratio_bar - 1.0,
         ),
         ClaimSpec(
@@ -176,7 +187,7 @@ def _claim_specs(
             "value per network)",
             threshold=logit_gap_bar,
             direction="<",
-            requires=("S1", "P3"),
+            requires=("S1", "S2", "P3"),
             effect=logit_gap_bar,
         ),
         ClaimSpec(
@@ -189,7 +200,7 @@ def _claim_specs(
             "p = the largest (every network)",
             threshold=b,
             direction="<",
-            requires=("S1", "P3"),
+            requires=("S1", "S2", "P3"),
             effect=0.0,
             test="equivalence",
         ),
@@ -201,6 +212,18 @@ def _claim_specs(
             "n × largest relative |fixed point − closed form| over λ, classes and (m, σ, test "
             "accuracy)",
             threshold=ridge_n_gap,
+            direction="<=",
+            kind="sanity",
+        ),
+        ClaimSpec(
+            "S2",
+            "Fig. 5: the theory's class statistics are independent of the classifier: none of "
+            "the points behind its class means and covariances is a fit or test point (the "
+            "paper's come from independent draws; from the fit points the weights match is "
+            "built in). True by construction with stats_from: independent",
+            "largest over networks of the share of the statistics' points that are also fit or "
+            "test points",
+            threshold=0.0,
             direction="<=",
             kind="sanity",
         ),
@@ -237,6 +260,43 @@ def ridge_sanity(validation: pd.DataFrame) -> Measurement:
         f"of class {worst['cls']} at λ={worst['lam']:g} ({worst['theory']:.6g} vs "
         f"{worst['reference']:.6g}); deterministic on both sides, so no test",
     )
+
+
+def statistics_independent(frame: pd.DataFrame) -> Measurement:
+    """S2: per network, the share of the points behind the theory's class statistics that are
+    also fit or test points (the Fig. 5 frame's ``statistics`` panel); the value is the largest
+    share over networks (0: independent statistics). The detail gives the statistics' size and
+    smallest class per network. A frame without that panel (made before it existed) gives an
+    undefined statistic."""
+    st = _with_seed(frame)
+    st = st[st["panel"] == "statistics"] if "panel" in st.columns else st.iloc[:0]
+    if st.empty:
+        return Measurement(
+            math.nan,
+            "the Fig. 5 frame does not record where the theory's class statistics come from",
+        )
+    shares, parts = [], []
+    for seed, g in st.groupby("seed", sort=True):
+        size = g[(g["split"] == "stats") & (g["cls"] == "all")]["n_points"]
+        per_class = g[(g["split"] == "stats") & (g["cls"] != "all")]["n_points"]
+        fit = g.loc[g["split"] == "train", "value"].astype(float).sum()
+        test = g.loc[g["split"] == "test", "value"].astype(float).sum()
+        total = float(size.iloc[0]) if len(size) else math.nan
+        shares.append((fit + test) / total if total > 0 else math.nan)
+        parts.append(
+            f"seed {seed}: {int(total) if math.isfinite(total) else 'n/a'} points"
+            + (f" (smallest class {int(per_class.min())})" if len(per_class) else "")
+            + f", {int(fit)} of them fit points, {int(test)} test points"
+        )
+    value = float(np.max(shares)) if not np.any(np.isnan(shares)) else math.nan
+    what = (
+        "independent of the fit and test parts"
+        if value == 0
+        else "shared with the classifier's own points: the weights match is built in"
+        if value > 0
+        else "undefined"
+    )
+    return Measurement(value, f"class statistics {what}; " + "; ".join(parts))
 
 
 # ----------------------------------------------------------------------------- Figs. 2 and 4
@@ -651,6 +711,7 @@ def evaluate_seddik_claims(
         "P2": informative(fig4, "n"),
         "P3": features_informative(fig5, max_gap_points),
         "S1": ridge_sanity(validation),
+        "S2": statistics_independent(fig5),
         "C1": gap_over(fig2, "p", max_gap_points, alpha),
         "C2": gap_over(fig4, "n", max_gap_points, alpha),
         "C3-weights": features_weights(fig5),
@@ -678,6 +739,8 @@ def claim_specs(
 
     paper = "the paper's n, p and lambda (each cited in the config)"
     selection = {
+        "S2": "by construction: seddik.fig5.stats_from (independent: a part of the pooled "
+        "features disjoint from the fit and test parts)",
         "C3-weights": f"fixed in advance: the bar {weight_ratio_bar:g} x the theory's own "
         f"predicted fluctuation of the weights (r = 1 when the theory is right), {paper}",
         "C3-logits": f"fixed in advance: the bar {logit_gap_bar:g} predicted standard deviation "

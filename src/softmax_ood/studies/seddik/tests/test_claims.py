@@ -20,6 +20,7 @@ from softmax_ood.studies.seddik.claims import (
     informative,
     ridge_sanity,
     score_moments,
+    statistics_independent,
 )
 from softmax_ood.studies.seddik.experiments import fig4_frame
 from softmax_ood.studies.seddik.tests.controls import (
@@ -120,8 +121,9 @@ def test_claims_table_premises_first_and_verdicts():
         "C3-logits",
         "C3",
         "S1",
+        "S2",
     ]
-    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 5 + ["sanity"]
+    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 5 + ["sanity"] * 2
     v = dict(zip(c["claim_id"], c["verdict"], strict=True))
     assert v["C1"] == "holds" and v["C2"].startswith("does not hold")
     assert v["P3"].startswith("does not hold")
@@ -198,6 +200,28 @@ def test_weights_ratio_needs_paired_weights():
     drop = f.index[(f["panel"] == "weights") & (f["source"] == "practice") & (f["seed"] == 1)]
     m = features_weights(f.drop(drop[:1]))
     assert m.n == 2 and "seed 1: learned and predicted weights do not pair up" in m.detail
+
+
+def test_statistics_shared_with_the_fit_points_gate_every_fig5_claim():
+    """S2: independent statistics pass; statistics of the fit points (stats_from: train) fail it,
+    and C3-weights, C3-logits and C3 then cannot be tested however well they match."""
+    good = statistics_independent(features_frame(0.9, 0.9))
+    assert good.value == 0 and "independent of the fit and test parts" in good.detail
+    assert "seed 0: 5000 points (smallest class 1000), 0 of them fit points" in good.detail
+    assert _fig5_row("S2", features_frame(0.9, 0.9))["verdict"] == "sanity check passes"
+    built_in = features_frame(0.9, 0.9, networks=5, weight_offset=0, shared=2500)
+    m = statistics_independent(built_in)
+    assert m.value == 0.5 and "the weights match is built in" in m.detail
+    assert _fig5_row("S2", built_in)["verdict"] == "sanity check fails"
+    for cid in ("C3-weights", "C3-logits", "C3"):
+        row = _fig5_row(cid, built_in)
+        assert row["verdict"] == "cannot test: premise S2 does not hold" and not row["supports"]
+    # a frame that does not record its statistics cannot pass S2
+    old = built_in[built_in["panel"] != "statistics"]
+    assert math.isnan(statistics_independent(old).value)
+    assert (
+        _fig5_row("C3-weights", old)["verdict"] == "cannot test: premise S2 could not be evaluated"
+    )
 
 
 def test_logit_gap_is_the_mean_standardised_gap_of_the_logit_means():
