@@ -59,6 +59,7 @@ def features_frame(
     logit_offset: float = 0.1,
     std_ratio: float = 1.0,
     shared: int = 0,
+    n_fit: int | None = 5000,
 ):
     """Fig. 5 rows for ``networks`` networks: test accuracy (theory, practice); weights (``k``
     classes × ``p`` coordinates) whose learned values lie ``weight_offset`` (+ the network's
@@ -66,7 +67,8 @@ def features_frame(
     ``r`` is exactly that distance; logit moments whose measured means lie ``logit_offset``
     (+ spread) predicted stds from the predicted ones, measured std = ``std_ratio`` × predicted;
     class statistics from ``n_points`` points of which ``shared`` are fit points (0: an
-    independent part)."""
+    independent part); ``n_fit`` fit points (the fit part's accuracy row; ``None``: no such
+    row)."""
     rows = []
     sign = np.where(np.arange(k * p) % 2 == 0, 1.0, -1.0).reshape(k, p)
     for seed in range(networks):
@@ -89,6 +91,18 @@ def features_frame(
                 "n_points": n_points,
             },
         ]
+        if n_fit is not None:
+            rows.append(
+                {
+                    "seed": seed,
+                    "panel": "accuracy",
+                    "source": "practice",
+                    "split": "train",
+                    "cls": "all",
+                    "value": practice,
+                    "n_points": n_fit,
+                }
+            )
         stats = {"seed": seed, "panel": "statistics", "source": "theory", "n_points": n_points}
         rows += [
             {**stats, "split": "stats", "cls": "all"},

@@ -10,9 +10,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from softmax_ood.analysis.claims import t_power
 from softmax_ood.studies.seddik.claims import (
     binomial_tost,
     evaluate_seddik_claims,
+    expected_weight_ratio,
     features_gap,
     features_logits,
     features_weights,
@@ -191,7 +193,41 @@ def test_weights_ratio_is_the_error_in_units_of_the_predicted_fluctuation():
     row = _fig5_row("C3-weights", features_frame(0.9, 0.9, weight_offset=5))
     assert row["value"] == pytest.approx(5.0) and row["n"] == 3
     assert row["verdict"].startswith("does not hold (the opposite is significant")
-    assert row["threshold"] == 2.0 and row["effect"] == 1.0 and 0 <= row["power"] <= 1
+    assert row["threshold"] == 2.0 and row["effect"] == pytest.approx(2 - math.sqrt(2))
+    assert 0 <= row["power"] <= 1
+
+
+@pytest.mark.parametrize("n_fit, n_stats", [(5000, 5000), (5000, 1000), (500, 10000)])
+def test_weights_power_is_at_the_exact_theory_ratio(n_fit, n_stats):
+    """C3-weights' power and effect use the r an exact theory gives with independent statistics
+    of n_stats points and n_fit fit points, sqrt(1 + n_fit/n_stats), read from the frame."""
+    expected = math.sqrt(1 + n_fit / n_stats)
+    f = features_frame(0.9, 0.9, networks=5, n_points=n_stats, n_fit=n_fit)
+    assert expected_weight_ratio(f) == pytest.approx(expected)
+    m = features_weights(f, bar=2.0, alpha=0.05)
+    assert f"power at the exact-theory r = √(1 + n_fit/n_stats) = {expected:.3g}" in m.detail
+    sd = float(np.std(m.samples, ddof=1))
+    want = (
+        t_power(2.0 - expected, sd, 5, 0.05)
+        if expected < 2
+        else float(stats.nct.sf(stats.t.ppf(0.95, 4), 4, (2.0 - expected) / sd * math.sqrt(5)))
+    )
+    assert m.power == pytest.approx(want)
+    row = _fig5_row("C3-weights", f)
+    assert row["effect"] == pytest.approx(2.0 - expected) and row["power"] == pytest.approx(want)
+    # an exact theory at or above the bar: the power is at most alpha, and the detail says so
+    assert (m.power <= 0.05) == (expected >= 2) and ("even an exact theory" in m.detail) == (
+        expected >= 2
+    )
+
+
+def test_weights_power_needs_independent_statistics_and_sizes():
+    for f in (
+        features_frame(0.9, 0.9, n_fit=None),
+        features_frame(0.9, 0.9, shared=100),
+    ):
+        assert math.isnan(expected_weight_ratio(f)) and math.isnan(features_weights(f).power)
+        assert "no exact-theory r" in features_weights(f).detail
 
 
 def test_weights_ratio_needs_paired_weights():

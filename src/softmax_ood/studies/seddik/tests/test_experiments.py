@@ -175,7 +175,7 @@ def test_independent_statistics_put_r_near_sqrt2():
     weights far closer to the predicted mean than the predicted fluctuation (r < 0.1: built
     in); statistics from as many independent points give r near sqrt(2) (their own sampling
     error adds about as much as the classifier's); from 20x as many, r near 1."""
-    from softmax_ood.studies.seddik.claims import features_weights
+    from softmax_ood.studies.seddik.claims import expected_weight_ratio, features_weights
     from softmax_ood.studies.seddik.practice import structured_mixture
 
     spec = structured_mixture(32, k=3, mean_norm=2.0)
@@ -202,6 +202,8 @@ def test_independent_statistics_put_r_near_sqrt2():
             k=3,
         )
         r[m] = features_weights(f).value
+        # the power's exact-theory r, read from the frame's own sizes (n fit, m statistics)
+        assert expected_weight_ratio(f) == pytest.approx(np.sqrt(1 + n / m))
     assert r["train"] < 0.1
     assert 1.2 < r[n] < 1.7
     assert 0.85 < r[20 * n] < 1.15
