@@ -17,12 +17,41 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
 * ``S1`` (sanity): with the squared loss the fixed point reproduces the ridge closed form
   (Marchenko–Pastur) up to O(1/n). Both sides are deterministic computations (no sample), so it
   is a check of the implementation, true by construction when the code is right: a sanity row.
+* ``S2`` (sanity): Fig. 5's class statistics are independent of the classifier and of its test
+  points: none of the points behind the theory's class means and covariances is a fit or test
+  point (``statistics`` panel of the Fig. 5 frame). True by construction with
+  ``seddik.fig5.stats_from: independent``; with ``train`` the learned weights are almost a
+  function of the statistics (r far below 1: the weights match is built in), with ``all`` the
+  test points feed the theory too, so C3-weights, C3-logits and C3 rest on S2 and read
+  "cannot test" there.
 * ``C1``: Fig. 2, Gaussian mixtures: the mean over ``p`` of the signed gap theory − practice.
   Samples: one per seed (each seed draws every training and test set anew).
 * ``C2``: the same on digits (Fig. 4) over the training sizes ``n``. The population is the
   balanced digit pool (its class statistics feed the theory); a seed draws the training points
   and tests on the rest.
-* ``C3``: Fig. 5, network features (k classes), one trained network per seed: per network an
+* ``C3-weights``: Fig. 5 (left), network features: the learned weights against the theory's
+  predicted mean and spread. Per network (seed) ``r = ‖w − E w‖₂ / √(Σ Var w)`` over every class
+  and coordinate, the error in units of the theory's own predicted fluctuation: if the theory's
+  mean and covariance are right, ``E r² = 1`` (``r ≈ 1``); with statistics estimated from
+  ``n_stats`` independent points the predicted mean carries their sampling error too, about
+  ``r ≈ √(1 + n/n_stats)`` (√2 for as many statistics as fit points, on a Gaussian mixture
+  where the theory is exact: ``test_independent_statistics_put_r_near_sqrt2``). Claim: the mean ``r`` over networks
+  lies below :data:`WEIGHT_RATIO_BAR` (twice the predicted fluctuation), one-sided t-test over
+  networks (samples: one ``r`` per network); the effect at which the power is computed: the
+  ``r`` an exact theory gives with the frame's own sizes, ``√(1 + n_fit/n_stats)``
+  (:func:`expected_weight_ratio`: ``n_fit`` from the fit part's accuracy row, ``n_stats`` from
+  the ``statistics`` panel), i.e. ``bar − √(1 + n_fit/n_stats)`` below the bar (undefined, so
+  no power, when the statistics are not independent of the classifier). The detail gives per
+  network the correlation of the learned with the predicted weights and their relative L2
+  error.
+* ``C3-logits``: Fig. 5 (middle, right): the law of the test logits. Per network, the mean over
+  (true class, logit) of ``|measured mean − predicted mean| / predicted std`` of the test
+  logits (``logit_moments`` panel). Claim: below :data:`LOGIT_GAP_BAR` (half a predicted standard
+  deviation), one-sided t-test over networks; the paper's effect: 0 (the theory exact: the
+  measured mean then differs from the predicted one by sampling noise only), i.e. the bar's
+  distance from 0. The detail gives the mean ratio measured / predicted std.
+* ``C3``: an additional check, not drawn in Fig. 5 (the paper plots weights and logits, not
+  the accuracy): network features (k classes), one trained network per seed: per network an
   exact binomial TOST of its test accuracy against the network's own theory ± ``b``, with its
   ``1 − 2·alpha`` exact (Clopper–Pearson) interval of the gap; the claim holds for the networks
   only if it holds for each (intersection–union test: p = the largest network p, valid whatever
@@ -42,7 +71,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, tost_power
+from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, t_power, tost_power
 
 __all__ = [
     "PAPER",
@@ -51,18 +80,42 @@ __all__ = [
     "evaluate_seddik_claims",
     "features_gap",
     "features_informative",
+    "features_logits",
+    "features_weights",
+    "expected_weight_ratio",
     "gap_over",
     "informative",
     "ridge_sanity",
     "score_moments",
+    "statistics_independent",
 ]
 
 PAPER = "Seddik et al. 2021"
+#: C3-weights' bar, fixed in advance from the theory's own units: the learned weights' error
+#: ``‖w − E w‖₂`` is ``√(Σ Var w)`` when the predicted mean and spread are right (ratio ≈ 1);
+#: twice that is a theory whose mean or spread is off by its own fluctuation or more
+WEIGHT_RATIO_BAR = 2.0
+#: C3-logits' bar: half a predicted standard deviation of a test logit (mean over true classes
+#: and logits); the theory exact puts the measured mean within sampling noise of the predicted
+LOGIT_GAP_BAR = 0.5
+#: below this C3-weights' detail says the match looks built in (r ≈ 1 when the theory is right)
+BUILT_IN_RATIO = 0.1
 TRIVIAL = "guessing (100/k %) and perfect (100 %)"
 
 
-def _claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
+def _claim_specs(
+    max_gap_points: float,
+    ridge_n_gap: float,
+    weight_ratio_bar: float = WEIGHT_RATIO_BAR,
+    logit_gap_bar: float = LOGIT_GAP_BAR,
+    weight_ratio_expected: float | None = None,
+) -> list[ClaimSpec]:
     b = max_gap_points
+    r_exact = (
+        weight_ratio_expected
+        if weight_ratio_expected is not None and math.isfinite(weight_ratio_expected)
+        else None
+    )
     informative_text = (
         "{fig}: the comparison is informative — the trained classifiers' test accuracy lies "
         f"more than the bar ({b:g} points) from both trivial predictions, {TRIVIAL}"
@@ -122,15 +175,43 @@ def _claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
             test="equivalence",
         ),
         ClaimSpec(
+            "C3-weights",
+            "Fig. 5 (left): on network features the trained classifier's weights lie where the "
+            "k-class theory puts them: their distance from the predicted mean is of the order "
+            f"of the predicted fluctuation (below {weight_ratio_bar:g} times it)",
+            "mean over networks of r = ‖w − predicted mean‖₂ / √(Σ predicted variance) over "
+            "classes and coordinates (≈ 1 when the predicted mean and spread are right); "
+            "one-sided t-test over networks (one r per network)",
+            threshold=weight_ratio_bar,
+            direction="<",
+            requires=("S1", "S2", "P3"),
+            effect=None if r_exact is None else weight_ratio_bar - r_exact,
+        ),
+        ClaimSpec(
+            "C3-logits",
+            "Fig. 5 (middle, right): on network features the test logits follow the Gaussian "
+            "law the k-class theory predicts: per true class and logit, the measured mean lies "
+            f"within {logit_gap_bar:g} predicted standard deviation of the predicted mean (on "
+            "average)",
+            "mean over networks of the mean over (true class, logit) of |measured − predicted "
+            "mean| / predicted std of the test logits; one-sided t-test over networks (one "
+            "value per network)",
+            threshold=logit_gap_bar,
+            direction="<",
+            requires=("S1", "S2", "P3"),
+            effect=logit_gap_bar,
+        ),
+        ClaimSpec(
             "C3",
-            "Fig. 5: on network features the k-class theory predicts the trained classifier's "
-            "test accuracy (within the bar, for every network)",
+            "Additional check, not drawn in Fig. 5 (the figure shows weights and logits): on "
+            "network features the k-class theory predicts the trained classifier's test "
+            "accuracy (within the bar, for every network)",
             "largest |theory − practice| test accuracy over networks, points; exact binomial "
             "TOST per network on its test points (90 % Clopper–Pearson interval of the gap), "
             "p = the largest (every network)",
             threshold=b,
             direction="<",
-            requires=("S1", "P3"),
+            requires=("S1", "S2", "P3"),
             effect=0.0,
             test="equivalence",
         ),
@@ -142,6 +223,18 @@ def _claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
             "n × largest relative |fixed point − closed form| over λ, classes and (m, σ, test "
             "accuracy)",
             threshold=ridge_n_gap,
+            direction="<=",
+            kind="sanity",
+        ),
+        ClaimSpec(
+            "S2",
+            "Fig. 5: the theory's class statistics are independent of the classifier: none of "
+            "the points behind its class means and covariances is a fit or test point (the "
+            "paper's come from independent draws; from the fit points the weights match is "
+            "built in). True by construction with stats_from: independent",
+            "largest over networks of the share of the statistics' points that are also fit or "
+            "test points",
+            threshold=0.0,
             direction="<=",
             kind="sanity",
         ),
@@ -178,6 +271,43 @@ def ridge_sanity(validation: pd.DataFrame) -> Measurement:
         f"of class {worst['cls']} at λ={worst['lam']:g} ({worst['theory']:.6g} vs "
         f"{worst['reference']:.6g}); deterministic on both sides, so no test",
     )
+
+
+def statistics_independent(frame: pd.DataFrame) -> Measurement:
+    """S2: per network, the share of the points behind the theory's class statistics that are
+    also fit or test points (the Fig. 5 frame's ``statistics`` panel); the value is the largest
+    share over networks (0: independent statistics). The detail gives the statistics' size and
+    smallest class per network. A frame without that panel (made before it existed) gives an
+    undefined statistic."""
+    st = _with_seed(frame)
+    st = st[st["panel"] == "statistics"] if "panel" in st.columns else st.iloc[:0]
+    if st.empty:
+        return Measurement(
+            math.nan,
+            "the Fig. 5 frame does not record where the theory's class statistics come from",
+        )
+    shares, parts = [], []
+    for seed, g in st.groupby("seed", sort=True):
+        size = g[(g["split"] == "stats") & (g["cls"] == "all")]["n_points"]
+        per_class = g[(g["split"] == "stats") & (g["cls"] != "all")]["n_points"]
+        fit = g.loc[g["split"] == "train", "value"].astype(float).sum()
+        test = g.loc[g["split"] == "test", "value"].astype(float).sum()
+        total = float(size.iloc[0]) if len(size) else math.nan
+        shares.append((fit + test) / total if total > 0 else math.nan)
+        parts.append(
+            f"seed {seed}: {int(total) if math.isfinite(total) else 'n/a'} points"
+            + (f" (smallest class {int(per_class.min())})" if len(per_class) else "")
+            + f", {int(fit)} of them fit points, {int(test)} test points"
+        )
+    value = float(np.max(shares)) if not np.any(np.isnan(shares)) else math.nan
+    what = (
+        "independent of the fit and test parts"
+        if value == 0
+        else "shared with the classifier's own points: the weights match is built in"
+        if value > 0
+        else "undefined"
+    )
+    return Measurement(value, f"class statistics {what}; " + "; ".join(parts))
 
 
 # ----------------------------------------------------------------------------- Figs. 2 and 4
@@ -464,6 +594,186 @@ def features_informative(frame: pd.DataFrame, bar_points: float) -> Measurement:
     )
 
 
+def _with_seed(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame if "seed" in frame.columns else frame.assign(seed=0)
+
+
+def _exact_theory_sizes(frame: pd.DataFrame) -> dict:
+    """Per network (seed): ``(n_fit, n_stats)`` — the fit part's size (``accuracy`` panel,
+    practice, ``split="train"``, ``cls="all"``: ``n_points``) and the class statistics' size
+    (``statistics`` panel, ``split="stats"``, ``cls="all"``: ``n_points``); only networks whose
+    statistics share no point with the fit or test part (S2's input) and that record both."""
+    f = _with_seed(frame)
+    if "panel" not in f.columns or "n_points" not in f.columns:
+        return {}
+    out = {}
+    for seed, g in f.groupby("seed", sort=True):
+        fit = g[(g["panel"] == "accuracy") & (g["source"] == "practice")]
+        fit = fit[(fit["split"] == "train") & (fit["cls"] == "all")]["n_points"].dropna()
+        st = g[g["panel"] == "statistics"]
+        size = st[(st["split"] == "stats") & (st["cls"] == "all")]["n_points"].dropna()
+        shared = st.loc[st["split"].isin(["train", "test"]), "value"].astype(float).sum()
+        if len(fit) and len(size) and float(size.iloc[0]) > 0 and shared == 0:
+            out[seed] = (int(fit.iloc[0]), int(size.iloc[0]))
+    return out
+
+
+def expected_weight_ratio(frame: pd.DataFrame) -> float:
+    """The C3-weights ratio ``r`` an exact theory gives on the Fig. 5 frame's own sizes: with
+    class statistics estimated on ``n_stats`` points independent of the ``n_fit`` fit points,
+    the predicted mean carries their sampling error too, ``E r ≈ √(1 + n_fit/n_stats)``
+    (measured on Gaussian mixtures: 1.42–1.51 at equal parts, 1.02–1.05 with 20× more
+    statistics points); the mean over networks. NaN when the frame does not record both sizes
+    or its statistics are not independent of the classifier (no exact-theory ``r`` then)."""
+    sizes = _exact_theory_sizes(frame)
+    if not sizes:
+        return math.nan
+    return float(np.mean([math.sqrt(1.0 + n_fit / n_stats) for n_fit, n_stats in sizes.values()]))
+
+
+def _power_below(bar: float, expected: float, samples, alpha: float) -> float:
+    """Power of the one-sided t-test "mean below ``bar``" when the true mean is ``expected``
+    (signed: at or above the bar the power is at most ``alpha``)."""
+    n = len(samples)
+    if n < 2 or not math.isfinite(expected):
+        return math.nan
+    sd = float(np.std(samples, ddof=1))
+    if bar - expected > 0:
+        return t_power(bar - expected, sd, n, alpha)
+    if not sd > 0:
+        return 0.0
+    crit = stats.t.ppf(1 - alpha, n - 1)
+    return float(stats.nct.sf(crit, n - 1, (bar - expected) / sd * math.sqrt(n)))
+
+
+def features_weights(
+    frame: pd.DataFrame, bar: float = WEIGHT_RATIO_BAR, alpha: float = 0.05
+) -> Measurement:
+    """C3-weights: per network, ``r = ‖w − E w‖₂ / √(Σ Var w)`` over every class and coordinate
+    (``weights`` panel: practice rows against the theory rows' ``value`` and ``theory_std``);
+    samples: one ``r`` per network. The power is the one-sided t-test's against ``bar`` when the
+    true mean is the exact theory's :func:`expected_weight_ratio` (n/a without it). The detail
+    adds per network the correlation of the learned with the predicted weights and the relative
+    L2 error ``‖w − E w‖₂ / ‖E w‖₂``, and the exact-theory ``r`` with its sizes."""
+    w = _with_seed(frame)
+    w = w[w["panel"] == "weights"]
+    if w.empty or "theory_std" not in w.columns:
+        return Measurement(math.nan, "the Fig. 5 frame has no weights rows with a theory_std")
+    key = ["output", "index"]
+    ratios, sizes, parts = {}, set(), []
+    for seed, g in w.groupby("seed", sort=True):
+        th = g[g["source"] == "theory"].set_index(key).sort_index()
+        pr = g[g["source"] == "practice"].set_index(key)["value"]
+        same = th.index.is_unique and pr.index.is_unique and th.index.equals(pr.index.sort_values())
+        if th.empty or not same:
+            parts.append(f"seed {seed}: learned and predicted weights do not pair up; skipped")
+            continue
+        mean = th["value"].to_numpy(dtype=float)
+        sd = th["theory_std"].to_numpy(dtype=float)
+        got = pr.loc[th.index].to_numpy(dtype=float)
+        spread = math.sqrt(float(np.sum(sd**2)))
+        if not spread > 0 or not np.all(np.isfinite(sd)):
+            parts.append(f"seed {seed}: the predicted spread is zero or undefined; skipped")
+            continue
+        err = float(np.linalg.norm(got - mean))
+        ratios[seed] = err / spread
+        sizes.add(len(mean))
+        norm = float(np.linalg.norm(mean))
+        corr = (
+            float(np.corrcoef(got, mean)[0, 1])
+            if len(mean) > 1 and np.std(got) > 0 and np.std(mean) > 0
+            else math.nan
+        )
+        parts.append(
+            f"seed {seed}: r {ratios[seed]:.3g}, correlation {corr:.3f}, relative L2 error "
+            + (f"{err / norm:.3g}" if norm > 0 else "n/a")
+        )
+    if not ratios:
+        return Measurement(math.nan, "; ".join(["no network with paired weights", *parts]))
+    r = np.array(list(ratios.values()))
+    kp = "/".join(str(v) for v in sorted(sizes))
+    built_in = (
+        f"; r far below 1 (< {BUILT_IN_RATIO:g}): the learned weights sit much closer to the "
+        "predicted mean than the predicted fluctuation, as when the theory's class statistics "
+        "come from the fit points themselves (the match is then built in, not predicted)"
+        if r.max() < BUILT_IN_RATIO
+        else ""
+    )
+    sizes = _exact_theory_sizes(frame)
+    expected = expected_weight_ratio(frame)
+    if sizes:
+        fits = "/".join(str(v) for v in sorted({a for a, _ in sizes.values()}))
+        stat = "/".join(str(v) for v in sorted({b for _, b in sizes.values()}))
+        exact = (
+            f"; power at the exact-theory r = √(1 + n_fit/n_stats) = {expected:.3g} (n_fit "
+            f"{fits}, n_stats {stat}: the statistics' own sampling error)"
+            + (
+                f", at or above the bar {bar:g}: even an exact theory fails with these parts "
+                "(raise seddik.fig5.stats_fraction)"
+                if expected >= bar
+                else ""
+            )
+        )
+    else:
+        exact = (
+            "; no exact-theory r (the frame does not record independent statistics and the fit "
+            "part's size): power n/a"
+        )
+    return Measurement(
+        float(r.mean()),
+        f"{len(r)} network(s), {kp} weights each (classes × coordinates); mean r {r.mean():.3g}"
+        + (f" ± {r.std(ddof=1):.2g} (SD over networks)" if len(r) > 1 else "")
+        + "; "
+        + "; ".join(parts)
+        + built_in
+        + exact,
+        samples=tuple(r),
+        power=_power_below(bar, expected, r, alpha),
+    )
+
+
+def features_logits(frame: pd.DataFrame) -> Measurement:
+    """C3-logits: per network, the mean over (true class, logit) of ``|measured − predicted
+    mean| / predicted std`` of the test logits (``logit_moments`` panel; pairs with a zero
+    predicted std are left out and counted in the detail); samples: one value per network. The
+    detail adds per network the mean ratio measured / predicted std."""
+    lm = _with_seed(frame)
+    lm = lm[lm["panel"] == "logit_moments"]
+    if lm.empty:
+        return Measurement(math.nan, "the Fig. 5 frame has no logit_moments rows")
+    key = ["true_class", "output"]
+    gaps, sizes, parts = {}, set(), []
+    for seed, g in lm.groupby("seed", sort=True):
+        th = g[g["source"] == "theory"].set_index(key)
+        pr = g[g["source"] == "practice"].set_index(key)
+        common = th.index.intersection(pr.index)
+        sd = th.loc[common, "std"].astype(float)
+        ok = sd[np.isfinite(sd) & (sd > 0)].index
+        if len(ok) == 0:
+            continue
+        th_sd = th.loc[ok, "std"].astype(float)
+        z = (pr.loc[ok, "value"].astype(float) - th.loc[ok, "value"].astype(float)).abs() / th_sd
+        ratio = pr.loc[ok, "std"].astype(float) / th_sd
+        gaps[seed] = float(z.mean())
+        sizes.add(len(ok))
+        dropped = len(common) - len(ok)
+        parts.append(
+            f"seed {seed}: mean |gap| {gaps[seed]:.3g} predicted std (largest {z.max():.3g}), "
+            f"std measured/predicted {ratio.mean():.3g} (range {ratio.min():.3g}–"
+            f"{ratio.max():.3g})"
+            + (f", {dropped} pair(s) with zero predicted std" if dropped else "")
+        )
+    if not gaps:
+        return Measurement(math.nan, "no network with both measured and predicted logit moments")
+    z = np.array(list(gaps.values()))
+    return Measurement(
+        float(z.mean()),
+        f"{len(z)} network(s), {'/'.join(str(v) for v in sorted(sizes))} (true class, logit) "
+        f"pairs each; mean {z.mean():.3g} predicted std; " + "; ".join(parts),
+        samples=tuple(z),
+    )
+
+
 # ----------------------------------------------------------------------------- table
 
 
@@ -476,6 +786,8 @@ def evaluate_seddik_claims(
     max_gap_points: float,
     ridge_n_gap: float,
     alpha: float = 0.05,
+    weight_ratio_bar: float = WEIGHT_RATIO_BAR,
+    logit_gap_bar: float = LOGIT_GAP_BAR,
 ) -> pd.DataFrame:
     """The claims table (premises first, the sanity row last); columns of
     :data:`softmax_ood.analysis.claims.COLUMNS`."""
@@ -484,13 +796,17 @@ def evaluate_seddik_claims(
         "P2": informative(fig4, "n"),
         "P3": features_informative(fig5, max_gap_points),
         "S1": ridge_sanity(validation),
+        "S2": statistics_independent(fig5),
         "C1": gap_over(fig2, "p", max_gap_points, alpha),
         "C2": gap_over(fig4, "n", max_gap_points, alpha),
+        "C3-weights": features_weights(fig5, weight_ratio_bar, alpha),
+        "C3-logits": features_logits(fig5),
         "C3": features_gap(fig5, max_gap_points, alpha),
     }
-    return evaluate_claims(
-        PAPER, claim_specs(max_gap_points, ridge_n_gap), measurements, alpha=alpha
+    specs = claim_specs(
+        max_gap_points, ridge_n_gap, weight_ratio_bar, logit_gap_bar, expected_weight_ratio(fig5)
     )
+    return evaluate_claims(PAPER, specs, measurements, alpha=alpha)
 
 
 def claims_table(frames: dict, bars: dict) -> pd.DataFrame:
@@ -499,14 +815,31 @@ def claims_table(frames: dict, bars: dict) -> pd.DataFrame:
     return evaluate_seddik_claims(**frames, **bars)
 
 
-def claim_specs(max_gap_points: float, ridge_n_gap: float) -> list[ClaimSpec]:
-    """:func:`_claim_specs` with what decided each row's settings and what confirms it."""
+def claim_specs(
+    max_gap_points: float,
+    ridge_n_gap: float,
+    weight_ratio_bar: float = WEIGHT_RATIO_BAR,
+    logit_gap_bar: float = LOGIT_GAP_BAR,
+    weight_ratio_expected: float | None = None,
+) -> list[ClaimSpec]:
+    """:func:`_claim_specs` with what decided each row's settings and what confirms it;
+    ``weight_ratio_expected`` (:func:`expected_weight_ratio` of the Fig. 5 frame) sets
+    C3-weights' effect (``None``: no effect, power n/a)."""
     from ...analysis.selection import annotate
 
+    paper = "the paper's n, p and lambda (each cited in the config)"
     selection = {
-        "*": f"fixed in advance: the +- {max_gap_points:g}-point bar, the paper's n, p and "
-        "lambda (each cited in the config), the class pair (a documented confusable pair)"
+        "S2": "by construction: seddik.fig5.stats_from (independent: a part of the pooled "
+        "features disjoint from the fit and test parts)",
+        "C3-weights": f"fixed in advance: the bar {weight_ratio_bar:g} x the theory's own "
+        f"predicted fluctuation of the weights (r = sqrt(1 + n_fit/n_stats) when the theory is "
+        f"exact and its statistics independent), {paper}",
+        "C3-logits": f"fixed in advance: the bar {logit_gap_bar:g} predicted standard deviation "
+        f"of a test logit, {paper}",
+        "*": f"fixed in advance: the +- {max_gap_points:g}-point bar, {paper}, the class pair "
+        "(a documented confusable pair)",
     }
-    return annotate(
-        _claim_specs(max_gap_points, ridge_n_gap), selection, "every configured seed x test points"
+    specs = _claim_specs(
+        max_gap_points, ridge_n_gap, weight_ratio_bar, logit_gap_bar, weight_ratio_expected
     )
+    return annotate(specs, selection, "every configured seed x test points")

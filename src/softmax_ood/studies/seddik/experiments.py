@@ -35,6 +35,7 @@ __all__ = [
     "fig5_frame",
     "fig5_networks",
     "fit_test_split",
+    "pool_parts",
     "timing",
     "validation_frame",
 ]
@@ -356,6 +357,8 @@ def fig5_frame(
     row_norm: float | None = 0.1,
     center: bool = False,
     stats_from: str = "all",
+    features_stats=None,
+    y_stats=None,
     seed: int = 0,
     k: int | None = None,
     solver: dict | None = None,
@@ -364,9 +367,16 @@ def fig5_frame(
     """Fig. 5 for any feature matrices (rows = samples; labels ``0..k-1``, ``k >= 2``).
 
     Rows are rescaled to ``|x| = row_norm * sqrt(p)`` (the paper's 0.1; ``None`` keeps them),
-    optionally centred by the training mean; the theory (k-class Theorem 4.8) uses class
-    means/covariances of ``stats_from`` = ``"all"`` (train + test pooled, as the paper's
-    whole-dataset estimates) or ``"train"``, the training proportions and ``n``.
+    optionally centred by the training mean; the theory (k-class Theorem 4.8) uses the class
+    means/covariances of ``stats_from``:
+
+    * ``"independent"``: ``features_stats, y_stats``, points disjoint from the fit and test
+      points (the paper's statistics come from many draws, independent of the classifier);
+    * ``"train"``: the fit points themselves — the learned weights are then almost a function of
+      those statistics, so the weights match is built in (r far below 1);
+    * ``"all"``: fit and test points pooled (the test points then feed the theory too);
+
+    and the training (fit) proportions and ``n`` in every case.
 
     Long frame, ``panel`` in:
 
@@ -379,21 +389,46 @@ def fig5_frame(
       practice (measured over the class's test points, ``n_points``);
     * ``"accuracy"``: ``source, split, cls, value`` (theory "all" uses the split's proportions)
       and, on practice rows, ``n_points`` (the points behind the accuracy, for its binomial
-      interval).
+      interval);
+    * ``"statistics"``: where the theory's class statistics come from (:func:`_statistics_rows`):
+      ``split="stats"`` rows give the points behind them (``n_points``, per ``cls`` and "all");
+      ``split="train"`` / ``"test"`` rows give in ``value`` how many of those points are also
+      fit / test points (0 and 0 for ``"independent"``).
     """
     Xtr, Xte = _normalise(features_train, row_norm), _normalise(features_test, row_norm)
     ytr, yte = np.asarray(y_train, dtype=int), np.asarray(y_test, dtype=int)
+    if stats_from == "independent":
+        if features_stats is None or y_stats is None:
+            raise ValueError("stats_from 'independent' needs features_stats and y_stats")
+        Xst, yst = _normalise(features_stats, row_norm), np.asarray(y_stats, dtype=int)
+    elif stats_from in ("all", "train"):
+        if features_stats is not None or y_stats is not None:
+            raise ValueError(f"stats_from {stats_from!r} takes no features_stats / y_stats")
+        Xst, yst = None, None
+    else:
+        raise ValueError(f"stats_from must be 'independent', 'train' or 'all', got {stats_from!r}")
     if center:
         mean = Xtr.mean(0)
         Xtr, Xte = Xtr - mean, Xte - mean
+        Xst = None if Xst is None else Xst - mean
     k = int(k if k is not None else max(ytr.max(), yte.max()) + 1)
     n, p = Xtr.shape
     if stats_from == "all":
-        means, covs, _ = class_statistics(np.vstack([Xtr, Xte]), np.concatenate([ytr, yte]), k)
+        Xst, yst = np.vstack([Xtr, Xte]), np.concatenate([ytr, yte])
+        shared = {"train": len(ytr), "test": len(yte)}
     elif stats_from == "train":
-        means, covs, _ = class_statistics(Xtr, ytr, k)
+        Xst, yst = Xtr, ytr
+        shared = {"train": len(ytr), "test": 0}
     else:
-        raise ValueError(f"stats_from must be 'all' or 'train', got {stats_from!r}")
+        shared = {"train": 0, "test": 0}
+    per_class = np.bincount(yst, minlength=k)[:k]
+    if per_class.min() < 2:
+        raise ValueError(
+            f"the class statistics of Fig. 5 ({stats_from}) have {per_class.tolist()} points "
+            "per class; each class needs at least 2 (raise seddik.fig5.stats_fraction or pool "
+            "more splits)"
+        )
+    means, covs, _ = class_statistics(Xst, yst, k)
     gammas = np.bincount(ytr, minlength=k) / n
     th = _multiclass(
         f"Fig. 5 (features, k={k}, p={p}, n={n})",
@@ -479,6 +514,7 @@ def fig5_frame(
             rows.append({**r, "value": r.pop("accuracy")})
         for r in _theory_rows(per, w, panel="accuracy", source="theory", split=split):
             rows.append({**r, "value": r.pop("accuracy")})
+    rows += _statistics_rows(per_class, shared)
     frame = pd.DataFrame(rows)
     frame["true_class"] = frame["true_class"].astype("Int64")
     frame["output"] = frame["output"].astype("Int64")
@@ -501,6 +537,30 @@ def fig5_frame(
     return frame[cols]
 
 
+def _statistics_rows(per_class: np.ndarray, shared: dict) -> list[dict]:
+    """The ``statistics`` panel: the points behind the theory's class statistics (``split =
+    "stats"``, per class and "all", ``n_points``) and how many of them are also fit (``split =
+    "train"``) and test (``"test"``) points (``value``), so the claims can tell statistics
+    independent of the classifier from statistics that build the match in."""
+    base = {"panel": "statistics", "source": "theory"}
+    rows = [{**base, "split": "stats", "cls": "all", "n_points": int(per_class.sum())}]
+    rows += [
+        {**base, "split": "stats", "cls": str(c), "n_points": int(m)}
+        for c, m in enumerate(per_class)
+    ]
+    rows += [
+        {
+            **base,
+            "split": part,
+            "cls": "all",
+            "value": float(shared[part]),
+            "n_points": int(per_class.sum()),
+        }
+        for part in ("train", "test")
+    ]
+    return rows
+
+
 def fit_test_split(groups: np.ndarray, fit_fraction: float, seed: int) -> np.ndarray:
     """Boolean mask of the fit half: within every group (e.g. (ID split, class)),
     ``round(fit_fraction * size)`` members drawn without replacement (seeded), so the fit and
@@ -516,25 +576,69 @@ def fit_test_split(groups: np.ndarray, fit_fraction: float, seed: int) -> np.nda
     return mask
 
 
+def pool_parts(
+    groups: np.ndarray, fit_fraction: float, seed: int, stats_fraction: float | None = None
+) -> np.ndarray:
+    """The pool cut into disjoint parts, one label per member: ``"fit"``, ``"stats"``, ``"test"``.
+
+    Within every group (e.g. (ID split, class)): the fit part is :func:`fit_test_split`'s
+    (``round(fit_fraction * size)`` members, the same draw as without statistics); with
+    ``stats_fraction``, ``round(stats_fraction * size)`` of the group's other members are drawn
+    for the class statistics (a second seeded stream of ``seed``); the rest is the test part.
+    The three parts are disjoint and together the whole group, so each is a random draw from
+    one pool with the same mix of groups. ``stats_fraction`` ``None`` (or 0): fit and test
+    only.
+
+    :raises ValueError: a share outside (0, 1), or shares that leave no test part
+        (``fit_fraction + stats_fraction >= 1``).
+    """
+    groups = np.asarray(groups)
+    fit = fit_test_split(groups, fit_fraction, seed)
+    parts = np.full(len(groups), "test", dtype="<U5")
+    parts[fit] = "fit"
+    if not stats_fraction:
+        return parts
+    if not 0 < stats_fraction < 1 or fit_fraction + stats_fraction >= 1:
+        raise ValueError(
+            f"stats_fraction must lie strictly between 0 and 1 - fit_fraction "
+            f"({1 - fit_fraction:g}) so that a test part remains, got {stats_fraction}"
+        )
+    rng = np.random.default_rng([seed, 1])  # its own stream: the fit part stays fit_test_split's
+    for g in sorted(set(groups.tolist())):
+        rest = np.flatnonzero((groups == g) & ~fit)
+        m = min(int(round(stats_fraction * int((groups == g).sum()))), len(rest))
+        parts[rng.choice(rest, m, replace=False)] = "stats"
+    return parts
+
+
 def fig5_networks(
     features: pd.DataFrame,
     *,
     fit_fraction: float = 0.5,
     split_seed: int = 0,
     classes=None,
+    stats_from: str = "all",
+    stats_fraction: float | None = None,
     **kwargs,
 ) -> pd.DataFrame:
     """:func:`fig5_frame` for every network of a features frame (one per training ``seed``,
     as written by :func:`~.features.extract_network_features`), concatenated with a ``seed``
     column.
 
-    Per network, the pooled images of every ID split in the frame are cut into a fit part and a
-    test part by :func:`fit_test_split` (stratified by ID split and class, ``split_seed``, the
-    same cut for every network): fit and test points are then draws from one pool, which is
-    what the theory assumes, and its class statistics are the pool's (``stats_from="all"``).
+    Per network, the pooled images of every ID split in the frame are cut by
+    :func:`pool_parts` (stratified by ID split and class, ``split_seed``, the same cut for
+    every network): fit, test and, with ``stats_from="independent"``, a ``stats_fraction``
+    share for the theory's class statistics, disjoint from the other two — the paper's
+    statistics come from many draws, independent of the classifier; statistics of the fit
+    points (``"train"``) build the weights match in. Every part is a draw from one pool, which
+    is what the theory assumes. ``stats_fraction`` applies to ``"independent"`` only (it is
+    ignored otherwise).
     ``classes`` (a list of ID classes, or ``None`` for all) keeps those classes' images only,
     relabelled ``0..len(classes)-1`` in that order (Fig. 5's three classes).
     ``kwargs`` go to :func:`fig5_frame`."""
+    independent = stats_from == "independent"
+    if independent and stats_fraction is None:
+        raise ValueError("stats_from 'independent' needs stats_fraction (the statistics' share)")
     from .features import network_features, num_classes
 
     k = num_classes(features)
@@ -556,8 +660,12 @@ def fig5_networks(
             y = np.array([relabel[int(c)] for c in y[keep]], dtype=y.dtype)
             k = len(classes)
         groups = np.array([f"{s}/{c}" for s, c in zip(split, y, strict=True)])
-        fit = fit_test_split(groups, fit_fraction, split_seed)
-        f = fig5_frame(X[fit], y[fit], X[~fit], y[~fit], k=k, **kwargs)
+        part = pool_parts(groups, fit_fraction, split_seed, stats_fraction if independent else None)
+        fit, test, st = part == "fit", part == "test", part == "stats"
+        extra = {"features_stats": X[st], "y_stats": y[st]} if independent else {}
+        f = fig5_frame(
+            X[fit], y[fit], X[test], y[test], k=k, stats_from=stats_from, **extra, **kwargs
+        )
         f.insert(0, "seed", int(seed))
         frames.append(f)
     out = pd.concat(frames, ignore_index=True)

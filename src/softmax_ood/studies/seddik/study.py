@@ -17,8 +17,10 @@ TITLE = (
     "Seddik, Louart, Couillet, Tamaazousti 2021, The Unexpected Deterministic and Universal "
     "Behavior of Large Softmax Classifiers"
 )
-#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
-HEADLINE = ("C1", "C2", "C3")
+#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns):
+#: Figs. 2 and 4 (accuracy) and what Fig. 5 draws (weights, logits); C3, Fig. 5's accuracy, is
+#: an additional check the figure does not show
+HEADLINE = ("C1", "C2", "C3-weights", "C3-logits")
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
@@ -36,6 +38,14 @@ def check(config: dict) -> None:
     check_names(f"{NAME}.fig5.loss", f5["loss"], config["losses"])
     if len(set(f5["splits"])) != len(f5["splits"]):
         raise config_error(f"{NAME}.fig5.splits is {f5['splits']}; a split is listed twice")
+    if f5["stats_from"] == "independent":
+        share = f5["stats_fraction"]
+        if share is None or share + f5["fit_fraction"] >= 1:
+            raise config_error(
+                f"{NAME}.fig5.stats_fraction is {share} with fit_fraction {f5['fit_fraction']}; "
+                "stats_from: independent needs a share for the class statistics that leaves a "
+                "test part (fit_fraction + stats_fraction < 1)"
+            )
     pair = s["digits"]["pair"]
     if pair[0] == pair[1]:
         raise config_error(f"{NAME}.digits.pair is {pair}; the two digits must differ")
@@ -106,7 +116,15 @@ def frame_kwargs(config: dict, name: str) -> dict:
         return {**s["validation"], **common}
     if name == "fig5":
         f5 = s["fig5"]
-        keys = ("lam", "row_norm", "center", "stats_from", "fit_fraction", "split_seed")
+        keys = (
+            "lam",
+            "row_norm",
+            "center",
+            "stats_from",
+            "stats_fraction",
+            "fit_fraction",
+            "split_seed",
+        )
         chosen = {"classes": list(f5["classes"])} if f5.get("classes") is not None else {}
         return {**{k: f5[k] for k in keys}, **chosen, "seed": f5["draw_seed"], **common}
     if name == "timing":

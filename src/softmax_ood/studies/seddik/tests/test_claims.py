@@ -10,14 +10,19 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from softmax_ood.analysis.claims import t_power
 from softmax_ood.studies.seddik.claims import (
     binomial_tost,
     evaluate_seddik_claims,
+    expected_weight_ratio,
     features_gap,
+    features_logits,
+    features_weights,
     gap_over,
     informative,
     ridge_sanity,
     score_moments,
+    statistics_independent,
 )
 from softmax_ood.studies.seddik.experiments import fig4_frame
 from softmax_ood.studies.seddik.tests.controls import (
@@ -108,13 +113,24 @@ def test_claims_table_premises_first_and_verdicts():
         "validation": validation_frame(1e-4),
     }
     c = evaluate_seddik_claims(**good, max_gap_points=2.0, ridge_n_gap=1.0, alpha=0.05)
-    assert list(c["claim_id"]) == ["P1", "P2", "P3", "C1", "C2", "C3", "S1"]
-    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 3 + ["sanity"]
+    assert list(c["claim_id"]) == [
+        "P1",
+        "P2",
+        "P3",
+        "C1",
+        "C2",
+        "C3-weights",
+        "C3-logits",
+        "C3",
+        "S1",
+        "S2",
+    ]
+    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 5 + ["sanity"] * 2
     v = dict(zip(c["claim_id"], c["verdict"], strict=True))
     assert v["C1"] == "holds" and v["C2"].startswith("does not hold")
-    assert (
-        v["P3"].startswith("does not hold") and v["C3"] == "cannot test: premise P3 does not hold"
-    )
+    assert v["P3"].startswith("does not hold")
+    for cid in ("C3", "C3-weights", "C3-logits"):
+        assert v[cid] == "cannot test: premise P3 does not hold"
     assert v["S1"] == "sanity check passes" and not c.set_index("claim_id").loc["S1", "supports"]
     assert c.loc[c["kind"] == "claim", "power"].notna().all()
     bad = evaluate_seddik_claims(
@@ -137,3 +153,128 @@ def test_fig5_frame_of_one_network_without_seed_column():
     f = features_frame(0.9, 0.9).query("seed == 0").drop(columns="seed")
     assert features_gap(f, 2.0).n == 5000
     assert isinstance(f, pd.DataFrame)
+
+
+def _fig5_row(cid: str, fig5: pd.DataFrame) -> pd.Series:
+    return (
+        evaluate_seddik_claims(
+            accuracy_frame("p", [25], [0.62], 0.0),
+            accuracy_frame("n", [20], [0.93], 0.0),
+            fig5,
+            validation_frame(1e-4),
+            max_gap_points=2.0,
+            ridge_n_gap=1.0,
+            alpha=0.05,
+        )
+        .set_index("claim_id")
+        .loc[cid]
+    )
+
+
+def test_weights_ratio_is_the_error_in_units_of_the_predicted_fluctuation():
+    # practice = theory exactly: r = 0 for every network; five networks make the sign test
+    # significant (0.5**5), so the claim holds
+    f = features_frame(0.9, 0.9, networks=5, weight_offset=0)
+    m = features_weights(f)
+    assert m.value == 0 and m.samples == (0.0,) * 5
+    assert "correlation 1.000, relative L2 error 0" in m.detail and "built in" in m.detail
+    assert _fig5_row("C3-weights", f)["verdict"] == "holds"
+    # by hand: every weight one predicted std off (signs alternating) -> r = 1 exactly
+    g = features_frame(0.9, 0.9, networks=1).query("seed == 0").copy()
+    th = g[(g["panel"] == "weights") & (g["source"] == "theory")].sort_values(["output", "index"])
+    pr = g[(g["panel"] == "weights") & (g["source"] == "practice")]
+    pr = pr.sort_values(["output", "index"])
+    err = np.linalg.norm(pr["value"].to_numpy() - th["value"].to_numpy())
+    by_hand = err / np.sqrt((th["theory_std"].to_numpy() ** 2).sum())
+    assert by_hand == pytest.approx(0.9) and features_weights(g).value == pytest.approx(by_hand)
+    corr = np.corrcoef(pr["value"], th["value"])[0, 1]
+    assert f"correlation {corr:.3f}" in features_weights(g).detail
+    # practice offset by 5 predicted stds: r = 5 per network, significantly above the bar 2
+    row = _fig5_row("C3-weights", features_frame(0.9, 0.9, weight_offset=5))
+    assert row["value"] == pytest.approx(5.0) and row["n"] == 3
+    assert row["verdict"].startswith("does not hold (the opposite is significant")
+    assert row["threshold"] == 2.0 and row["effect"] == pytest.approx(2 - math.sqrt(2))
+    assert 0 <= row["power"] <= 1
+
+
+@pytest.mark.parametrize("n_fit, n_stats", [(5000, 5000), (5000, 1000), (500, 10000)])
+def test_weights_power_is_at_the_exact_theory_ratio(n_fit, n_stats):
+    """C3-weights' power and effect use the r an exact theory gives with independent statistics
+    of n_stats points and n_fit fit points, sqrt(1 + n_fit/n_stats), read from the frame."""
+    expected = math.sqrt(1 + n_fit / n_stats)
+    f = features_frame(0.9, 0.9, networks=5, n_points=n_stats, n_fit=n_fit)
+    assert expected_weight_ratio(f) == pytest.approx(expected)
+    m = features_weights(f, bar=2.0, alpha=0.05)
+    assert f"power at the exact-theory r = √(1 + n_fit/n_stats) = {expected:.3g}" in m.detail
+    sd = float(np.std(m.samples, ddof=1))
+    want = (
+        t_power(2.0 - expected, sd, 5, 0.05)
+        if expected < 2
+        else float(stats.nct.sf(stats.t.ppf(0.95, 4), 4, (2.0 - expected) / sd * math.sqrt(5)))
+    )
+    assert m.power == pytest.approx(want)
+    row = _fig5_row("C3-weights", f)
+    assert row["effect"] == pytest.approx(2.0 - expected) and row["power"] == pytest.approx(want)
+    # an exact theory at or above the bar: the power is at most alpha, and the detail says so
+    assert (m.power <= 0.05) == (expected >= 2) and ("even an exact theory" in m.detail) == (
+        expected >= 2
+    )
+
+
+def test_weights_power_needs_independent_statistics_and_sizes():
+    for f in (
+        features_frame(0.9, 0.9, n_fit=None),
+        features_frame(0.9, 0.9, shared=100),
+    ):
+        assert math.isnan(expected_weight_ratio(f)) and math.isnan(features_weights(f).power)
+        assert "no exact-theory r" in features_weights(f).detail
+
+
+def test_weights_ratio_needs_paired_weights():
+    f = features_frame(0.9, 0.9)
+    assert math.isnan(features_weights(f[f["panel"] != "weights"]).value)
+    drop = f.index[(f["panel"] == "weights") & (f["source"] == "practice") & (f["seed"] == 1)]
+    m = features_weights(f.drop(drop[:1]))
+    assert m.n == 2 and "seed 1: learned and predicted weights do not pair up" in m.detail
+
+
+def test_statistics_shared_with_the_fit_points_gate_every_fig5_claim():
+    """S2: independent statistics pass; statistics of the fit points (stats_from: train) fail it,
+    and C3-weights, C3-logits and C3 then cannot be tested however well they match."""
+    good = statistics_independent(features_frame(0.9, 0.9))
+    assert good.value == 0 and "independent of the fit and test parts" in good.detail
+    assert "seed 0: 5000 points (smallest class 1000), 0 of them fit points" in good.detail
+    assert _fig5_row("S2", features_frame(0.9, 0.9))["verdict"] == "sanity check passes"
+    built_in = features_frame(0.9, 0.9, networks=5, weight_offset=0, shared=2500)
+    m = statistics_independent(built_in)
+    assert m.value == 0.5 and "the weights match is built in" in m.detail
+    assert _fig5_row("S2", built_in)["verdict"] == "sanity check fails"
+    for cid in ("C3-weights", "C3-logits", "C3"):
+        row = _fig5_row(cid, built_in)
+        assert row["verdict"] == "cannot test: premise S2 does not hold" and not row["supports"]
+    # a frame that does not record its statistics cannot pass S2
+    old = built_in[built_in["panel"] != "statistics"]
+    assert math.isnan(statistics_independent(old).value)
+    assert (
+        _fig5_row("C3-weights", old)["verdict"] == "cannot test: premise S2 could not be evaluated"
+    )
+
+
+def test_logit_gap_is_the_mean_standardised_gap_of_the_logit_means():
+    f = features_frame(0.9, 0.9, networks=5, logit_offset=0, std_ratio=1.2)
+    m = features_logits(f)
+    assert m.value == 0 and m.n == 5 and "std measured/predicted 1.2 " in m.detail
+    assert _fig5_row("C3-logits", f)["verdict"] == "holds"
+    g = features_frame(0.9, 0.9, logit_offset=0.3)  # networks at 0.2, 0.3, 0.4 stds
+    m = features_logits(g)
+    assert m.samples == pytest.approx((0.2, 0.3, 0.4)) and m.value == pytest.approx(0.3)
+    # one network's means one predicted std off everywhere: its statistic is 1
+    lm = g[(g["seed"] == 0) & (g["panel"] == "logit_moments")]
+    th = lm[lm["source"] == "theory"].set_index(["true_class", "output"])
+    pr = lm[lm["source"] == "practice"].set_index(["true_class", "output"])
+    by_hand = ((pr["value"] - th["value"]).abs() / th["std"]).mean()
+    assert m.samples[0] == pytest.approx(by_hand)
+    row = _fig5_row("C3-logits", features_frame(0.9, 0.9, logit_offset=1.0))
+    assert row["verdict"].startswith("does not hold (the opposite is significant")
+    assert row["threshold"] == 0.5 and row["effect"] == 0.5
+    assert math.isnan(features_logits(g[g["panel"] != "logit_moments"]).value)

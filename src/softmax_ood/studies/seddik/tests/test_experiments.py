@@ -14,6 +14,7 @@ from softmax_ood.studies.seddik.experiments import (
     fig5_frame,
     fig5_networks,
     fit_test_split,
+    pool_parts,
     timing,
     validation_frame,
 )
@@ -29,6 +30,19 @@ def _features(k: int, n: int, seed: int, p: int = 24):
     r = np.random.default_rng(seed)
     y = np.arange(n) % k
     return np.maximum((r.standard_normal((n, 10)) + 0.8 * B[y]) @ A.T, 0.0), y
+
+
+def _network_frame(k: int, n: int, seed: int, p: int = 12):
+    """``(X, y, frame)``: one network's features of the test split as a features frame."""
+    from softmax_ood.studies.seddik.features import feature_columns
+
+    X, y = _features(k, n, seed, p=p)
+    f = pd.DataFrame(X, columns=feature_columns(p))
+    f.insert(0, "num_classes", k)
+    f.insert(0, "label", y)
+    f.insert(0, "split", "test")
+    f.insert(0, "seed", 0)
+    return X, y, f
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +84,10 @@ def test_fig4_frame(frames):
 
 def test_fig5_frame(frames):
     f = frames["fig5"]
-    assert set(f["panel"]) == {"weights", "logits", "logit_moments", "accuracy"}
+    assert set(f["panel"]) == {"weights", "logits", "logit_moments", "accuracy", "statistics"}
+    st = f[f["panel"] == "statistics"].set_index(["split", "cls"])
+    assert st.loc[("stats", "all"), "n_points"] == 450  # stats_from="all": fit + test points
+    assert st.loc[("train", "all"), "value"] == 300 and st.loc[("test", "all"), "value"] == 150
     w = f[f["panel"] == "weights"]
     assert len(w) == 2 * 3 * 24 and w.loc[w["source"] == "theory", "theory_std"].notna().all()
     lg = f[f["panel"] == "logits"]
@@ -87,6 +104,109 @@ def test_fit_test_split_is_stratified_and_seeded():
     assert np.array_equal(m, fit_test_split(groups, 0.5, 3))
     with pytest.raises(ValueError, match="fit_fraction"):
         fit_test_split(groups, 1.0, 0)
+
+
+def test_pool_parts_are_disjoint_and_cover_every_group():
+    """stats / fit / test: per group (ID split, class) three disjoint parts of the stated sizes
+    whose union is the group; seeded; the fit part is fit_test_split's (the same draw as
+    without statistics)."""
+    groups = np.array(["train/0"] * 30 + ["train/1"] * 21 + ["val/0"] * 9 + ["val/1"] * 12)
+    groups = np.random.default_rng(7).permutation(groups)
+    parts = pool_parts(groups, 1 / 3, 3, 1 / 3)
+    assert set(parts) == {"fit", "stats", "test"}
+    for g in sorted(set(groups)):
+        idx = np.flatnonzero(groups == g)
+        members = {name: set(idx[parts[idx] == name]) for name in ("fit", "stats", "test")}
+        assert not (members["fit"] & members["stats"] or members["fit"] & members["test"])
+        assert not members["stats"] & members["test"]
+        assert members["fit"] | members["stats"] | members["test"] == set(idx)
+        third = int(round(len(idx) / 3))
+        assert len(members["fit"]) == len(members["stats"]) == third
+        assert len(members["test"]) == len(idx) - 2 * third
+    assert np.array_equal(parts, pool_parts(groups, 1 / 3, 3, 1 / 3))
+    assert not np.array_equal(parts, pool_parts(groups, 1 / 3, 4, 1 / 3))
+    assert np.array_equal(parts == "fit", fit_test_split(groups, 1 / 3, 3))
+    two = pool_parts(groups, 0.5, 3)  # no statistics part: fit / test as before
+    assert set(two) == {"fit", "test"} and np.array_equal(
+        two == "fit", fit_test_split(groups, 0.5, 3)
+    )
+    with pytest.raises(ValueError, match="stats_fraction must lie strictly between 0 and 1 - fit"):
+        pool_parts(groups, 0.5, 0, 0.5)
+
+
+def test_fig5_networks_independent_statistics():
+    """stats_from="independent": the theory's statistics come from the statistics part only
+    (none of them fit or test points), fit and test parts keep their shares of the pool."""
+    X, y, f = _network_frame(3, 180, 6)
+    kw = {"lam": 1.5, "fit_fraction": 1 / 3, "split_seed": 0}
+    out = fig5_networks(f, stats_from="independent", stats_fraction=1 / 3, **kw)
+    st = out[out["panel"] == "statistics"].set_index(["split", "cls"])
+    assert st.loc[("stats", "all"), "n_points"] == 60
+    assert [st.loc[("stats", str(c)), "n_points"] for c in range(3)] == [20, 20, 20]
+    assert st.loc[("train", "all"), "value"] == 0 and st.loc[("test", "all"), "value"] == 0
+    acc = out[(out["panel"] == "accuracy") & (out["source"] == "practice") & (out["cls"] == "all")]
+    assert list(acc.set_index("split")["n_points"].loc[["train", "test"]]) == [60, 60]
+    # the same fit part as stats_from="train" (whose statistics are those 60 fit points)
+    fit_stats = fig5_networks(f, stats_from="train", stats_fraction=1 / 3, **kw)
+    w = out[(out["panel"] == "weights") & (out["source"] == "practice")]["value"].to_numpy()
+    w2 = fit_stats[(fit_stats["panel"] == "weights") & (fit_stats["source"] == "practice")]
+    assert np.allclose(w, w2["value"].to_numpy())
+    st2 = fit_stats[fit_stats["panel"] == "statistics"].set_index(["split", "cls"])
+    assert st2.loc[("train", "all"), "value"] == 60
+    with pytest.raises(ValueError, match="needs stats_fraction"):
+        fig5_networks(f, stats_from="independent", **kw)
+    with pytest.raises(ValueError, match="needs features_stats"):
+        fig5_frame(X[:90], y[:90], X[90:], y[90:], 1.5, stats_from="independent")
+    with pytest.raises(ValueError, match="each class needs at least 2"):
+        fig5_frame(
+            X[:90],
+            y[:90],
+            X[90:],
+            y[90:],
+            1.5,
+            stats_from="independent",
+            features_stats=X[90:93],
+            y_stats=y[90:93],
+        )
+
+
+def test_independent_statistics_put_r_near_sqrt2():
+    """On a Gaussian mixture (Theorem 4.8 exact): statistics of the fit points put the learned
+    weights far closer to the predicted mean than the predicted fluctuation (r < 0.1: built
+    in); statistics from as many independent points give r near sqrt(2) (their own sampling
+    error adds about as much as the classifier's); from 20x as many, r near 1."""
+    from softmax_ood.studies.seddik.claims import expected_weight_ratio, features_weights
+    from softmax_ood.studies.seddik.practice import structured_mixture
+
+    spec = structured_mixture(32, k=3, mean_norm=2.0)
+    n = 600
+    Xf, yf = spec.sample(n, 1)
+    Xt, yt = spec.sample(n, 2)
+    r = {
+        "train": features_weights(
+            fig5_frame(Xf, yf, Xt, yt, 1.0, row_norm=None, stats_from="train", k=3)
+        ).value
+    }
+    for m in (n, 20 * n):
+        Xs, ys = spec.sample(m, 3)
+        f = fig5_frame(
+            Xf,
+            yf,
+            Xt,
+            yt,
+            1.0,
+            row_norm=None,
+            stats_from="independent",
+            features_stats=Xs,
+            y_stats=ys,
+            k=3,
+        )
+        r[m] = features_weights(f).value
+        # the power's exact-theory r, read from the frame's own sizes (n fit, m statistics)
+        assert expected_weight_ratio(f) == pytest.approx(np.sqrt(1 + n / m))
+    assert r["train"] < 0.1
+    assert 1.2 < r[n] < 1.7
+    assert 0.85 < r[20 * n] < 1.15
 
 
 def test_fig5_networks_one_frame_per_network():
@@ -110,14 +230,7 @@ def test_fig5_networks_one_frame_per_network():
 
 def test_fig5_networks_keeps_the_chosen_classes():
     """Fig. 5's k = 3 of a 4-class pool: the other class is dropped, labels renumbered."""
-    from softmax_ood.studies.seddik.features import feature_columns
-
-    X, y = _features(4, 80, 5, p=12)
-    f = pd.DataFrame(X, columns=feature_columns(12))
-    f.insert(0, "num_classes", 4)
-    f.insert(0, "label", y)
-    f.insert(0, "split", "test")
-    f.insert(0, "seed", 0)
+    X, y, f = _network_frame(4, 80, 5)
     out = fig5_networks(f, lam=1.5, fit_fraction=0.5, classes=[3, 0, 2])
     acc = out[(out["panel"] == "accuracy") & (out["source"] == "practice")]
     assert sorted(set(acc["cls"]) - {"all"}) == ["0", "1", "2"]

@@ -82,7 +82,13 @@ def test_notebook_executes(tmp_path, monkeypatch):
         "fig2": fig2_frame(ps=(20, 40), seeds=(0, 1), n_test=300),
         "fig3": fig3_frame(loo="newton"),
         "fig4": fig4_frame(ns=(40, 80), seeds=(0, 1)),
-        "fig5": fig5_networks(features_frame(3, 100, (0, 1)), lam=1.5),
+        "fig5": fig5_networks(
+            features_frame(3, 100, (0, 1)),
+            lam=1.5,
+            fit_fraction=1 / 3,
+            stats_from="independent",
+            stats_fraction=1 / 3,
+        ),
         "validation": validation_frame(lams=(0.5,), seeds=(0,), p=20, n=80, n_test=300),
     }
     for name, frame in frames.items():
@@ -134,7 +140,7 @@ def test_notebook_executes(tmp_path, monkeypatch):
     assert "arch cnn, loss ce" in text  # Fig. 5 names its network
     assert "ResNet-18" in "\n".join(c.source for c in nb.cells)  # ... and says it is a stand-in
     assert "Theorem 4.4" in text  # the departures list
-    for cid in ("P1", "P2", "P3", "C1", "C2", "C3", "S1"):
+    for cid in ("P1", "P2", "P3", "C1", "C2", "C3-weights", "C3-logits", "C3", "S1", "S2"):
         assert f"**{cid}** (" in text
     assert "Moments vs shape" in "\n".join(c.source for c in nb.cells)
     assert "shape part" in text and "95 % exact interval" in text

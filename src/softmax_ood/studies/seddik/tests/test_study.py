@@ -24,8 +24,8 @@ digits: {pair: [1, 2], lam: 20.0, balance: true, seed: 0}
 fig3: {loo: exact}
 fig4: {ns: [20, 40], seeds: [0, 1]}
 fig5: {recipe: adam, arch: wrn-10-1, loss: ce, seeds: [0, 1], splits: [train, val, test],
-       fit_fraction: 0.5, split_seed: 0, lam: 1.5, row_norm: 0.1, center: false,
-       stats_from: all, draw_seed: 0}
+       fit_fraction: 0.3333333333333333, split_seed: 0, lam: 1.5, row_norm: 0.1,
+       center: false, stats_from: independent, stats_fraction: 0.3333333333333333, draw_seed: 0}
 validation: {lams: [0.1], seeds: [0], p: 30, n: 120, mean_norm: 1.0, gammas: [0.4, 0.6],
              n_test: 500}
 timing: {p: 512, n: 3000, ks: [2, 3], lam: 1.0, seed: 0}
@@ -64,6 +64,11 @@ def test_check_accepts_the_default_and_names_bad_values():
         study.check(make_config(fig5={"recipe": "sgd"}))
     with pytest.raises(ConfigError, match="listed twice"):
         study.check(make_config(fig5={"splits": ["val", "val"]}))
+    study.check(make_config(fig5={"stats_from": "train", "stats_fraction": None}))
+    with pytest.raises(ConfigError, match=r"seddik\.fig5\.stats_fraction is None .* test part"):
+        study.check(make_config(fig5={"stats_fraction": None}))
+    with pytest.raises(ConfigError, match=r"fit_fraction \+ stats_fraction < 1"):
+        study.check(make_config(fig5={"fit_fraction": 0.5, "stats_fraction": 0.5}))
     with pytest.raises(ConfigError, match="does not sum to 1"):
         study.check(make_config(fig2={"gammas": [0.5, 0.6]}))
     for err in (ConfigError,):
@@ -80,9 +85,13 @@ def test_runs_are_the_fig5_networks():
 
 def test_claim_specs_are_the_claims_table_ids():
     ids = [s.id for s in study.claim_specs(make_config())]
-    assert ids == ["P1", "P2", "P3", "C1", "C2", "C3", "S1"]
-    kinds = {s.id: s.kind for s in study.claim_specs(make_config())}
-    assert kinds["S1"] == "sanity" and kinds["P1"] == "premise" and kinds["C2"] == "claim"
+    assert ids == ["P1", "P2", "P3", "C1", "C2", "C3-weights", "C3-logits", "C3", "S1", "S2"]
+    specs = {s.id: s for s in study.claim_specs(make_config())}
+    kinds = {i: s.kind for i, s in specs.items()}
+    assert kinds["S1"] == kinds["S2"] == "sanity" and kinds["P1"] == "premise"
+    assert kinds["C2"] == "claim"
+    # every Fig. 5 claim rests on independent class statistics
+    assert all("S2" in specs[i].requires for i in ("C3-weights", "C3-logits", "C3"))
 
 
 def test_targets_cover_figures_claims_report():
