@@ -1,6 +1,6 @@
 """Provenance audit: a result's chain back to the raw data, with every recorded hash checked.
 
-    python3 -m softmax_ood.audit results/logitnorm/digits/tables/table1.parquet
+    python3 -m softmax_ood.audit results/logitnorm/fashion/tables/table1.parquet
 
 Given any file under ``results/`` or ``reports/`` (or ``data/``), prints what made it — rule,
 script, the library modules the script imports (:func:`softmax_ood.codedeps.code_inputs`), git

@@ -16,7 +16,7 @@ __all__ = ["BEGIN", "DOC_PAGE", "END", "doc_section", "readme_block"]
 
 DOC_PAGE = "docs/studies/logitnorm.md"  # relative to the checkout: the page holding the block
 
-BEGIN = "<!-- logitnorm:measured (generated: results/logitnorm/digits/readme_block.md) -->"
+BEGIN = "<!-- logitnorm:measured (generated: results/logitnorm/fashion/readme_block.md) -->"
 END = "<!-- /logitnorm:measured -->"
 
 

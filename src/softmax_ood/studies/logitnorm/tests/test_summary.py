@@ -34,10 +34,10 @@ def test_doc_section_reads_what_stands_between_the_markers():
     "SOFTMAX_OOD_README_CHECK=1 after `snakemake --cores all`",
 )
 def test_doc_block_matches_the_outputs():
-    block = ROOT / "results/logitnorm/digits/readme_block.md"
+    block = ROOT / "results/logitnorm/fashion/readme_block.md"
     assert block.is_file(), "no default-config outputs here: run `snakemake --cores all` first"
     assert doc_section((ROOT / DOC_PAGE).read_text()) == block.read_text(), (
-        f"{DOC_PAGE}'s LogitNorm numbers differ from results/logitnorm/digits/readme_block.md; "
+        f"{DOC_PAGE}'s LogitNorm numbers differ from results/logitnorm/fashion/readme_block.md; "
         "paste the generated block between the markers"
     )
 
