@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..metrics import auroc, fpr_at_tpr
 
-__all__ = ["PIXEL_STATISTICS", "pixel_floor", "pixel_statistics"]
+__all__ = ["PIXEL_STATISTICS", "floor_from_statistics", "pixel_floor", "pixel_statistics"]
 
 PIXEL_STATISTICS = ("lit_pixels", "mean_intensity", "border_mass")
 
@@ -60,8 +60,14 @@ def pixel_floor(id_images, ood_images, reference=None) -> dict:
     Returns ``{"fpr95", "auroc", "detector", "per_detector": {name: (fpr95, auroc)}}``.
     """
     ref = id_images if reference is None else reference
-    s_ref = pixel_statistics(ref, ref)
-    s_id, s_ood = pixel_statistics(id_images, ref), pixel_statistics(ood_images, ref)
+    return floor_from_statistics(
+        pixel_statistics(id_images, ref), pixel_statistics(ood_images, ref), pixel_statistics(ref, ref)
+    )
+
+
+def floor_from_statistics(s_id: pd.DataFrame, s_ood: pd.DataFrame, s_ref: pd.DataFrame) -> dict:
+    """:func:`pixel_floor` from the images' :func:`pixel_statistics` (per image, so a resample
+    of the images is the same rows of their statistics: a bootstrap computes them once)."""
     med = s_ref.median()
     iqr = (s_ref.quantile(0.75) - s_ref.quantile(0.25)).replace(0.0, np.nan)
     iqr = iqr.fillna(s_ref.std().replace(0.0, 1.0)).fillna(1.0)

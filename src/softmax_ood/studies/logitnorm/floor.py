@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...analysis.premises import pixel_floor
+from ...analysis.pixelfloor import floor_from_statistics, pixel_statistics
 from .evidence import Resamples, fpr95_first, msp_arrays, two_stage
 
 __all__ = ["FLOOR_COLUMNS", "floor_frame", "load_images", "resamples_for"]
@@ -91,14 +91,18 @@ def floor_frame(
     near = set(spec.get("near_ood") or [])
     sets = sorted(set(scores[seeds[0]]) - {"id"}) if sets is None else sorted(sets)
     rows = []
+    # per-image statistics once: a bootstrap resample of the images is the same rows of them
+    s_ref = pixel_statistics(images["train"], images["train"])
+    s_id = pixel_statistics(images["id"], images["train"])
     for name in sets:
-        full = pixel_floor(images["id"], images[name], reference=images["train"])
+        s_ood = pixel_statistics(images[name], images["train"])
+        full = floor_from_statistics(s_id, s_ood, s_ref)
         floors = {None: full["fpr95"]}
         for b in range(len(res)):
             ii, oo = res.id_index[b], res.ood_index[name][b]
-            floors[b] = pixel_floor(images["id"][ii], images[name][oo], reference=images["train"])[
-                "fpr95"
-            ]
+            floors[b] = floor_from_statistics(
+                s_id.iloc[ii].reset_index(drop=True), s_ood.iloc[oo].reset_index(drop=True), s_ref
+            )["fpr95"]
 
         def stat(seed, b, name=name, floors=floors):
             id_s, ood_s = res.pick(b, scores[seed], [name])
