@@ -187,3 +187,33 @@ def test_far_near_drops_a_far_part_the_floor_solves_entirely():
     parts = far_near(ood, {"near_ood": ["near"]})
     assert "far" not in parts and set(parts) == {"near", "trivial"}
     assert set(parts["trivial"]["ood_set"]) == {"a", "b", "gaussian_val"}
+
+
+def test_a_config_without_logitpenalty_and_godin_has_no_rows_for_them(spec, cache):
+    """The 28x28 default trains CE and LogitNorm only (logitnorm.main_losses): its frames hold no
+    LogitPenalty or GODIN model, and the claims and tables are computed without them (the default
+    run failed on this before)."""
+    from softmax_ood.studies.logitnorm.tables import TABLES
+
+    assert spec["main_losses"] == ["ce", "logitnorm"]
+    f = world.build(spec, cache)
+    keep = {spec["baseline"], spec["method"]} | {
+        v for v in f["runs"]["loss"].unique() if str(v).startswith(spec["method"])
+    }
+    f = {k: v[v["loss"].isin(keep)] if "loss" in v else v for k, v in f.items()}
+    table = evaluate_logitnorm_claims(
+        f["runs"], f["ood"], f["curves"], f["samples"], f["floor"], spec
+    )
+    ids = set(table["claim_id"])
+    assert not ids & {"C5", "C5-norm", "C6"} and {"headline", "C1", "C4"} <= ids
+    # the tables, on the synthetic study's frames restricted the same way
+    from .study_frames import make_spec, make_study
+
+    tspec = make_spec(main_losses=["ce", "logitnorm"], tau_ablation=["logitnorm"])
+    frames = make_study()
+    runs, ood = (frames[k][frames[k]["loss"].isin(["ce", "logitnorm"])] for k in ("runs", "ood"))
+    assert set(TABLES["table5"](runs, ood, tspec)["loss"]) == {"ce", "logitnorm"}
+    t6 = TABLES["table6"](runs, ood, tspec)
+    assert (t6["row"] == "not run").all() and "config/digits.yaml" in t6["note"].iloc[0]
+    for name in ("table1", "table2", "table4", "premise"):
+        assert len(TABLES[name](runs, ood, tspec)), name
