@@ -90,7 +90,8 @@ def test_ce_succeeding_at_ood_makes_the_comparisons_untestable(spec, cache):
     df = evaluate(spec, cache, fpr={"ce": 0.08, "logitnorm": 0.05, "logitpenalty": 0.1})
     assert row(df, "P-ce-fpr")["verdict"].startswith("does not hold")
     for cid in ("headline", "C1", "C5", "C6", "C7"):
-        assert row(df, cid)["verdict"].startswith("cannot test: premise P-ce-fpr"), cid
+        if cid in set(df["claim_id"]):  # C5/C6: only where LogitPenalty/GODIN are trained
+            assert row(df, cid)["verdict"].startswith("cannot test: premise P-ce-fpr"), cid
 
 
 def test_no_reduction_is_too_few_seeds_or_does_not_hold(spec, cache):
