@@ -39,6 +39,7 @@ __all__ = [
     "fpr_at_tpr_closest",
     "has_scores",
     "msp_arrays",
+    "split_images",
     "two_stage",
 ]
 
@@ -108,33 +109,83 @@ def _model_rows(samples: pd.DataFrame, recipe: str, arch: str, loss: str, score:
     ]
 
 
+def split_images(sizes: dict, fraction: float, seed: int) -> tuple[dict, dict]:
+    """``(selection, confirmation)``: per image set (``sizes``: name -> image count, ``"id"``
+    the ID test images), disjoint sorted index arrays, a seeded ``fraction`` of each set's images
+    selecting and the rest confirming (one independent permutation per set, sorted names).
+    A choice made on the selection images (which far sets count in the headline) cannot be moved
+    by the confirmation images that judge the claims."""
+    if not 0.0 < float(fraction) < 1.0:
+        raise ValueError(f"the selection fraction must lie strictly between 0 and 1, not {fraction}")
+    streams = np.random.SeedSequence([int(seed), 1]).spawn(len(sizes))
+    sel, conf = {}, {}
+    for stream, name in zip(streams, sorted(sizes), strict=True):
+        n = int(sizes[name])
+        k = int(round(float(fraction) * n))
+        if not 0 < k < n:
+            raise ValueError(
+                f"cannot split the {n} images of {name!r} into a selection share of {fraction:g} "
+                "and a non-empty confirmation share"
+            )
+        perm = np.random.default_rng(stream).permutation(n)
+        sel[name], conf[name] = np.sort(perm[:k]), np.sort(perm[k:])
+    return sel, conf
+
+
 @dataclass(frozen=True)
 class Resamples:
-    """``B`` bootstrap index arrays of the ID test images and of each OOD set's images."""
+    """``B`` bootstrap index arrays of the ID test images and of each OOD set's images, drawn
+    within a subset of each set's images (``id_base`` / ``ood_base``; ``None``: all of them)."""
 
     id_index: tuple[np.ndarray, ...]
     ood_index: dict
+    id_base: np.ndarray | None = None
+    ood_base: dict | None = None
 
     @classmethod
-    def draw(cls, sizes: dict, n_id: int, n_boot: int, seed: int) -> Resamples:
-        """``sizes``: OOD set -> image count; one independent stream per set (sorted names)."""
+    def draw(
+        cls, sizes: dict, n_id: int, n_boot: int, seed: int, subset: dict | None = None
+    ) -> Resamples:
+        """``sizes``: OOD set -> image count; one independent stream per set (sorted names).
+        ``subset``: per set (``"id"`` the ID images) the image indices the resamples draw from
+        (e.g. one side of :func:`split_images`); ``None``: every image."""
         streams = np.random.SeedSequence(seed).spawn(1 + len(sizes))
-        rid = np.random.default_rng(streams[0])
-        id_index = tuple(rid.integers(0, n_id, n_id) for _ in range(n_boot))
-        ood = {}
-        for stream, name in zip(streams[1:], sorted(sizes), strict=True):
+
+        def boot(stream, base, n):
             r = np.random.default_rng(stream)
-            ood[name] = tuple(r.integers(0, sizes[name], sizes[name]) for _ in range(n_boot))
-        return cls(id_index, ood)
+            if base is None:
+                return tuple(r.integers(0, n, n) for _ in range(n_boot))
+            return tuple(base[r.integers(0, len(base), len(base))] for _ in range(n_boot))
+
+        sub = subset or {}
+        id_index = boot(streams[0], sub.get("id"), n_id)
+        ood = {
+            name: boot(stream, sub.get(name), sizes[name])
+            for stream, name in zip(streams[1:], sorted(sizes), strict=True)
+        }
+        ood_base = {name: sub[name] for name in sizes if name in sub} if subset else None
+        return cls(id_index, ood, sub.get("id"), ood_base)
 
     def __len__(self) -> int:
         return len(self.id_index)
 
+    def id_rows(self, b: int | None):
+        """The ID image indices of resample ``b`` (``None``: the subset as it is)."""
+        if b is not None:
+            return self.id_index[b]
+        return slice(None) if self.id_base is None else self.id_base
+
+    def ood_rows(self, name: str, b: int | None):
+        """The image indices of OOD set ``name`` in resample ``b`` (``None``: the subset)."""
+        if b is not None:
+            return self.ood_index[name][b]
+        base = (self.ood_base or {}).get(name)
+        return slice(None) if base is None else base
+
     def pick(self, b: int | None, arrays: dict, sets: Sequence[str]) -> tuple:
-        """``(id array, {set: OOD array})`` of resample ``b`` (``None``: the images as they are)."""
-        if b is None:
-            return arrays["id"], {s: arrays[s] for s in sets}
-        return arrays["id"][self.id_index[b]], {s: arrays[s][self.ood_index[s][b]] for s in sets}
+        """``(id array, {set: OOD array})`` of resample ``b`` (``None``: the subset's images as
+        they are)."""
+        return arrays["id"][self.id_rows(b)], {s: arrays[s][self.ood_rows(s, b)] for s in sets}
 
 
 @dataclass(frozen=True)

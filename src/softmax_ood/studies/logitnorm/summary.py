@@ -25,17 +25,20 @@ def _f(x, fmt=".2f") -> str:
 
 
 def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
-    """Markdown: per OOD set the pixel floor vs CE (trivial or not), then the premise and claim
+    """Markdown: per OOD set the pixel floor vs CE on the confirmation images (the premise row)
+    and on the selection images (which alone decides ``trivial``), then the premise and claim
     rows with value, p, n, power and verdict."""
     lines = [
-        "| OOD set | shift | pixel floor FPR95 (%) | detector | CE MSP FPR95 (%) | floor - CE (pp), p | trivial |",
-        "|---|---|---:|---|---:|---|---|",
+        "| OOD set | shift | pixel floor FPR95 (%) | detector | CE MSP FPR95 (%) | floor - CE (pp), p | "
+        "selection images: floor - CE (pp), p | trivial |",
+        "|---|---|---:|---|---:|---|---|---|",
     ]
     for _, r in floor.sort_values(["shift", "ood_set"]).iterrows():
         lines.append(
             f"| {r['ood_set']} | {r['shift']} | {_f(r['floor_fpr95'], '.1f')} | "
             f"{r['floor_detector']} | {_f(r['ce_fpr95'], '.1f')} | {_f(r['value'], '.1f')}, "
-            f"p = {_f(r['p_value'], '.3g')} | {'yes' if r['trivial'] else 'no'} |"
+            f"p = {_f(r['p_value'], '.3g')} | {_f(r.get('selection_value'), '.1f')}, "
+            f"p = {_f(r.get('selection_p_value'), '.3g')} | {'yes' if r['trivial'] else 'no'} |"
         )
     lines += [
         "",

@@ -18,7 +18,7 @@ from softmax_ood.studies.logitnorm.evidence import fpr95_first
 from softmax_ood.studies.logitnorm.floor import floor_frame
 from softmax_ood.studies.logitnorm.frames import mark_trivial
 
-N_ID, N_OOD = 80, 80
+N_ID, N_OOD = 160, 160  # each half of the selection/confirmation split: 80
 KNOBS = {
     "ce_loss": 0.05,  # final training loss (constant solution: log 5 = 1.61)
     "ce_temp": 1.5,
@@ -74,13 +74,20 @@ def _images(rng: np.random.Generator, n: int, bright: bool = False) -> np.ndarra
     return np.ones((n, 8, 8)) if bright else x
 
 
+def images_for(spec: dict, rng: np.random.Generator | None = None) -> dict:
+    """The world's raw images: ``train``, ``id`` and every OOD test set (drawn alike)."""
+    rng = np.random.default_rng(7) if rng is None else rng
+    images = {"train": _images(rng, 120), "id": _images(rng, N_ID)}
+    for name in spec["ood_test"]:
+        images[name] = _images(rng, N_OOD)
+    return images
+
+
 def _floor(samples: pd.DataFrame, spec: dict, trivial: str | None, cache: dict | None):
     """The floor frame; only the set made trivial is recomputed against a cached base."""
     cache = {} if cache is None else cache
     rng = np.random.default_rng(7)
-    images = {"train": _images(rng, 120), "id": _images(rng, N_ID)}
-    for name in spec["ood_test"]:
-        images[name] = _images(rng, N_OOD)
+    images = images_for(spec, rng)
     if "base" not in cache:
         cache["base"] = floor_frame(samples, images, spec)
     if trivial is None:
