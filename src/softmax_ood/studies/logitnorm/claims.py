@@ -49,6 +49,7 @@ from ...calibration import ece
 from .evidence import Resamples, fpr95_first, has_scores, msp_arrays, two_stage
 from .floor import resamples_for
 from .shifts import far_near
+from .study import trained_on_main
 
 __all__ = ["PAPER", "claim_specs", "evaluate_logitnorm_claims", "measure"]
 
@@ -254,7 +255,7 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
     ]
     # LogitPenalty's (C5, C5-norm) and GODIN's (C6) rows exist where the config trains them
     # (the 28x28 default does not: a declared departure, logitnorm.main_losses)
-    losses = set(spec.get("main_losses") or (spec["penalty"], spec["godin"]))
+    losses = trained_on_main(spec)
     drop = set()
     if spec["penalty"] not in losses:
         drop |= {"C5", "C5-norm"}
@@ -443,7 +444,7 @@ def measure(
     # MSP comparisons on the main architecture: seeds and test images
     res = resamples_for(samples, spec)
     recipe = spec["recipe"]
-    trained = set(spec.get("main_losses") or (ce, ln, pen, godin))
+    trained = trained_on_main(spec)
     sc = {
         loss: {s: msp_arrays(samples, recipe, arch, loss, s) for s in seeds}
         for loss in (ce, ln, pen)

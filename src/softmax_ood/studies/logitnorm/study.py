@@ -47,6 +47,15 @@ def check(config: dict) -> None:
     check_names(f"{NAME}.norm_ood_set", s["norm_ood_set"], ood_sets)
 
 
+def trained_on_main(spec: dict) -> set[str]:
+    """The losses the study trains on its main architecture: ``main_losses`` (a spec without
+    it, e.g. a hand-built one: baseline, method, penalty and GODIN). Claims, tables and the
+    measurements read this one rule: a loss not trained has no row, no column, no score read."""
+    if spec.get("main_losses"):
+        return set(spec["main_losses"])
+    return {spec["baseline"], spec["method"], spec["penalty"], spec["godin"]}
+
+
 def tau_variant(config: dict, tau: float) -> str:
     """Loss-variant name for LogitNorm at ``tau`` (the study's method itself when tau matches)."""
     method = config[NAME]["method"]

@@ -36,6 +36,7 @@ from ...analysis.seeds import (
 )
 from .ablation import OOD_METRICS, tau_ablation
 from .shifts import far_near
+from .study import trained_on_main
 
 __all__ = [
     "TABLES",
@@ -202,9 +203,8 @@ def table5(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> pd.DataFrame:
     runs, ood = study_frames(runs, ood, spec)
     arch = spec["main_arch"]
     losses = [spec["baseline"], spec["penalty"], spec["method"]]
-    trained = spec.get("main_losses")
-    if trained:  # LogitPenalty only where the config trains it (not on the 28x28 default)
-        losses = [loss for loss in losses if loss in trained]
+    # LogitPenalty only where the config trains it (not on the 28x28 default)
+    losses = [loss for loss in losses if loss in trained_on_main(spec)]
     require(runs, "loss", losses, "runs", "loss(es)")
     require(ood, "loss", losses, "ood", "loss(es)")
     rows = []
@@ -230,7 +230,7 @@ def table6(runs: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> pd.DataFrame:
     ``spec['godin_compare_score']`` (its table's caption: ODIN)."""
     runs, ood = study_frames(runs, ood, spec)
     arch = spec["main_arch"]
-    if spec.get("main_losses") and spec["godin"] not in spec["main_losses"]:
+    if spec["godin"] not in trained_on_main(spec):
         return frame(
             [
                 {
