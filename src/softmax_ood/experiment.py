@@ -253,12 +253,9 @@ def train_run(
         sum(p.numel() for p in model.parameters()),
         loss_cfg,
     )
-    from .train import train_subset
-
-    keep = train_subset(len(data.y["train"]), cfg.train_size)
+    # fit() takes the recipe's declared training subset (train_size: the same images for every
+    # seed), the one place that does
     x_train, y_train = data.x["train"], data.y["train"]
-    if keep is not None:  # the recipe's declared training subset (same images for every seed)
-        x_train, y_train = x_train[torch.from_numpy(keep)], y_train[torch.from_numpy(keep)]
     model, curve, info = fit(
         model,
         loss_fn,
