@@ -57,8 +57,14 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
   only if it holds for each (intersection–union test: p = the largest network p, valid whatever
   the networks' correlation). The interval handed to the engine is that of a network whose
   interval lies entirely outside the bar if there is one (the claim "for every network" then
-  does not hold), else the hull of all networks' intervals. ``n`` is the test points per
-  network.
+  does not hold; the one with the largest |gap|, the value's, when it is outside), else the
+  hull of all networks' intervals; the detail names the network. ``p_opposite``: the exact
+  one-sided p that some network lies beyond the bar (Bonferroni over networks). ``n`` is the
+  test points per network. The detail splits the mean gap as C1/C2's does
+  (:func:`features_shape`): theory vs a Gaussian with the measured test logits' per-class mean
+  and covariance (the predicted moments' part), that Gaussian vs the measured accuracy (the
+  logits' non-Gaussian shape), and states the regime (p, n/p) against the paper's p = 512,
+  n/p ≈ 6 (a statement, not a test: the Gaussian law is a CLT over p).
 
 Gaps are in accuracy points (percent).
 """
@@ -81,6 +87,7 @@ __all__ = [
     "features_gap",
     "features_informative",
     "features_logits",
+    "features_shape",
     "features_weights",
     "expected_weight_ratio",
     "gap_over",
@@ -522,15 +529,146 @@ def _interval(correct: int, total: int, level: float = 0.95) -> tuple[float, flo
     return 100 * ci.low, 100 * ci.high
 
 
+#: Fig. 5's regime in the paper (Sec. 4.4.2 and Fig. 5's caption): ResNet-18 features, p = 512,
+#: n = 3000 fit points, so n/p ≈ 5.9; the Gaussian law of the logits is a CLT over p coordinates
+PAPER_FIG5_P = 512
+PAPER_FIG5_N = 3000
+#: fixed Sobol draws (2**m) for the accuracy of a Gaussian with the measured logits' moments
+GAUSS_DRAWS_LOG2 = 15
+
+
+def _gaussian_accuracy(means, covs, weights, seed: int = 0) -> float:
+    """Accuracy of the argmax of Gaussian logits: class ``c`` (share ``weights[c]``) has logits
+    ``N(means[c], covs[c])``; fixed scrambled Sobol draws (deterministic), as the theory's own
+    k-class accuracy (:func:`~softmax_ood.studies.seddik.theory.solve_multiclass`)."""
+    from scipy.stats import norm, qmc
+
+    from .theory import _sqrt_psd
+
+    k = len(means)
+    u = qmc.Sobol(k, scramble=True, seed=seed).random_base2(GAUSS_DRAWS_LOG2)
+    g = norm.ppf(np.clip(u, 1e-12, 1 - 1e-12))
+    acc = 0.0
+    for c in range(k):
+        B = _sqrt_psd(np.asarray(covs[c], dtype=float))
+        z = np.asarray(means[c], dtype=float) + g[:, : B.shape[1]] @ B.T
+        acc += float(weights[c]) * float(np.mean(np.argmax(z, axis=1) == c))
+    return acc
+
+
+def features_shape(frame: pd.DataFrame) -> pd.DataFrame:
+    """Moments-vs-shape split of C3's gap per network, from the measured test logits (the Fig. 5
+    frame's ``logits`` panel, practice rows: one row per test point and logit).
+
+    Per network: ``theory_acc`` (Theorem 4.8), ``gauss_acc`` (a Gaussian with the measured
+    logits' per-class mean and full k×k covariance, test class proportions), ``practice_acc``
+    (the argmax of the measured logits), all in %; ``moments_part`` = theory − gauss (what the
+    predicted moments miss), ``shape_part`` = gauss − practice (what the logits' non-Gaussian
+    shape costs); they add up to the gap. ``contrast_skew_min/max`` and ``contrast_kurt_max``: over
+    classes, the skewness and excess kurtosis of the contrast own logit − mean of the other
+    logits on the class's test points (a linear function of the logits: 0 and 0 when they are
+    Gaussian). Also ``p`` (feature
+    size, from the ``weights`` panel) and ``n_fit``. Empty without per-point practice logits."""
+    f = _with_seed(frame)
+    lg = f[(f["panel"] == "logits") & (f["source"] == "practice")] if "panel" in f else f.iloc[:0]
+    if lg.empty:
+        return pd.DataFrame()
+    acc = _features_accuracy(frame).set_index("seed")
+    rows = []
+    for seed, g in lg.groupby("seed", sort=True):
+        L = g.pivot(index="index", columns="output", values="value").sort_index()
+        y = g.groupby("index")["true_class"].first().reindex(L.index).to_numpy(dtype=int)
+        Z = L.to_numpy(dtype=float)
+        k = Z.shape[1]
+        counts = np.bincount(y, minlength=k)[:k]
+        if counts.min() < 2:
+            continue
+        means = [Z[y == c].mean(0) for c in range(k)]
+        covs = [np.cov(Z[y == c], rowvar=False) for c in range(k)]
+        skews, kurts = [], []
+        for c in range(k):
+            X = Z[y == c]
+            m = X[:, c] - np.delete(X, c, 1).mean(1)
+            skews.append(float(stats.skew(m)))
+            kurts.append(float(stats.kurtosis(m)))
+        gauss = 100 * _gaussian_accuracy(means, covs, counts / counts.sum())
+        practice = 100 * float(np.mean(np.argmax(Z, axis=1) == y))
+        theory = 100 * float(acc.loc[seed, "theory"]) if seed in acc.index else math.nan
+        w = f[(f["seed"] == seed) & (f["panel"] == "weights")]
+        sizes = _exact_theory_sizes(f[f["seed"] == seed]).get(seed)
+        rows.append(
+            {
+                "seed": seed,
+                "p": int(w["index"].max()) + 1 if len(w) else math.nan,
+                "n_fit": sizes[0] if sizes else math.nan,
+                "theory_acc": theory,
+                "gauss_acc": gauss,
+                "practice_acc": practice,
+                "moments_part": theory - gauss,
+                "shape_part": gauss - practice,
+                "contrast_skew_min": min(skews),
+                "contrast_skew_max": max(skews),
+                "contrast_kurt_max": max(kurts),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _shape_text(shape: pd.DataFrame) -> str:
+    if shape.empty:
+        return (
+            "; no per-point test logits in the frame: the gap is not split into moments and "
+            "shape, and the regime (p, n/p) is not printed"
+        )
+    per = ", ".join(
+        f"seed {r.seed}: {r.gauss_acc:.2f} %" for r in shape.itertuples()
+    )
+    text = (
+        f"; a Gaussian with the measured test logits' per-class mean and covariance gives {per}: "
+        f"of the mean gap, {shape['moments_part'].mean():+.2f} points come from the predicted "
+        f"moments (theory vs that Gaussian) and {shape['shape_part'].mean():+.2f} from the "
+        "logits' non-Gaussian shape (that Gaussian vs the measured accuracy); per class, the "
+        f"contrast own logit − mean of the others has skewness {shape['contrast_skew_min'].min():.2f} to "
+        f"{shape['contrast_skew_max'].max():.2f}, excess kurtosis up to "
+        f"{shape['contrast_kurt_max'].max():.2f} (0 and 0 for Gaussian logits)"
+    )
+    p = shape["p"].dropna()
+    n_fit = shape["n_fit"].dropna()
+    if len(p) and len(n_fit):
+        pv, nv = int(p.max()), float(n_fit.mean())
+        text += (
+            f"; regime (a statement, not tested): p = {pv}, n/p = {nv / pv:.1f} here vs the "
+            f"paper's p = {PAPER_FIG5_P}, n/p = {PAPER_FIG5_N / PAPER_FIG5_P:.1f}: the theory's "
+            "Gaussian logits are a CLT over the p feature coordinates"
+            + (
+                f", so at p = {pv} that limit is not reached as in the paper and the logits' "
+                "shape, not Theorem 4.8's moments, can carry the gap"
+                if pv < PAPER_FIG5_P
+                else ""
+            )
+        )
+    return text
+
+
 def features_gap(frame: pd.DataFrame, bar_points: float, alpha: float = 0.05) -> Measurement:
     """C3: per network, exact binomial TOST of the test accuracy against its theory ± bar;
     p = the largest over networks, power = the smallest per-network power at gap 0 (the
-    all-networks test has at most that power)."""
+    all-networks test has at most that power).
+
+    The value is the largest |gap| over networks; the interval is **that network's** exact
+    ``1 − 2·alpha`` interval of the gap (named in the detail) when it lies outside the bar or
+    no network's does, else the outside network with the largest |gap|; the hull over networks
+    when no network lies outside (the claim then at best straddles). ``p_opposite``: the
+    one-sided exact p that some network's accuracy lies beyond the bar on its gap's side, the
+    smallest per-network p times the number of networks (Bonferroni, capped at 1); the detail
+    adds the largest (every network beyond the bar). The detail also splits the mean gap into
+    the predicted moments' and the logits' shape parts (:func:`features_shape`) and states the
+    regime (p, n/p) against the paper's."""
     acc = _features_accuracy(frame)
     if acc.empty:
         return Measurement(math.nan, "the Fig. 5 frame has no test accuracy rows")
     b = bar_points / 100
-    ps, powers, parts, gap_intervals = [], [], [], []
+    ps, powers, parts, gap_intervals, opposite = [], [], [], [], []
     for r in acc.itertuples():
         correct = int(round(r.practice * r.n_points))
         p, power = binomial_tost(correct, r.n_points, r.theory, b, alpha)
@@ -538,33 +676,60 @@ def features_gap(frame: pd.DataFrame, bar_points: float, alpha: float = 0.05) ->
         ps.append(p)
         powers.append(power)
         gap_intervals.append((100 * r.theory - hi, 100 * r.theory - lo))
+        if r.theory >= r.practice:  # practice below: beyond the bar = accuracy < theory − b
+            lo_null = r.theory - b
+            opp = 0.0 if lo_null >= 1 else float(stats.binom.cdf(correct, r.n_points, max(lo_null, 0.0)))
+            opp = 1.0 if lo_null <= 0 else opp
+        else:
+            hi_null = r.theory + b
+            opp = 1.0 if hi_null >= 1 else float(stats.binom.sf(correct - 1, r.n_points, hi_null))
+        opposite.append(opp)
         parts.append(
             f"seed {r.seed}: theory {100 * r.theory:.2f} % vs practice {100 * r.practice:.2f} % "
             f"({correct}/{r.n_points}, {100 * (1 - 2 * alpha):g} % exact interval "
-            f"{lo:.2f}–{hi:.2f}), TOST p {p:.3g}"
+            f"{lo:.2f}–{hi:.2f}, gap {gap_intervals[-1][0]:.2f} to {gap_intervals[-1][1]:.2f}), "
+            f"TOST p {p:.3g}, beyond the bar p {opp:.3g}"
         )
     gaps = 100 * (acc["theory"] - acc["practice"]).abs()
     n = int(acc["n_points"].min())
-    outside = [iv for iv in gap_intervals if iv[1] < -bar_points or iv[0] > bar_points]
-    interval = (
-        outside[0]
-        if outside
-        else (min(iv[0] for iv in gap_intervals), max(iv[1] for iv in gap_intervals))
-    )
+    seeds = list(acc["seed"])
+    out_idx = [
+        i for i, iv in enumerate(gap_intervals) if iv[1] < -bar_points or iv[0] > bar_points
+    ]
+    worst = int(np.argmax(gaps.to_numpy()))
+    if out_idx:
+        pick = worst if worst in out_idx else max(out_idx, key=lambda i: gaps.iloc[i])
+        interval = gap_intervals[pick]
+        which = (
+            f"seed {seeds[pick]}'s (the largest |gap|, entirely outside the bar)"
+            if pick == worst
+            else f"seed {seeds[pick]}'s (entirely outside the bar; the largest |gap| is seed "
+            f"{seeds[worst]}'s)"
+        )
+    else:
+        interval = (min(iv[0] for iv in gap_intervals), max(iv[1] for iv in gap_intervals))
+        which = (
+            f"the hull over networks (no network entirely outside the bar; the largest |gap| is "
+            f"seed {seeds[worst]}'s, interval {gap_intervals[worst][0]:.2f} to "
+            f"{gap_intervals[worst][1]:.2f})"
+        )
+    p_opp = float(min(1.0, len(opposite) * min(opposite)))
     return Measurement(
         float(gaps.max()),
         f"k={int(acc['k'].iloc[0])}, {len(acc)} network(s), one error = "
-        f"{100 / n:.2f} points; "
+        f"{100 / n:.2f} points; value: seed {seeds[worst]}'s |gap|; "
         + "; ".join(parts)
-        + (
-            f"; interval of the gap theory − practice: {interval[0]:.2f} to {interval[1]:.2f} "
-            + ("(a network entirely outside the bar)" if outside else "(hull over networks)")
-        ),
+        + f"; interval of the gap theory − practice: {interval[0]:.2f} to {interval[1]:.2f}, "
+        + which
+        + f"; opposite (some network beyond the bar) p {p_opp:.3g} (smallest per-network p × "
+        f"{len(opposite)}), every network beyond the bar p {max(opposite):.3g}"
+        + _shape_text(features_shape(frame)),
         p_value=float(max(ps)),
         n=n,
         power=float(min(powers)),
         method="binomial",
         interval=interval,
+        p_opposite=p_opp,
     )
 
 

@@ -215,3 +215,34 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
         "cannot test as the paper's claim (premise S1 does not hold) — here the opposite is "
         "significant",
     )
+
+
+def with_logits(frame: pd.DataFrame, *, skewed: bool, per_class: int = 2000, k: int = 3):
+    """``frame`` plus a ``logits`` panel (practice rows, one per test point and logit) per
+    network: class ``c``'s logits have mean 1.5 on logit ``c`` and 0 elsewhere, unit variances;
+    Gaussian, or (``skewed``) with the own logit's noise a centred, unit-variance exponential
+    turned into a long left tail (same mean and covariance, a different accuracy)."""
+    rows = []
+    for seed in sorted(frame["seed"].unique()):
+        rng = np.random.default_rng(int(seed))
+        i = 0
+        for c in range(k):
+            Z = rng.standard_normal((per_class, k))
+            if skewed:
+                Z[:, c] = 1.0 - rng.exponential(1.0, per_class)
+            Z[:, c] += 1.5
+            for row in Z:
+                for a, v in enumerate(row):
+                    rows.append(
+                        {
+                            "seed": seed,
+                            "panel": "logits",
+                            "source": "practice",
+                            "true_class": c,
+                            "index": i,
+                            "output": a,
+                            "value": float(v),
+                        }
+                    )
+                i += 1
+    return pd.concat([frame, pd.DataFrame(rows)], ignore_index=True)

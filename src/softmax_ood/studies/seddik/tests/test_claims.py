@@ -278,3 +278,44 @@ def test_logit_gap_is_the_mean_standardised_gap_of_the_logit_means():
     assert row["verdict"].startswith("does not hold (the opposite is significant")
     assert row["threshold"] == 0.5 and row["effect"] == 0.5
     assert math.isnan(features_logits(g[g["panel"] != "logit_moments"]).value)
+
+
+def test_features_shape_splits_c3_gap_into_moments_and_shape():
+    """A Gaussian with the measured logits' moments reproduces the accuracy of Gaussian logits
+    (shape part near 0) but not of skewed logits with the same mean and covariance (a shape
+    part of several points); the parts add up to theory − practice; the detail says so and
+    states the regime against the paper's p = 512."""
+    from softmax_ood.studies.seddik.claims import features_shape
+    from softmax_ood.studies.seddik.tests.controls import with_logits
+
+    base = features_frame(0.80, 0.80, k=3, p=4, networks=2)
+    gauss = features_shape(with_logits(base, skewed=False))
+    skew = features_shape(with_logits(base, skewed=True))
+    assert len(gauss) == len(skew) == 2
+    assert gauss["shape_part"].abs().max() < 1.0
+    assert skew["shape_part"].abs().min() > 2.0
+    for t in (gauss, skew):
+        assert np.allclose(t["moments_part"] + t["shape_part"], t["theory_acc"] - t["practice_acc"])
+    assert abs(gauss["contrast_skew_max"]).max() < 0.2 and skew["contrast_skew_min"].max() < -1
+    assert (skew["p"] == 4).all() and (skew["n_fit"] == 5000).all()
+    m = features_gap(with_logits(base, skewed=True), 2.0)
+    assert "from the logits' non-Gaussian shape" in m.detail
+    assert "p = 4, n/p = 1250.0 here vs the paper's p = 512" in m.detail
+    # without per-point logits the detail says the split is missing
+    assert "not split into moments and shape" in features_gap(base, 2.0).detail
+
+
+def test_features_gap_interval_and_p_opposite_come_from_the_reported_network():
+    """The interval is that of the network whose |gap| is the value; p_opposite is the exact
+    one-sided p that some network lies beyond the bar (Bonferroni over networks), filled."""
+    f = features_frame(0.90, 0.85, n_points=5000)
+    f.loc[(f["seed"] == 1) & (f["source"] == "practice") & (f["split"] == "test"), "value"] = 0.84
+    m = features_gap(f, 2.0)
+    assert m.value == pytest.approx(6.0)
+    lo, hi = (100 * v for v in stats.binomtest(4200, 5000).proportion_ci(0.90, "exact"))
+    assert m.interval == pytest.approx((90 - hi, 90 - lo))
+    assert "seed 1's (the largest |gap|" in m.detail
+    by_hand = 3 * stats.binom.cdf(4200, 5000, 0.88)  # smallest per-network p (seed 1) × 3
+    assert m.p_opposite == pytest.approx(min(1.0, by_hand)) and m.p_opposite < 1e-6
+    # a match: the opposite is far from significant
+    assert features_gap(features_frame(0.90, 0.90), 2.0).p_opposite > 0.5
