@@ -234,14 +234,14 @@ _PRINTED: list[dict[str, str]] = [
 ]
 
 
-_THEORY = ("C1", "C2", "C3*", "S1")
+_THEORY = ("C1*", "C2", "C3*", "S1")
 
 
 def _claims(where: str) -> tuple[str, ...]:
     """The claims a printed-text departure touches: the theory's for an equation, theorem,
     algorithm or assumption; the figure's for a data or setting change."""
     if where.startswith("Fig. 2"):
-        return ("C1", "P1")
+        return ("C1*", "P1")
     if where.startswith(("Figs. 3-4", "Fig. 4")):
         return ("C2", "P2")
     if where.startswith("Fig. 5 class statistics"):
@@ -249,7 +249,7 @@ def _claims(where: str) -> tuple[str, ...]:
     if where.startswith("Fig. 5"):
         return ("C3*", "P3")
     if where.startswith("Figs. 2, 4, 5"):
-        return ("C1", "C2", "C3*")
+        return ("C1*", "C2", "C3*")
     if where.startswith("Leave-one-out"):
         return ()
     return _THEORY
@@ -302,7 +302,7 @@ DEPARTURES: list[Departure] = [
         "Sec. 5, Fig. 2",
         "5 seeds",
         "The paper states no number; 5 seeds give C1's interval.",
-        ("C1", "P1"),
+        ("C1*", "P1"),
         "all",
         "unspecified",
     ),

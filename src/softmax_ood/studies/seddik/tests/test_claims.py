@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from softmax_ood.analysis.claims import t_power
+from softmax_ood.analysis.claims import t_interval, t_power
 from softmax_ood.studies.seddik.claims import (
     binomial_tost,
     evaluate_seddik_claims,
@@ -32,28 +32,42 @@ from softmax_ood.studies.seddik.tests.controls import (
 )
 
 
-def test_gap_is_the_mean_signed_gap_with_per_seed_samples():
-    f = accuracy_frame("p", [25, 50], [0.80, 0.70], 0.03)  # practice 3 points above
-    m = gap_over(f, "p")
-    per_seed = -100 * (0.03 + np.array([-0.003, 0.001, 0.002, -0.001, 0.0015]))  # theory − practice
-    assert m.value == pytest.approx(per_seed.mean())
-    # signed: the engine's equivalence test forms their interval against ± the bar
-    assert np.allclose(m.samples, per_seed) and m.n == 5
-    assert "mean signed gap theory − practice -3.01 ±" in m.detail and "per p" in m.detail
+def test_gap_over_tests_every_x_value_intersection_union():
+    f = accuracy_frame("p", [25, 50], [0.80, 0.70], [0.03, 0.01])  # practice above the theory
+    m = gap_over(f, "p", 2.0)
+    jitter = np.array([-0.003, 0.001, 0.002, -0.001, 0.0015])
+    worst = -100 * (0.03 + jitter)  # theory − practice at p = 25, the largest |gap|
+    assert m.value == pytest.approx(worst.mean()) and m.n == 5
+    # the interval is p = 25's t interval (entirely outside the bar), not the mean over p
+    assert m.interval == pytest.approx(t_interval(worst, 0.05))
+    assert "intersection–union over 2 values of p" in m.detail and "p = 25's" in m.detail
+    # p: the larger of the per-p TOST p's; p_opposite: Bonferroni of the per-p opposite p's
+    other = -100 * (0.01 + jitter)
+    tost = [
+        max(stats.ttest_1samp(g, -2, alternative="greater").pvalue,
+            stats.ttest_1samp(g, 2, alternative="less").pvalue)
+        for g in (worst, other)
+    ]
+    assert m.p_value == pytest.approx(max(tost))
+    opp = [stats.ttest_1samp(g, -2, alternative="less").pvalue for g in (worst, other)]
+    assert m.p_opposite == pytest.approx(min(1.0, 2 * min(opp)))
 
 
-def test_tost_p_is_the_larger_one_sided_p():
+def test_gap_over_one_value_at_the_bar_is_not_established():
+    """The mean over n lies well inside the bar, but one n's interval straddles it: the
+    intersection–union test reads "not established", where an average would hold."""
     from softmax_ood.analysis.claims import ClaimSpec, evaluate_claims
 
-    f = accuracy_frame("n", [20, 40], [0.93, 0.95], 0.012)
-    m = gap_over(f, "n")
-    signed = np.asarray(m.samples)  # theory − practice, negative here
-    assert signed.mean() < 0
-    p_up = stats.ttest_1samp(signed, 2.0, alternative="less").pvalue
-    p_low = stats.ttest_1samp(signed, -2.0, alternative="greater").pvalue
+    f = accuracy_frame("n", [20, 40, 80], [0.93, 0.95, 0.96], [-0.02, 0.0, 0.0])
+    m = gap_over(f, "n", 2.0)
+    assert m.p_value > 0.05 and "n = 20 not established on its own" in m.detail
     spec = ClaimSpec("C", "t", "s", threshold=2.0, direction="<", test="equivalence")
     row = evaluate_claims("P", [spec], {"C": m}, alpha=0.05).iloc[0]
-    assert row["p_value"] == pytest.approx(max(p_up, p_low))
+    assert row["verdict"].startswith("not established")
+    # the training points are tested apart
+    assert "training" not in m.detail and gap_over(f, "n", 2.0, split="train").detail.startswith(
+        "train points"
+    )
 
 
 def test_informative_is_the_distance_from_the_nearer_trivial_prediction():
@@ -118,6 +132,7 @@ def test_claims_table_premises_first_and_verdicts():
         "P2",
         "P3",
         "C1",
+        "C1-train",
         "C2",
         "C3-weights",
         "C3-logits",
@@ -125,7 +140,7 @@ def test_claims_table_premises_first_and_verdicts():
         "S1",
         "S2",
     ]
-    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 5 + ["sanity"] * 2
+    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 6 + ["sanity"] * 2
     v = dict(zip(c["claim_id"], c["verdict"], strict=True))
     assert v["C1"] == "holds" and v["C2"].startswith("does not hold")
     assert v["P3"].startswith("does not hold")
