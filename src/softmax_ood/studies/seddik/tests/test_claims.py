@@ -334,3 +334,15 @@ def test_features_gap_interval_and_p_opposite_come_from_the_reported_network():
     assert m.p_opposite == pytest.approx(min(1.0, by_hand)) and m.p_opposite < 1e-6
     # a match: the opposite is far from significant
     assert features_gap(features_frame(0.90, 0.90), 2.0).p_opposite > 0.5
+
+
+def test_c3_weights_detail_says_when_the_predicted_fluctuation_is_too_small():
+    """r significantly above the exact-theory r (√(1 + n_fit/n_stats) = √2 here) is stated in
+    the detail, the verdict stays on the bar; r at the exact-theory value is not flagged."""
+    f = features_frame(0.90, 0.90, weight_offset=1.8)  # r 1.7-1.9 per network, bar 2
+    m = features_weights(f)
+    assert m.value < 2 and "the predicted fluctuation is too small" in m.detail
+    assert "within ± 2 predicted SD (84 % expected" in m.detail
+    assert _fig5_row("C3-weights", f)["verdict"] == "holds"
+    near = features_frame(0.90, 0.90, weight_offset=math.sqrt(2))
+    assert "not distinguishable from the exact-theory 1.41" in features_weights(near).detail
