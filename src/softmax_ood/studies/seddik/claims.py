@@ -137,6 +137,20 @@ def _claim_specs(
         "(the value: the {x} with the largest |gap|); equivalence test (TOST) at ± the bar per "
         "{x} (90 % t interval over seeds), intersection–union over {x}: p = the largest"
     )
+
+    def curve(cid: str, text: str, x: str, split: str, premise: str) -> ClaimSpec:
+        """A figure's accuracy curve matched at every ``x`` (intersection–union TOST)."""
+        return ClaimSpec(
+            cid,
+            text,
+            tost.format(x=x, split=split),
+            threshold=b,
+            direction="<",
+            requires=("S1", premise),
+            effect=0.0,
+            test="equivalence",
+        )
+
     return [
         ClaimSpec(
             "P1",
@@ -163,39 +177,30 @@ def _claim_specs(
             direction=">",
             kind="premise",
         ),
-        ClaimSpec(
+        curve(
             "C1",
             "Fig. 2: on Gaussian mixtures the theory predicts the trained softmax classifier's "
             "test accuracy (within the bar, at every p: 'a perfect match')",
-            tost.format(x="p", split="test"),
-            threshold=b,
-            direction="<",
-            requires=("S1", "P1"),
-            effect=0.0,
-            test="equivalence",
+            "p",
+            "test",
+            "P1",
         ),
-        ClaimSpec(
+        curve(
             "C1-train",
             "Fig. 2: the match holds 'both for training and test data': the theory predicts the "
             "trained classifier's accuracy on its own training points (within the bar, at every "
             "p)",
-            tost.format(x="p", split="training"),
-            threshold=b,
-            direction="<",
-            requires=("S1", "P1"),
-            effect=0.0,
-            test="equivalence",
+            "p",
+            "training",
+            "P1",
         ),
-        ClaimSpec(
+        curve(
             "C2",
             "Fig. 4: on digits the theory predicts the trained classifier's test accuracy "
             "(within the bar, at every n: 'consistently estimated')",
-            tost.format(x="n", split="test"),
-            threshold=b,
-            direction="<",
-            requires=("S1", "P2"),
-            effect=0.0,
-            test="equivalence",
+            "n",
+            "test",
+            "P2",
         ),
         ClaimSpec(
             "C3-weights",
@@ -395,12 +400,16 @@ def gap_over(
         se = float(xs.std(ddof=1) / math.sqrt(len(xs)))
         lo, hi = t_interval(xs, alpha)
         p = max(one_sided_t(xs, -b, ">"), one_sided_t(xs, b, "<")) if math.isfinite(b) else math.nan
-        po = (one_sided_t(xs, b, ">") if mean >= 0 else one_sided_t(xs, -b, "<")) if math.isfinite(b) else math.nan
-        means[v], intervals[v], ps[v], opp[v] = mean, (lo, hi), p, po
-        powers[v] = tost_power(b, float(xs.std(ddof=1)), len(xs), alpha) if math.isfinite(b) else math.nan
-        per_x.append(
-            f"{v}: {_pm(mean, se)} (interval {lo:.2f} to {hi:.2f}, TOST p {p:.2g})"
+        po = (
+            (one_sided_t(xs, b, ">") if mean >= 0 else one_sided_t(xs, -b, "<"))
+            if math.isfinite(b)
+            else math.nan
         )
+        means[v], intervals[v], ps[v], opp[v] = mean, (lo, hi), p, po
+        powers[v] = (
+            tost_power(b, float(xs.std(ddof=1)), len(xs), alpha) if math.isfinite(b) else math.nan
+        )
+        per_x.append(f"{v}: {_pm(mean, se)} (interval {lo:.2f} to {hi:.2f}, TOST p {p:.2g})")
     worst = max(means, key=lambda v: abs(means[v]))
     outside = [v for v, (lo, hi) in intervals.items() if hi < -b or lo > b]
     if outside:
@@ -416,7 +425,8 @@ def gap_over(
     detail = (
         f"{split} points; intersection–union over {len(means)} values of {x} (holds only if "
         f"every {x}'s TOST holds); value: the mean gap at {x} = {worst}, the largest |gap|; per "
-        f"{x} (mean ± SE over {len(per_seed)} seeds): " + "; ".join(per_x)
+        f"{x} (mean ± SE over {len(per_seed)} seeds): "
+        + "; ".join(per_x)
         + f"; interval: {which}"
         + (
             f"; {x} = " + ", ".join(str(v) for v in failing) + " not established on its own"
@@ -691,9 +701,7 @@ def _shape_text(shape: pd.DataFrame) -> str:
             "; no per-point test logits in the frame: the gap is not split into moments and "
             "shape, and the regime (p, n/p) is not printed"
         )
-    per = ", ".join(
-        f"seed {r.seed}: {r.gauss_acc:.2f} %" for r in shape.itertuples()
-    )
+    per = ", ".join(f"seed {r.seed}: {r.gauss_acc:.2f} %" for r in shape.itertuples())
     text = (
         f"; a Gaussian with the measured test logits' per-class mean and covariance gives {per}: "
         f"of the mean gap, {shape['moments_part'].mean():+.2f} points come from the predicted "
@@ -749,7 +757,11 @@ def features_gap(frame: pd.DataFrame, bar_points: float, alpha: float = 0.05) ->
         gap_intervals.append((100 * r.theory - hi, 100 * r.theory - lo))
         if r.theory >= r.practice:  # practice below: beyond the bar = accuracy < theory − b
             lo_null = r.theory - b
-            opp = 0.0 if lo_null >= 1 else float(stats.binom.cdf(correct, r.n_points, max(lo_null, 0.0)))
+            opp = (
+                0.0
+                if lo_null >= 1
+                else float(stats.binom.cdf(correct, r.n_points, max(lo_null, 0.0)))
+            )
             opp = 1.0 if lo_null <= 0 else opp
         else:
             hi_null = r.theory + b
@@ -764,9 +776,7 @@ def features_gap(frame: pd.DataFrame, bar_points: float, alpha: float = 0.05) ->
     gaps = 100 * (acc["theory"] - acc["practice"]).abs()
     n = int(acc["n_points"].min())
     seeds = list(acc["seed"])
-    out_idx = [
-        i for i, iv in enumerate(gap_intervals) if iv[1] < -bar_points or iv[0] > bar_points
-    ]
+    out_idx = [i for i, iv in enumerate(gap_intervals) if iv[1] < -bar_points or iv[0] > bar_points]
     worst = int(np.argmax(gaps.to_numpy()))
     if out_idx:
         pick = worst if worst in out_idx else max(out_idx, key=lambda i: gaps.iloc[i])

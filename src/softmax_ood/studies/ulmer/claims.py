@@ -522,7 +522,9 @@ def cell_shares(
     sample count ``role`` (``"K"`` or ``"2K"``) is at most ``level`` (below certainty), and the
     share above it."""
     sel = directions[
-        (directions["dataset"] == ds) & (directions["kind"] == kind) & (directions["k_role"] == role)
+        (directions["dataset"] == ds)
+        & (directions["kind"] == kind)
+        & (directions["k_role"] == role)
     ]
     if not degenerate:
         sel = sel[~sel["degenerate"].astype(bool)]
@@ -602,7 +604,9 @@ def _share_variants(
 
     def both(**kw):
         below, certain = cell_shares(directions, ds, kind, level, **kw)
-        single, _ = cell_shares(directions, ds, "single", level, degenerate=kw.get("degenerate", True))
+        single, _ = cell_shares(
+            directions, ds, "single", level, degenerate=kw.get("degenerate", True)
+        )
         seeds = sorted(set(below.index) & set(single.index))
         return below.loc[seeds] - single.loc[seeds], certain
 
@@ -612,7 +616,9 @@ def _share_variants(
             texts["C"] += f"; without the {n_deg} degenerate direction(s): {_mean_p(c)}"
             texts["P"] += f"; without the {n_deg} degenerate direction(s): {_mean_p(p)}"
     has_2k = (
-        (directions["dataset"] == ds) & (directions["kind"] == kind) & (directions["k_role"] == "2K")
+        (directions["dataset"] == ds)
+        & (directions["kind"] == kind)
+        & (directions["k_role"] == "2K")
     ).any()
     if has_2k:
         c, p = both(role="2K")
@@ -643,7 +649,9 @@ def _k_share_text(directions: pd.DataFrame, ds: str, kind: str, level: float) ->
     )
 
 
-def _borderline(oriented: pd.Series, change: pd.Series, margin: float, power: float, alpha: float) -> str:
+def _borderline(
+    oriented: pd.Series, change: pd.Series, margin: float, power: float, alpha: float
+) -> str:
     """A K premise near its bar: the TOST p close to alpha or power below the target, or a
     seed's change beyond the margin though the mean is inside."""
     from softmax_ood.analysis.claims import POWER_TARGET, one_sided_t

@@ -35,7 +35,8 @@ DEPARTURES: list[Departure] = [
         "scikit-learn's breast-cancer table (Wisconsin Diagnostic)",
         "The paper's data cannot be obtained; the report names the table as breast cancer, "
         "not as the paper's data.",
-        ("*-breast_cancer", "*-breast_cancer-*"),  # every row on the table (F, N, K, L, C, P, D, S, G)
+        # every row on the table (F, N, K, L, C, P, D, S, G)
+        ("*-breast_cancer", "*-breast_cancer-*"),
         "all",
         "data",
     ),

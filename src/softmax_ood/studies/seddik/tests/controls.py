@@ -27,7 +27,14 @@ def accuracy_frame(
     for split in splits:
         for v, t, off in zip(values, theory, offsets, strict=True):
             rows.append(
-                {x: v, "source": "theory", "split": split, "seed": pd.NA, "cls": "all", "accuracy": t}
+                {
+                    x: v,
+                    "source": "theory",
+                    "split": split,
+                    "seed": pd.NA,
+                    "cls": "all",
+                    "accuracy": t,
+                }
             )
             for s in range(SEEDS):
                 rows.append(
@@ -184,7 +191,19 @@ def _table(config: dict, **changes) -> pd.DataFrame:
 
 def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
     good = _table(config)
-    for cid in ("P1", "P2", "P3", "C1", "C1-train", "C2", "C3-weights", "C3-logits", "C3", "S1", "S2"):
+    for cid in (
+        "P1",
+        "P2",
+        "P3",
+        "C1",
+        "C1-train",
+        "C2",
+        "C3-weights",
+        "C3-logits",
+        "C3",
+        "S1",
+        "S2",
+    ):
         yield cid, True, good
     # premises: the accuracy sits at the ceiling (within the bar of 100 %)
     yield "P1", False, _table(config, fig2=accuracy_frame("p", [25, 100], [0.995, 0.994], 0.0))

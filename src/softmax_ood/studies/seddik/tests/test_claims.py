@@ -44,8 +44,10 @@ def test_gap_over_tests_every_x_value_intersection_union():
     # p: the larger of the per-p TOST p's; p_opposite: Bonferroni of the per-p opposite p's
     other = -100 * (0.01 + jitter)
     tost = [
-        max(stats.ttest_1samp(g, -2, alternative="greater").pvalue,
-            stats.ttest_1samp(g, 2, alternative="less").pvalue)
+        max(
+            stats.ttest_1samp(g, -2, alternative="greater").pvalue,
+            stats.ttest_1samp(g, 2, alternative="less").pvalue,
+        )
         for g in (worst, other)
     ]
     assert m.p_value == pytest.approx(max(tost))
