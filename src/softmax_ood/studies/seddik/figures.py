@@ -102,7 +102,7 @@ def fig4(frame: pd.DataFrame, path: str | Path) -> None:
     p, lam = frame["p"].iloc[0], frame["lam"].iloc[0]
     with style():
         fig, (ax,) = new_figure((5.2, 3.8))
-        _accuracy_axes(ax, frame, "n", f"digits 1 vs 2, p={p}, λ={lam:g}")
+        _accuracy_axes(ax, frame, "n", f"image pair (seddik.digits), p={p}, λ={lam:g}")
         save_figure(fig, path)
 
 

@@ -109,6 +109,9 @@ rule seddik_departures:
         table=f"{SD}/departures.parquet",
         provenance=f"{SD}/departures.prov.json",
         markdown=f"{SD}/departures.md",
+    params:
+        # the settings the table is derived from (digits source, leave-one-out, claims, scale)
+        config={"seddik": config["seddik"], "data": {"source": config["data"].get("source")}},
     log:
         "logs/seddik/{dataset}/departures.log",
     benchmark:

@@ -13,28 +13,42 @@ Premises (listed first)
   OCS − final training loss over the OCS loss, above 0.5).
 * ``N-<ds>`` — the certainty measurement can fail: the control model (a bounded smooth last
   hidden layer, outside the theorem's assumptions) is *not* certain far from the data.
-* ``K-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — ``K`` is large enough: the
-  per-seed change ``stat(2K) - stat(K)`` is equivalent to zero within ``± k_margin``, a margin
-  fixed in the config before any run (half the distance from ``certain_max_prob`` to 1, so the
-  change cannot flip a certainty verdict by itself). Equivalence test (TOST) on the paired
-  changes: the engine's one-sided t-test of the changes oriented to their mean's side against
-  ``k_margin`` is the binding half; its power is the whole TOST's
-  (:func:`softmax_ood.analysis.claims.tost_power`) at change 0. (Not the seed spread of the same
-  samples: a margin estimated from the data it judges is circular.)
+* ``K-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — ``K`` is large enough **for
+  the finite-alpha certainty level**: the per-seed change ``stat(2K) - stat(K)`` of the mean max
+  probability at the largest alpha over the points and the non-degenerate directions is
+  equivalent to zero within ``± k_margin``, a margin fixed in the config before any run (half
+  the distance from ``certain_max_prob`` to 1, so the change cannot flip a certainty verdict by
+  itself). Equivalence test (TOST) on the paired changes: the engine's one-sided t-test of the
+  changes oriented to their mean's side against ``k_margin`` is the binding half; its power is
+  the whole TOST's (:func:`softmax_ood.analysis.claims.tost_power`) at change 0. (Not the seed
+  spread of the same samples: a margin estimated from the data it judges is circular.) This is
+  **not** the statistic C and P use (the share of direction cells whose *limiting* vote share
+  is at most ``certain_max_prob``, every direction): the detail gives that share at K and 2K,
+  the cells that cross the level when K doubles, and the C and P rows repeat their statistic
+  at 2K. A premise that holds with power below the target, or with a seed's change beyond the
+  margin, says so in its detail ("borderline").
 
-Claims (tests of Theorem 1's certainty statement)
+Claims (tests of Theorem 1's certainty statement, as the paper hedges it)
 
-* ``C-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — far from the data the averaged
-  prediction is certain: per seed, the mean max probability at the largest alpha over the scaled
-  points and every non-degenerate direction (all axes and random directions; degenerate ones,
-  parallel to a class boundary, are labelled in the tables and left out) exceeds
-  ``certain_max_prob``; one-sided t-test over seeds, power to detect the theorem's limit 1.
+* ``C-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — the averaged model mitigates
+  the overconfidence along some directions: per seed, the share of directions (every direction,
+  degenerate ones included) whose limiting mean max probability (the vote share) is at most
+  ``certain_max_prob``, minus the single network's share; one-sided t-test over seeds (> 0).
+* ``P-<ds>-<kind>`` — only partially: per seed, the share of directions (every direction)
+  whose limiting mean max probability exceeds ``certain_max_prob``; one-sided t-test (> 0).
+  C and P count degenerate directions (parallel to a class boundary, ``directions.degenerate``)
+  like any other; their details give both numbers, with and without them.
+* ``D-<ds>`` — §6: more in-domain data worsens OOD detection (AUROC change < 0).
+
+Power: C and P at the share ``claims.effect_share``, D at the AUROC change
+``claims.effect_auroc`` (both fixed in the config; the paper gives no effect size), at the
+seeds' spread; n/a when the config gives none.
 
 Sanity rows (true by construction, never counted as support)
 
 * ``S-<ds>-single`` — a single ReLU network is certain far from the data: along a ray its logits
   are eventually affine in alpha, so its softmax saturates (unless two top logits have equal
-  slopes: the degenerate directions, left out).
+  slopes: the degenerate directions, left out of this row, of N and of the K premise).
 * ``G-<ds>-<metric>`` — the metric's input-gradient norm falls below ``grad_ratio`` times its
   alpha = 1 value along the paper's feature (Lemmas 5, 7, 8, 9; largest ratio over the ReLU
   models): once every sample saturates its softmax is flat, so this holds by construction (many
@@ -97,11 +111,20 @@ _METRICS = tuple(_METRIC_TEXT)
 NOTE_TOL = 1e-12
 
 
+def _effect(spec: dict, key: str) -> float | None:
+    """The config's effect size ``claims.<key>`` (a distance from the threshold), None when
+    absent (power n/a)."""
+    v = spec.get(key)
+    return None if v is None else float(v)
+
+
 def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
     """The claims as data for ``datasets``; ``spec`` holds ``kinds``, ``control`` (activation),
     ``certain_max_prob``, ``grad_ratio``, ``k_margin``, ``confident``."""
     level = float(spec["certain_max_prob"])
     kinds = list(spec["kinds"])
+    share_effect = _effect(spec, "effect_share")
+    auroc_effect = _effect(spec, "effect_auroc")
     specs = []
     for ds in datasets:
         fid, nid = f"F-{ds}", f"N-{ds}"
@@ -133,12 +156,15 @@ def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                 specs.append(
                     ClaimSpec(
                         f"K-{ds}-{kind}",
-                        f"{_LABELS[kind]} on {ds}: K is large enough (the certainty statistic "
-                        "does not move when K doubles: equivalent to no change within "
-                        f"± {spec['k_margin']:g})",
-                        "per seed, stat(2K) - stat(K), oriented to its mean's side; equivalence "
-                        "test (TOST) at ± k_margin (the binding one-sided test; power of the "
-                        "whole TOST at change 0)",
+                        f"{_LABELS[kind]} on {ds}: K is large enough for the certainty level "
+                        "far out (the mean max probability at the largest alpha over the "
+                        "non-degenerate directions does not move when K doubles: equivalent to "
+                        f"no change within ± {spec['k_margin']:g}; not C/P's share of limiting "
+                        "cells, whose K -> 2K change is in the detail)",
+                        "per seed, stat(2K) - stat(K) of the mean max probability at the largest "
+                        "alpha (points x non-degenerate directions), oriented to its mean's side; "
+                        "equivalence test (TOST) at ± k_margin (the binding one-sided test; "
+                        "power of the whole TOST at change 0)",
                         float(spec["k_margin"]),
                         "<",
                         kind="premise",
@@ -176,6 +202,7 @@ def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                         0.0,
                         ">",
                         requires=(fid, f"K-{ds}-{kind}"),
+                        effect=share_effect,
                     )
                 )
                 specs.append(
@@ -189,6 +216,7 @@ def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                         0.0,
                         ">",
                         requires=(fid, nid, f"K-{ds}-{kind}"),
+                        effect=share_effect,
                     )
                 )
         if "ensemble" in kinds:
@@ -203,6 +231,7 @@ def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                     0.0,
                     "<",
                     requires=(fid,),
+                    effect=auroc_effect,
                 )
             )
         if "single" in kinds:
@@ -395,17 +424,23 @@ def evaluate_ulmer_claims(
                 a, b, oriented, margin = k_stability(directions, ds, kind, float(spec["k_margin"]))
                 k1, k2 = _k(directions, ds, kind, "K"), _k(directions, ds, kind, "2K")
                 sd = float(oriented.std(ddof=1)) if len(oriented) > 1 else math.nan
+                power = (
+                    tost_power(margin, sd, len(oriented), float(spec["alpha"]))
+                    if len(oriented) > 1
+                    else math.nan
+                )
                 measured[f"K-{ds}-{kind}"] = Measurement(
                     float(oriented.mean()) if len(oriented) else math.nan,
+                    f"mean max probability at the largest alpha, non-degenerate directions: "
                     f"K = {k1}: {fmt_mean_std(a)}; 2K = {k2}: {fmt_mean_std(b)}; change per seed "
                     f"{_per_seed(b - a)}; equivalence margin ± {margin:g} (config k_margin); "
                     f"K fixed in advance: a vote share's binomial standard error "
                     f"1/(2 sqrt(K)) = {0.5 / math.sqrt(max(k1, 1)):.3f} (the principle asks "
-                    f"<= {float(spec.get('vote_se', math.nan)):g})",
+                    f"<= {float(spec.get('vote_se', math.nan)):g})"
+                    + _borderline(oriented, b - a, margin, power, float(spec["alpha"]))
+                    + _k_share_text(directions, ds, kind, level),
                     samples=tuple(oriented.to_numpy()),
-                    power=tost_power(margin, sd, len(oriented), float(spec["alpha"]))
-                    if len(oriented) > 1
-                    else math.nan,
+                    power=power,
                 )
                 measured.update(_averaged_rows(directions, ds, kind, k1, level))
             elif kind == "single":
@@ -473,15 +508,26 @@ def _paper_direction(directions: pd.DataFrame, ds: str) -> tuple[str, bool, floa
 
 
 def cell_shares(
-    directions: pd.DataFrame, ds: str, kind: str, level: float, column: str = "limit_max_prob"
+    directions: pd.DataFrame,
+    ds: str,
+    kind: str,
+    level: float,
+    column: str = "limit_max_prob",
+    role: str = "K",
+    degenerate: bool = True,
 ) -> tuple[pd.Series, pd.Series]:
-    """Per seed, the share of directions (every direction, degenerate ones included) whose
-    ``column`` (default: the alpha -> infinity limit of the mean max probability, sample count
-    K; Theorem 1 is a statement about the limit) is at most ``level`` (below certainty), and
-    the share above it."""
+    """Per seed, the share of directions (every direction, degenerate ones included; only the
+    non-degenerate ones with ``degenerate=False``) whose ``column`` (default: the alpha ->
+    infinity limit of the mean max probability; Theorem 1 is a statement about the limit) at
+    sample count ``role`` (``"K"`` or ``"2K"``) is at most ``level`` (below certainty), and the
+    share above it."""
     sel = directions[
-        (directions["dataset"] == ds) & (directions["kind"] == kind) & (directions["k_role"] == "K")
+        (directions["dataset"] == ds)
+        & (directions["kind"] == kind)
+        & (directions["k_role"] == role)
     ]
+    if not degenerate:
+        sel = sel[~sel["degenerate"].astype(bool)]
     below = (sel[column] <= level).groupby(sel["seed"]).mean().astype(float)
     return below.sort_index(), (1.0 - below).sort_index()
 
@@ -521,21 +567,111 @@ def _averaged_rows(
     seeds = sorted(set(below.index) & set(single_below.index))
     diff = below.loc[seeds] - single_below.loc[seeds]
     n_dirs = sel["direction"].nunique()
+    n_deg = sel.loc[sel["degenerate"].astype(bool), "direction"].nunique()
     dist = _distribution(sel["limit_max_prob"])
+    alt = _share_variants(directions, ds, kind, level, n_deg)
     out[f"C-{ds}-{kind}"] = Measurement(
         float(diff.mean()) if len(diff) else math.nan,
-        f"{_LABELS[kind]} (K = {k}), {n_dirs} directions: share below certainty per seed "
-        f"{_per_seed(below)}; single network {_per_seed(single_below)}; limit of the mean max "
-        f"probability {dist}",
+        f"{_LABELS[kind]} (K = {k}), {n_dirs} directions ({n_deg} degenerate, counted): share "
+        f"below certainty per seed {_per_seed(below)}; single network {_per_seed(single_below)}; "
+        f"limit of the mean max probability {dist}" + alt["C"],
         samples=tuple(diff.to_numpy()),
     )
     out[f"P-{ds}-{kind}"] = Measurement(
         float(certain.mean()) if len(certain) else math.nan,
-        f"{_LABELS[kind]} (K = {k}), {n_dirs} directions: share certain (> {level:g}) per seed "
-        f"{_per_seed(certain)}; limit of the mean max probability {dist}",
+        f"{_LABELS[kind]} (K = {k}), {n_dirs} directions ({n_deg} degenerate, counted): share "
+        f"certain (> {level:g}) per seed {_per_seed(certain)}; limit of the mean max "
+        f"probability {dist}" + alt["P"],
         samples=tuple(certain.to_numpy()),
     )
     return out
+
+
+def _mean_p(samples: pd.Series, direction: str = ">") -> str:
+    from softmax_ood.analysis.claims import one_sided_t
+
+    x = samples.to_numpy(dtype=float)
+    p = one_sided_t(x, 0.0, direction) if len(x) > 1 else math.nan
+    return f"{float(x.mean()):.3f}" + (f" (p {p:.2g})" if math.isfinite(p) else "")
+
+
+def _share_variants(
+    directions: pd.DataFrame, ds: str, kind: str, level: float, n_deg: int
+) -> dict[str, str]:
+    """The C and P statistics two other ways, for the detail: without the degenerate
+    directions, and at 2K samples / members (the K -> 2K robustness C and P rest on)."""
+    texts = {"C": "", "P": ""}
+
+    def both(**kw):
+        below, certain = cell_shares(directions, ds, kind, level, **kw)
+        single, _ = cell_shares(
+            directions, ds, "single", level, degenerate=kw.get("degenerate", True)
+        )
+        seeds = sorted(set(below.index) & set(single.index))
+        return below.loc[seeds] - single.loc[seeds], certain
+
+    if n_deg:
+        c, p = both(degenerate=False)
+        if len(c):
+            texts["C"] += f"; without the {n_deg} degenerate direction(s): {_mean_p(c)}"
+            texts["P"] += f"; without the {n_deg} degenerate direction(s): {_mean_p(p)}"
+    has_2k = (
+        (directions["dataset"] == ds)
+        & (directions["kind"] == kind)
+        & (directions["k_role"] == "2K")
+    ).any()
+    if has_2k:
+        c, p = both(role="2K")
+        if len(c):
+            texts["C"] += f"; at 2K: {_mean_p(c)}"
+            texts["P"] += f"; at 2K: {_mean_p(p)}"
+    return texts
+
+
+def _k_share_text(directions: pd.DataFrame, ds: str, kind: str, level: float) -> str:
+    """What the K premise does not test, for its detail: C/P's share of direction cells whose
+    limiting mean max probability is at most ``level`` at K and 2K, and the cells that cross
+    the level when K doubles."""
+    sel = directions[(directions["dataset"] == ds) & (directions["kind"] == kind)]
+    if "limit_max_prob" not in sel or not (sel["k_role"] == "2K").any():
+        return ""
+    piv = sel.pivot_table(index=["seed", "direction"], columns="k_role", values="limit_max_prob")
+    if not {"K", "2K"} <= set(piv.columns):
+        return ""
+    piv = piv.dropna()
+    a, b = piv["K"] <= level, piv["2K"] <= level
+    share_k, share_2k = a.groupby(level=0).mean(), b.groupby(level=0).mean()
+    return (
+        f"; C/P's statistic (share of direction cells, every direction, whose limiting mean max "
+        f"probability is <= {level:g}) at K {_per_seed(share_k)}, at 2K {_per_seed(share_2k)}: "
+        f"{int((a != b).sum())} of {len(piv)} cells cross the level when K doubles (not tested "
+        "here; the C and P rows give their statistic at 2K)"
+    )
+
+
+def _borderline(
+    oriented: pd.Series, change: pd.Series, margin: float, power: float, alpha: float
+) -> str:
+    """A K premise near its bar: the TOST p close to alpha or power below the target, or a
+    seed's change beyond the margin though the mean is inside."""
+    from softmax_ood.analysis.claims import POWER_TARGET, one_sided_t
+
+    if len(oriented) < 2:
+        return ""
+    p = one_sided_t(oriented.to_numpy(dtype=float), margin, "<")
+    worst = float(change.abs().max())
+    reasons = []
+    if math.isfinite(power) and power < POWER_TARGET:
+        reasons.append(f"power {power:.2f} below {POWER_TARGET:g}")
+    if worst > margin:
+        reasons.append(f"the largest per-seed change {worst:.4f} exceeds the margin {margin:g}")
+    if not reasons or not p < alpha:
+        return ""
+    return (
+        f"; borderline: the mean change is inside the margin (p {p:.2g}) but "
+        + " and ".join(reasons)
+        + ", so K's adequacy rests on the mean over seeds"
+    )
 
 
 def _datasize_row(datasize: pd.DataFrame, ds: str) -> Measurement:
@@ -555,7 +691,8 @@ def _datasize_row(datasize: pd.DataFrame, ds: str) -> Measurement:
         f"{fmt_mean_std(full['auroc'])}, with {frac:g} of them "
         f"({int(small['n_train'].iloc[0]) if len(small) else 0}) {fmt_mean_std(small['auroc'])}; "
         f"far-away mutual information (diversification) {fmt_mean_std(full['far_mutual_information'])} "
-        f"against {fmt_mean_std(small['far_mutual_information'])}; change per seed {_per_seed(diff)}",
+        f"against {fmt_mean_std(small['far_mutual_information'])}; change per seed {_per_seed(diff)} "
+        f"({int((diff < 0).sum())} of {len(diff)} seeds below 0, {int((diff == 0).sum())} at 0)",
         samples=tuple(diff.to_numpy()),
     )
 

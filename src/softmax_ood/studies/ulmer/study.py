@@ -168,8 +168,19 @@ def report_job(config: dict) -> ReportJob:
             "results_dir": b,
             "grid_dataset": GRID_DATASET,
             "provenance_path": f"{b}/claims.prov.json",
+            # the departures table the report shows, derived from the config (claims resolved)
+            "departures": departure_rows(config),
         },
     )
+
+
+def departure_rows(config: dict) -> list[dict]:
+    """:func:`departures` as plain rows (the report's parameter): the shared table's columns,
+    claim patterns resolved against this config's claim ids."""
+    from ...analysis.departures import departures_frame
+
+    frame = departures_frame(departures(config))
+    return [{k: str(v) for k, v in r.items()} for r in frame.to_dict("records")]
 
 
 def figure_job(config: dict) -> ItemsJob:

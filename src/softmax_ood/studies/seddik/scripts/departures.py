@@ -7,8 +7,8 @@ from softmax_ood.studies.seddik.departures import departures_frame
 
 
 def main():
-    frame = departures_frame()
-    prov = provenance_record(inputs={})
+    frame = departures_frame(snakemake.params.config)
+    prov = provenance_record(inputs={}, config=snakemake.params.config)
     write_parquet(frame, snakemake.output.table, prov)
     text = render_markdown(frame, "Departures from the printed text")
     write_bytes_atomic(snakemake.output.markdown, text.encode())

@@ -17,26 +17,37 @@ SEEDS = 5
 JITTER = np.array([-0.003, 0.001, 0.002, -0.001, 0.0015])
 
 
-def accuracy_frame(x: str, values, theory, practice_offset: float) -> pd.DataFrame:
-    """Theory accuracies per value of ``x``; practice = theory + offset + a small per-seed
-    spread, ``SEEDS`` seeds."""
+def accuracy_frame(
+    x: str, values, theory, practice_offset, splits=("test", "train")
+) -> pd.DataFrame:
+    """Theory accuracies per value of ``x``; practice = theory + offset (one for all values or
+    one per value) + a small per-seed spread, ``SEEDS`` seeds, on each of ``splits``."""
     rows = []
-    for v, t in zip(values, theory, strict=True):
-        rows.append(
-            {x: v, "source": "theory", "split": "test", "seed": pd.NA, "cls": "all", "accuracy": t}
-        )
-        for s in range(SEEDS):
+    offsets = np.broadcast_to(np.asarray(practice_offset, dtype=float), (len(values),))
+    for split in splits:
+        for v, t, off in zip(values, theory, offsets, strict=True):
             rows.append(
                 {
                     x: v,
-                    "source": "practice",
-                    "split": "test",
-                    "seed": s,
+                    "source": "theory",
+                    "split": split,
+                    "seed": pd.NA,
                     "cls": "all",
-                    "accuracy": t + practice_offset + JITTER[s],
-                    "n_points": 1000,
+                    "accuracy": t,
                 }
             )
+            for s in range(SEEDS):
+                rows.append(
+                    {
+                        x: v,
+                        "source": "practice",
+                        "split": split,
+                        "seed": s,
+                        "cls": "all",
+                        "accuracy": t + off + JITTER[s],
+                        "n_points": 1000,
+                    }
+                )
     frame = pd.DataFrame(rows)
     frame["seed"] = frame["seed"].astype("Int64")
     return frame
@@ -180,7 +191,19 @@ def _table(config: dict, **changes) -> pd.DataFrame:
 
 def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
     good = _table(config)
-    for cid in ("P1", "P2", "P3", "C1", "C2", "C3-weights", "C3-logits", "C3", "S1", "S2"):
+    for cid in (
+        "P1",
+        "P2",
+        "P3",
+        "C1",
+        "C1-train",
+        "C2",
+        "C3-weights",
+        "C3-logits",
+        "C3",
+        "S1",
+        "S2",
+    ):
         yield cid, True, good
     # premises: the accuracy sits at the ceiling (within the bar of 100 %)
     yield "P1", False, _table(config, fig2=accuracy_frame("p", [25, 100], [0.995, 0.994], 0.0))
@@ -189,6 +212,20 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
     # claims: practice 5 points below the theory everywhere
     yield "C1", False, _table(config, fig2=accuracy_frame("p", [25, 100], [0.62, 0.59], -0.05))
     yield "C2", False, _table(config, fig4=accuracy_frame("n", [20, 80], [0.93, 0.95], -0.05))
+    # the training points only: practice 5 points above the theory on them
+    train_off = pd.concat(
+        [
+            accuracy_frame("p", [25, 100], [0.62, 0.59], 0.0, splits=("test",)),
+            accuracy_frame("p", [25, 100], [0.62, 0.59], 0.05, splits=("train",)),
+        ],
+        ignore_index=True,
+    )
+    yield "C1-train", False, _table(config, fig2=train_off), "does not hold (interval ["
+    yield "C1", True, _table(config, fig2=train_off)
+    # every n but one on the theory, one n at the bar: the intersection-union test over n
+    # reads "not established", though the mean over n lies well inside the bar
+    one_off = accuracy_frame("n", [20, 80, 240], [0.93, 0.95, 0.96], [-0.02, 0.0, 0.0])
+    yield "C2", False, _table(config, fig4=one_off), "not established (interval ["
     yield "C3", False, _table(config, fig5=features_frame(0.90, 0.85))
     # Fig. 5's weights 5 predicted stds from the predicted mean; its logit means 1 std off
     yield "C3-weights", False, _table(config, fig5=features_frame(0.90, 0.90, weight_offset=5))
@@ -215,3 +252,34 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
         "cannot test as the paper's claim (premise S1 does not hold) — here the opposite is "
         "significant",
     )
+
+
+def with_logits(frame: pd.DataFrame, *, skewed: bool, per_class: int = 2000, k: int = 3):
+    """``frame`` plus a ``logits`` panel (practice rows, one per test point and logit) per
+    network: class ``c``'s logits have mean 1.5 on logit ``c`` and 0 elsewhere, unit variances;
+    Gaussian, or (``skewed``) with the own logit's noise a centred, unit-variance exponential
+    turned into a long left tail (same mean and covariance, a different accuracy)."""
+    rows = []
+    for seed in sorted(frame["seed"].unique()):
+        rng = np.random.default_rng(int(seed))
+        i = 0
+        for c in range(k):
+            Z = rng.standard_normal((per_class, k))
+            if skewed:
+                Z[:, c] = 1.0 - rng.exponential(1.0, per_class)
+            Z[:, c] += 1.5
+            for row in Z:
+                for a, v in enumerate(row):
+                    rows.append(
+                        {
+                            "seed": seed,
+                            "panel": "logits",
+                            "source": "practice",
+                            "true_class": c,
+                            "index": i,
+                            "output": a,
+                            "value": float(v),
+                        }
+                    )
+                i += 1
+    return pd.concat([frame, pd.DataFrame(rows)], ignore_index=True)

@@ -85,7 +85,19 @@ def test_runs_are_the_fig5_networks():
 
 def test_claim_specs_are_the_claims_table_ids():
     ids = [s.id for s in study.claim_specs(make_config())]
-    assert ids == ["P1", "P2", "P3", "C1", "C2", "C3-weights", "C3-logits", "C3", "S1", "S2"]
+    assert ids == [
+        "P1",
+        "P2",
+        "P3",
+        "C1",
+        "C1-train",
+        "C2",
+        "C3-weights",
+        "C3-logits",
+        "C3",
+        "S1",
+        "S2",
+    ]
     specs = {s.id: s for s in study.claim_specs(make_config())}
     kinds = {i: s.kind for i, s in specs.items()}
     assert kinds["S1"] == kinds["S2"] == "sanity" and kinds["P1"] == "premise"
@@ -144,3 +156,27 @@ def test_non_convergence_is_one_sentence_naming_the_setting():
 def test_solver_options_reach_the_solver():
     assert experiments.binary_options({"rtol": 1e-6, "multiclass_rtol": 1e-3}) == {"rtol": 1e-6}
     assert experiments.multiclass_options({"multiclass_rtol": 1e-3, "rtol": 1}) == {"rtol": 1e-3}
+
+
+def test_departures_follow_the_config():
+    """The Figs. 3-4 data row is the one of the configured digits source, the leave-one-out
+    row says what seddik.fig3.loo does (none for the paper's exact refits), and claim patterns
+    resolve to the config's claim ids (C1* covers C1-train)."""
+    from softmax_ood.studies.seddik.departures import departures, departures_frame
+
+    cfg = make_config()
+    cfg["seddik"]["digits"]["source"] = "fashion"
+    cfg["seddik"]["fig3"]["loo"] = "newton"
+    deps = {d.setting: d for d in departures(cfg)}
+    assert any(s.startswith("Figs. 3-4 data at p = 784") for s in deps)
+    assert not any(s.startswith("Figs. 3-4 data (MNIST") for s in deps)
+    assert deps["seddik.fig3.loo"].ours.startswith("newton: one Newton step")
+    assert "C1-train" in deps["seddik.fig2.seeds"].claims
+    cfg["seddik"]["digits"]["source"] = "sklearn"
+    cfg["seddik"]["fig3"]["loo"] = "exact"
+    deps = {d.setting: d for d in departures(cfg)}
+    assert any(s.startswith("Figs. 3-4 data (MNIST") for s in deps)
+    assert not any(s.startswith("Figs. 3-4 data at p = 784") for s in deps)
+    assert "seddik.fig3.loo" not in deps
+    table = departures_frame(cfg)
+    assert "C3*" not in " ".join(table["claims"]) and "C3-weights" in " ".join(table["claims"])

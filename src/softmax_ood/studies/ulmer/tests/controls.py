@@ -222,3 +222,10 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
                 f"cannot test as the paper's claim (premise {spec.requires[1]} does not hold) — here the "
                 "opposite is significant",
             )
+    # with the config's effect sizes (claims.effect_share, effect_auroc) a claim that is not
+    # significant and had the power to see that effect reads "does not hold", not "too few seeds"
+    if study.spec(config)["claims"].get("effect_auroc") is not None:
+        yield f"D-{ds}", False, table(config, only=f"D-{ds}", more_data=0.0), "does not hold"
+    if study.spec(config)["claims"].get("effect_share") is not None:
+        cid = next(s.id for s in study.claim_specs(config) if s.id.startswith(f"C-{ds}-"))
+        yield cid, False, table(config, only=cid, far_low=0.9995), "does not hold"

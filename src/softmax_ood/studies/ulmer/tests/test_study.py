@@ -127,3 +127,26 @@ def test_the_default_blobs_label_x1_degenerate(config):
     ]
     assert [d.name for d in dirs[2:]] == ["r0", "r1", "r2"]
     assert all(abs(float(d.vector @ d.vector) - 1.0) < 1e-12 for d in dirs)
+
+
+def test_the_report_gets_the_departures_with_every_touched_claim():
+    """The report's departures table comes from the config (a report parameter, plain data);
+    the MC dropout row lists every MC dropout row, the breast-cancer row every breast-cancer
+    row, and the random directions are a departure of their own."""
+    import yaml
+
+    from softmax_ood.studies.ulmer import study as ulmer_study
+
+    root = ulmer_study.HERE.parents[3]
+    cfg = yaml.safe_load((root / "config" / "default.yaml").read_text())
+    cfg = {"seeds": [0, 1, 2, 3, 4], "data": cfg["data"], "ulmer": cfg["ulmer"]}
+    rows = ulmer_study.report_job(cfg).parameters["departures"]
+    assert yaml.safe_load(yaml.safe_dump(rows)) == rows
+    by = {r["setting"]: r["claims"].split(", ") for r in rows}
+    ids = [s.id for s in ulmer_study.claim_specs(cfg)]
+    assert set(by["ulmer.kinds"]) == {i for i in ids if i.endswith("-mc_dropout")}
+    assert {"P-synthetic-mc_dropout", "L-breast_cancer-mc_dropout"} <= set(by["ulmer.kinds"])
+    bc = set(by["ulmer.datasets.breast_cancer"])
+    assert bc == {i for i in ids if "-breast_cancer" in i}
+    assert {"D-breast_cancer", "P-breast_cancer-bbb", "L-breast_cancer-ensemble"} <= bc
+    assert "C-synthetic-bbb" in by["ulmer.directions.n_random"]

@@ -135,3 +135,55 @@ def test_missing_dataset_is_one_sentence(config):
         evaluate_ulmer_claims(
             fit, scaling[scaling["dataset"] != "synthetic"], d, study.claims_spec(config)
         )
+
+
+def test_c_and_p_details_give_both_numbers_and_their_2k_value(config):
+    """C and P count the degenerate axis (where the averaged models' votes split); their
+    details also give the statistic without it and at 2K; the K premise's detail names what
+    it does not test (C/P's share at K and 2K, the cells crossing the level)."""
+    t = table(config).set_index("claim_id")
+    ds = study.DATASETS[0]
+    c = t.loc[f"C-{ds}-ensemble"]
+    assert c["value"] == pytest.approx(0.5)  # x1 below, r0 certain; single certain on both
+    assert "(1 degenerate, counted)" in c["detail"]
+    assert "without the 1 degenerate direction(s): 0.000" in c["detail"]
+    assert "at 2K: 0.500" in c["detail"]
+    assert "without the 1 degenerate direction(s): 1.000" in t.loc[f"P-{ds}-ensemble", "detail"]
+    k = t.loc[f"K-{ds}-ensemble", "detail"]
+    assert "C/P's statistic" in k and "0 of 10 cells cross the level" in k
+    assert "borderline" not in k
+    # C, P and D report their power at the config's effect sizes
+    for cid in (f"C-{ds}-ensemble", f"P-{ds}-ensemble", f"D-{ds}"):
+        assert not math.isnan(t.loc[cid, "power"]), cid
+    assert t.loc[f"C-{ds}-ensemble", "effect"] == config["ulmer"]["claims"]["effect_share"]
+
+
+def test_a_borderline_k_premise_says_so(config):
+    """Doubling K moves one seed beyond the margin while the mean change stays inside: the
+    premise may hold, but its detail calls it borderline."""
+    fit, scaling, directions = build_frames(config)
+    ds = study.DATASETS[0]
+    sel = (
+        (directions["dataset"] == ds)
+        & (directions["kind"] == "bbb")
+        & (directions["k_role"] == "2K")
+        & ~directions["degenerate"]
+    )
+    margin = config["ulmer"]["claims"]["k_margin"]
+    seeds = sorted(directions["seed"].unique())
+    shift = {s: 0.0 for s in seeds}
+    shift[seeds[0]] = 1.2 * margin  # one seed beyond the margin, the mean (n = 5) well inside
+    directions.loc[sel, "mean_max_prob"] += directions.loc[sel, "seed"].map(shift)
+    from softmax_ood.studies.ulmer.claims import evaluate_ulmer_claims
+    from softmax_ood.studies.ulmer.tests.controls import datasize_frame, note_frame
+
+    t = evaluate_ulmer_claims(
+        fit,
+        scaling,
+        directions,
+        study.claims_spec(config),
+        datasize=datasize_frame(config),
+        checks=note_frame(),
+    ).set_index("claim_id")
+    k = t.loc[f"K-{ds}-bbb"]
+    assert "borderline" in k["detail"] and "exceeds the margin" in k["detail"]
