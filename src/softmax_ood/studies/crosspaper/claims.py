@@ -334,7 +334,8 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         m[f"score_rises:{s}"] = spearman(
             lvls,
             sc,
-            what=f"{s}: OOD score per level " + ", ".join(f"{lvl:g}: {v:.3f}" for lvl, v in zip(lvls, sc)),
+            what=f"{s}: OOD score per level " + ", ".join(f"{lvl:g}: {v:.3f}" for lvl, v in zip(lvls, sc))
+            + "; ",
             alternative="greater",
         )
         by_level = dict(zip(lvls, sc))

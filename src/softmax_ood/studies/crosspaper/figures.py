@@ -101,7 +101,7 @@ def fig_axis(frames: dict, section: dict, path) -> None:
                 "id": "clean ID",
                 "far_ood": "LogitNorm's OOD sets",
                 "ray": "Ulmer's rays",
-            }.get(group, None)
+            }.get(group, "Kang's shifts")
             ax.errorbar(
                 g["ood_score"],
                 y[g.index],
@@ -117,7 +117,7 @@ def fig_axis(frames: dict, section: dict, path) -> None:
         ax.set_yticks(y, ood["eval_set"], fontsize=5)
         ax.axvline(0.5, color="grey", ls=":", lw=1)
         ax.set(xlabel="Kang's OOD score (discriminator)", title="Each paper's OOD sets on one axis")
-        ax.legend(by.values(), by.keys(), loc="lower right", frameon=True, title="(other: Kang's shifts)")
+        ax.legend(by.values(), by.keys(), loc="lower right", frameon=True)
         save_figure(fig, path)
 
 
