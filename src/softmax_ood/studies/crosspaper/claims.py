@@ -62,6 +62,7 @@ import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, spearman
 from ...analysis.premises import FITTED_SHARE, fitted
+from ..kang.claims import _per_seed as kang_per_seed
 
 __all__ = ["PAPERS", "claim_specs", "crosspaper_claims", "evaluate_crosspaper_claims"]
 
@@ -156,7 +157,12 @@ def claim_specs(section: dict) -> list[ClaimSpec]:
             ),
         ]
     for s in shifts(section):
-        needs = (f"changes:{s}", f"predictions_change:{s}", f"score_rises:{s}", "discriminator_null")
+        needs = (
+            f"changes:{s}",
+            f"predictions_change:{s}",
+            f"score_rises:{s}",
+            "discriminator_null",
+        )
         for loss in losses:
             out.append(
                 ClaimSpec(
@@ -246,15 +252,8 @@ def claim_specs(section: dict) -> list[ClaimSpec]:
 
 # --------------------------------------------------------------------------- measurements
 def _per_seed(values: pd.Series, what: str) -> Measurement:
-    values = values.dropna().astype(float)
-    if values.empty:
-        return Measurement(math.nan, f"{what}: no values")
-    per = ", ".join(f"{s}: {v:.3g}" for s, v in values.items())
-    return Measurement(
-        float(values.mean()),
-        f"{what}: mean {values.mean():.4g} over {len(values)} seed(s) (per seed {per})",
-        samples=tuple(values.to_numpy()),
-    )
+    """Per-seed values (index: seed) as samples for the engine (Kang's helper, NaNs dropped)."""
+    return kang_per_seed(values.dropna().astype(float), what)
 
 
 def _series(shift: pd.DataFrame, s: str) -> pd.DataFrame:
@@ -279,7 +278,6 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float:
 def measure(frames: dict, section: dict) -> dict[str, Measurement]:
     """One measurement per claim id of :func:`claim_specs` from the frames ``shift``, ``rays``,
     ``fit``, ``levels`` and ``ood_scores`` (:mod:`.measure`)."""
-    c = section["claims"]
     base, method = section["baseline"], section["method"]
     losses = [base, method]
     shift, rays, fit = frames["shift"], frames["rays"], frames["fit"]
@@ -290,7 +288,10 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         f = fit[fit["loss"] == loss].set_index("seed")
         family = str(f["family"].iloc[0]) if len(f) else "ce"
         m[f"fitted:{loss}"] = fitted(
-            f["train_loss"], f["ocs_loss"], loss={"logitnorm": "logit_norm"}.get(family, family), what=loss
+            f["train_loss"],
+            f["ocs_loss"],
+            loss={"logitnorm": "logit_norm"}.get(family, family),
+            what=loss,
         )
     clean = ood[ood["shift"] == "none"]
     reps = (
@@ -334,14 +335,16 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         m[f"score_rises:{s}"] = spearman(
             lvls,
             sc,
-            what=f"{s}: OOD score per level " + ", ".join(f"{lvl:g}: {v:.3f}" for lvl, v in zip(lvls, sc))
+            what=f"{s}: OOD score per level "
+            + ", ".join(f"{lvl:g}: {v:.3f}" for lvl, v in zip(lvls, sc, strict=True))
             + "; ",
             alternative="greater",
         )
-        by_level = dict(zip(lvls, sc))
+        by_level = dict(zip(lvls, sc, strict=True))
         slopes = {}
         for loss in losses:
-            g = ser[ser["loss"] == loss].assign(ood_score=lambda d: d["level"].map(by_level))
+            g = ser[ser["loss"] == loss]
+            g = g.assign(ood_score=g["level"].map(by_level))
             rhos, sl = {}, {}
             for seed, gs in g.groupby("seed"):
                 gs = gs.sort_values("level")

@@ -78,7 +78,9 @@ def departures_of_section(section: dict) -> list[Departure]:
     """The departures for a study section (``study.spec``): claim ids resolved against it."""
     from .claims import claim_specs
 
-    return for_config(DEPARTURES, [s.id for s in claim_specs(section)], section.get("scale", "default"))
+    return for_config(
+        DEPARTURES, [s.id for s in claim_specs(section)], section.get("scale", "default")
+    )
 
 
 def departures(config: dict) -> list[Departure]:

@@ -14,6 +14,20 @@ from ...analysis.style import REPORT_WIDTH_IN, color_of, marker_of, new_figure, 
 __all__ = ["FIGURES", "fig_axis", "fig_rays", "fig_reversion"]
 
 
+def _line(ax, x, mean, sd, role: str, label: str) -> None:
+    """One loss's mean ± std over seeds, in its colour and marker."""
+    ax.errorbar(
+        x,
+        mean,
+        yerr=sd.fillna(0),
+        color=color_of(role),
+        marker=marker_of(role) or "o",
+        ms=3,
+        lw=1,
+        label=label,
+    )
+
+
 def _shifts(shift: pd.DataFrame) -> list[str]:
     return [s for s in dict.fromkeys(shift["shift"]) if s not in ("none", "far_ood")]
 
@@ -34,23 +48,14 @@ def fig_reversion(frames: dict, section: dict, path) -> None:
                 g = shift[(shift["loss"] == loss) & (shift["shift"].isin([s, "none"]))].copy()
                 g["rel"] = [
                     d / clean.loc[(lo, sd)]
-                    for d, lo, sd in zip(g["distance"], g["loss"], g["seed"])
+                    for d, lo, sd in zip(g["distance"], g["loss"], g["seed"], strict=True)
                 ]
                 g["score"] = g["eval_set"].map(scores)
                 agg = g.groupby("eval_set").agg(
                     score=("score", "first"), rel=("rel", "mean"), sd=("rel", "std")
                 )
                 agg = agg.sort_values("score")
-                ax.errorbar(
-                    agg["score"],
-                    agg["rel"],
-                    yerr=agg["sd"].fillna(0),
-                    color=color_of(role),
-                    marker=marker_of(role) or "o",
-                    ms=3,
-                    lw=1,
-                    label=loss,
-                )
+                _line(ax, agg["score"], agg["rel"], agg["sd"], role, loss)
             ax.set(title=s, xlabel="OOD score", ylabel="d / d(clean)")
         for ax in axes[len(names) :]:
             ax.set_axis_off()
@@ -69,16 +74,7 @@ def fig_rays(frames: dict, section: dict, path) -> None:
         ):
             for loss, role in ((section["baseline"], "ce"), (section["method"], "logitnorm")):
                 g = rays[rays["loss"] == loss].groupby("alpha")[col].agg(["mean", "std"])
-                ax.errorbar(
-                    g.index,
-                    g["mean"],
-                    yerr=g["std"].fillna(0),
-                    color=color_of(role),
-                    marker=marker_of(role) or "o",
-                    ms=3,
-                    lw=1,
-                    label=loss,
-                )
+                _line(ax, g.index, g["mean"], g["std"], role, loss)
             ax.axhline(float(section["claims"]["certain_max_prob"]), color="grey", ls=":", lw=1)
             ax.set_xscale("log")
             ax.set(title=title, xlabel="α (ray x = α x′)", ylabel="mean MSP")

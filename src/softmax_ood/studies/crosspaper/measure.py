@@ -246,7 +246,11 @@ def evaluate_runs(
                     "group": r.group,
                     "level": float(r.level),
                     **_set_rows(
-                        z, y[int(r.start) : int(r.stop)], ocs, tau, None if r.shift == "far_ood" else clean_pred
+                        z,
+                        y[int(r.start) : int(r.stop)],
+                        ocs,
+                        tau,
+                        None if r.shift == "far_ood" else clean_pred,
                     ),
                 }
             )
@@ -268,8 +272,12 @@ def evaluate_runs(
                     "max_normalised_logit": float(np.abs(zn).max()),
                     "msp_normalised": float(_msp(zn).mean()),
                     "log_odds_normalised": float(np.mean(norm_lo)),
-                    "score_vs_raw": float(np.max(np.abs(core - raw_lo) / np.maximum(1.0, np.abs(raw_lo)))),
-                    "score_vs_normalised": float(np.median(np.abs(core - norm_lo) / np.maximum(1.0, np.abs(norm_lo)))),
+                    "score_vs_raw": float(
+                        np.max(np.abs(core - raw_lo) / np.maximum(1.0, np.abs(raw_lo)))
+                    ),
+                    "score_vs_normalised": float(
+                        np.median(np.abs(core - norm_lo) / np.maximum(1.0, np.abs(norm_lo)))
+                    ),
                     "n_points": len(z),
                 }
             )

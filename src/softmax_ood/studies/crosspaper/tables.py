@@ -23,7 +23,8 @@ def table_reversion(frames: dict, section: dict) -> pd.DataFrame:
     graded = shift[shift["shift"] != "far_ood"].copy()
     clean = graded[graded["shift"] == "none"].set_index(["loss", "seed"])["distance"]
     graded["relative"] = [
-        d / clean.loc[(lo, s)] for d, lo, s in zip(graded["distance"], graded["loss"], graded["seed"])
+        d / clean.loc[(lo, s)]
+        for d, lo, s in zip(graded["distance"], graded["loss"], graded["seed"], strict=True)
     ]
     rows = []
     for (sh, lvl, loss), g in graded.groupby(["shift", "level", "loss"], sort=True):

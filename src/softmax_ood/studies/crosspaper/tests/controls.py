@@ -48,7 +48,6 @@ def frames(
     score_gap: float = 0.0,
 ) -> dict[str, pd.DataFrame]:
     base, method = section["baseline"], section["method"]
-    tau = float(section["tau"])
     shift_rows, ray_rows, fit_rows = [], [], []
     level_rows, score_rows = [], []
     score_rows.append(
@@ -62,7 +61,9 @@ def frames(
             "per_repeat": list(null_score + np.array([-0.005, 0.0, 0.005, 0.002])),
         }
     )
-    level_rows.append({"eval_set": "id", "shift": "none", "level": 0.0, "change": np.nan, "change_per_image": []})
+    level_rows.append(
+        {"eval_set": "id", "shift": "none", "level": 0.0, "change": np.nan, "change_per_image": []}
+    )
     for s in shifts(section):
         for name, lv, sc in zip(_names(s), LEVELS, scores, strict=True):
             if lv > 0 or s == "rotation":
@@ -79,16 +80,36 @@ def frames(
                 )
                 per = list(change + 0.01 * np.sin(np.arange(40))) if lv > 0 else [0.0] * 40
                 level_rows.append(
-                    {"eval_set": name, "shift": s, "level": lv, "change": float(np.mean(per)) if lv > 0 else np.nan, "change_per_image": per}
+                    {
+                        "eval_set": name,
+                        "shift": s,
+                        "level": lv,
+                        "change": float(np.mean(per)) if lv > 0 else np.nan,
+                        "change_per_image": per,
+                    }
                 )
     for loss, family, d0, rate in ((base, "ce", 2.0, ce_rate), (method, "logitnorm", 1.5, ln_rate)):
         for seed in range(SEEDS):
             j = JITTER[seed]
             fit_rows.append(
-                {"loss": loss, "family": family, "seed": seed, "train_loss": train_loss + j, "ocs_loss": 2.197}
+                {
+                    "loss": loss,
+                    "family": family,
+                    "seed": seed,
+                    "train_loss": train_loss + j,
+                    "ocs_loss": 2.197,
+                }
             )
             shift_rows.append(
-                {"loss": loss, "seed": seed, "eval_set": "id", "shift": "none", "level": 0.0, "distance": d0, "changed": 0.0}
+                {
+                    "loss": loss,
+                    "seed": seed,
+                    "eval_set": "id",
+                    "shift": "none",
+                    "level": 0.0,
+                    "distance": d0,
+                    "changed": 0.0,
+                }
             )
             for s in shifts(section):
                 for name, lv in zip(_names(s), LEVELS, strict=True):
