@@ -33,6 +33,16 @@ def test_its_runs_are_the_logitnorm_studys_so_nothing_is_trained_twice(config):
     assert set(all_runs(without, studies)) == set(all_runs(config, studies))
 
 
+@pytest.mark.parametrize("overlay", ["smoke.yaml", "digits.yaml", "paper.yaml"])
+def test_every_shipped_config_names_runs_the_logitnorm_study_trains_anyway(overlay):
+    from snakemake.utils import update_config
+
+    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    update_config(cfg, yaml.safe_load((ROOT / "config" / overlay).read_text()))
+    cfg = validate_config(cfg, ROOT / "workflow/schemas/config.schema.yaml", registered_studies())
+    assert set(study.runs(cfg)) <= set(load_study("logitnorm").runs(cfg))
+
+
 def test_a_role_naming_the_wrong_loss_family_stops_with_one_sentence(config):
     bad = copy.deepcopy(config)
     bad["crosspaper"]["method"] = "ce"
