@@ -21,6 +21,10 @@ Premises (first rows):
 
 Claims (a), Kang et al.'s reversion asked of the LogitNorm study's networks:
 
+* ``ocs_trend:<loss>:far_ood`` -- along LogitNorm's own OOD test sets ordered on Kang's axis
+  (those whose ``far_nontrivial`` premise holds: the pixel-statistics floor accepts more than
+  ``far_floor_fpr95`` of the set at 95 % ID recall, binomial test), per seed Spearman rho(OOD
+  score, distance) below 0, as Kang's far-OOD rows.
 * ``ocs_trend:<loss>:<shift>`` -- predictions approach the OCS as the OOD score grows: per seed,
   Spearman rho(OOD score, KL of the raw-logit softmax to the OCS) over the levels; the seeds'
   rhos are below 0 (t-test), as Kang's ``ocs_trend`` rows.
@@ -77,6 +81,7 @@ PAPERS = {
     "discriminator_null": f"{KANG} × {WEI}",
     "score_rises": f"{KANG} × {WEI}",
     "ocs_trend": f"{KANG} × {WEI}",
+    "far_nontrivial": f"{KANG} × {WEI}",
     "same_rate": f"{KANG} × {WEI}",
     "rays_certain": f"{ULMER} × {WEI}",
     "normalised_uncertain": f"{ULMER} × {WEI}",
@@ -143,7 +148,6 @@ def claim_specs(section: dict) -> list[ClaimSpec]:
                 float(c["prediction_epsilon"]),
                 ">",
                 kind="premise",
-                requires=tuple(f"fitted:{loss}" for loss in losses),
                 **kw,
             ),
             ClaimSpec(
@@ -156,6 +160,20 @@ def claim_specs(section: dict) -> list[ClaimSpec]:
                 **kw,
             ),
         ]
+    floor_bar = float(c["far_floor_fpr95"])
+    for name in section["far_ood"]:
+        out.append(
+            ClaimSpec(
+                f"far_nontrivial:{name}",
+                f"Premise: pixel statistics do not solve LogitNorm's OOD set {name}",
+                "share of the set the pixel-statistics floor accepts at 95 % ID recall (FPR95), "
+                "one-sided binomial test",
+                floor_bar,
+                ">",
+                kind="premise",
+                **kw,
+            )
+        )
     for s in shifts(section):
         needs = (
             f"changes:{s}",
@@ -188,6 +206,20 @@ def claim_specs(section: dict) -> list[ClaimSpec]:
                 test="equivalence",
                 effect=0.0,
                 requires=(f"fitted:{base}", f"fitted:{method}", *needs),
+                **kw,
+            )
+        )
+    for loss in losses:
+        out.append(
+            ClaimSpec(
+                f"ocs_trend:{loss}:{FAR}",
+                f"Kang et al.'s reversion along LogitNorm's own OOD test sets: the {loss} "
+                "network predicts the sets further out on Kang's axis closer to the OCS",
+                "per seed Spearman rho(OOD score, KL(softmax(raw logits) ‖ OCS)) over the far "
+                "sets whose far_nontrivial premise holds; t-test of the seeds' rhos below 0",
+                0.0,
+                "<",
+                requires=(f"fitted:{loss}", "discriminator_null"),
                 **kw,
             )
         )
@@ -273,6 +305,53 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float:
     if len(x) < 2 or np.ptp(x) == 0:
         return math.nan
     return float(np.polyfit(x, y, 1)[0])
+
+
+def _far(frames: dict, section: dict, scores: pd.Series) -> dict[str, Measurement]:
+    """``far_nontrivial:<set>`` (binomial test of the pixel floor's FPR95 against the bar) and
+    ``ocs_trend:<loss>:far_ood`` over the far sets that pass it."""
+    from scipy import stats
+
+    c = section["claims"]
+    floor_bar, alpha = float(c["far_floor_fpr95"]), float(c["alpha"])
+    ood = frames["ood_scores"].set_index("eval_set")
+    m: dict[str, Measurement] = {}
+    kept = []
+    for name in section["far_ood"]:
+        key = f"far:{name}"
+        if key not in ood.index or int(ood.loc[key, "floor_n"]) <= 0:
+            m[f"far_nontrivial:{name}"] = Measurement(math.nan, f"{name}: no pixel floor")
+            continue
+        r = ood.loc[key]
+        k_acc, n = int(r["floor_accepted"]), int(r["floor_n"])
+        p = float(stats.binomtest(k_acc, n, floor_bar, alternative="greater").pvalue)
+        p_opp = float(stats.binomtest(k_acc, n, floor_bar, alternative="less").pvalue)
+        m[f"far_nontrivial:{name}"] = Measurement(
+            k_acc / n,
+            f"{name}: the pixel floor ({r['floor_detector']}) accepts {k_acc} of {n} images at "
+            f"95 % ID recall; one-sided binomial test",
+            p,
+            n=n,
+            p_opposite=p_opp,
+        )
+        if p < alpha and k_acc / n > floor_bar:
+            kept.append(key)
+    shift = frames["shift"]
+    far = shift[shift["eval_set"].isin(kept)]
+    for loss in (section["baseline"], section["method"]):
+        rhos = {}
+        for seed, g in far[far["loss"] == loss].groupby("seed"):
+            x = g["eval_set"].map(scores).to_numpy(float)
+            d = g["distance"].to_numpy(float)
+            if len(g) >= 3 and np.ptp(x) > 0 and np.ptp(d) > 0:
+                rhos[seed] = float(stats.spearmanr(x, d).statistic)
+        sets = ", ".join(k.removeprefix("far:") for k in kept) or "none"
+        m[f"ocs_trend:{loss}:{FAR}"] = _per_seed(
+            pd.Series(rhos, dtype=float),
+            f"{loss}, LogitNorm's far sets not solved by pixel statistics ({sets}): Spearman "
+            "rho(OOD score, distance to the OCS) per seed",
+        )
+    return m
 
 
 def measure(frames: dict, section: dict) -> dict[str, Measurement]:
@@ -375,6 +454,7 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
             )
         else:
             m[f"same_rate:{s}"] = Measurement(math.nan, f"{s}: no slope")
+    m.update(_far(frames, section, scores))
     top_alpha = rays["alpha"].max() if len(rays) else math.nan
     for loss in losses:
         r = rays[rays["loss"] == loss]

@@ -46,6 +46,8 @@ def frames(
     norm_power: float = 1.0,
     max_norm_logit: float = 20.0,
     score_gap: float = 0.0,
+    far_rate: float = 0.3,
+    floor_share: float = 0.6,
 ) -> dict[str, pd.DataFrame]:
     base, method = section["baseline"], section["method"]
     shift_rows, ray_rows, fit_rows = [], [], []
@@ -88,6 +90,23 @@ def frames(
                         "change_per_image": per,
                     }
                 )
+    far = list(section["far_ood"])
+    for i, name in enumerate(far):
+        score_rows.append(
+            {
+                "eval_set": f"far:{name}",
+                "shift": "far_ood",
+                "group": "far_ood",
+                "level": np.nan,
+                "ood_score": 0.6 + 0.3 * i / max(len(far), 1),
+                "ood_score_std": 0.01,
+                "per_repeat": [0.6, 0.6],
+                "floor_accepted": int(floor_share * 300),
+                "floor_n": 300,
+                "floor_fpr95": floor_share,
+                "floor_detector": "border_mass",
+            }
+        )
     for loss, family, d0, rate in ((base, "ce", 2.0, ce_rate), (method, "logitnorm", 1.5, ln_rate)):
         for seed in range(SEEDS):
             j = JITTER[seed]
@@ -126,14 +145,28 @@ def frames(
                             "changed": changed * lv / 3 + abs(j),
                         }
                     )
+            for i, name in enumerate(far):
+                shift_rows.append(
+                    {
+                        "loss": loss,
+                        "seed": seed,
+                        "eval_set": f"far:{name}",
+                        "shift": "far_ood",
+                        "level": np.nan,
+                        "distance": d0 * (0.9 - far_rate * i / max(len(far), 1)) + j,
+                        "changed": np.nan,
+                    }
+                )
             for a in (1.0, 10.0, 100.0, 1000.0):
-                far = a / 1000.0
+                share = a / 1000.0
                 ray_rows.append(
                     {
                         "loss": loss,
                         "seed": seed,
                         "alpha": a,
-                        "msp": 0.8 + (msp_top - 0.8) * far - (abs(j) * far if msp_top < 1 else 0.0),
+                        "msp": 0.8
+                        + (msp_top - 0.8) * share
+                        - (abs(j) * share if msp_top < 1 else 0.0),
                         "msp_normalised": msp_norm_top + j,
                         "logit_norm": 10.0 * a**norm_power,
                         "max_normalised_logit": max_norm_logit,
@@ -182,6 +215,13 @@ def cases(config: dict) -> Iterator[tuple]:
         yield f"ocs_trend:{method}:{s}", False, away
         yield f"same_rate:{s}", False, faster, "does not hold (interval ["
         yield f"ocs_trend:{base}:{s}", False, table(train_loss=2.0), "cannot test"
+    # the far sets: pixel statistics solve them all; the distance grows along the axis
+    trivial = table(floor_share=0.05)
+    for name in section["far_ood"]:
+        yield f"far_nontrivial:{name}", False, trivial
+    for loss in (base, method):
+        yield f"ocs_trend:{loss}:far_ood", False, table(far_rate=-0.3)
+        yield f"ocs_trend:{loss}:far_ood", False, trivial, "cannot test"
     # claims (b): the raw confidence stays at 0.9 far out; the normalised confidence saturates
     yield f"rays_certain:{base}", False, table(msp_top=0.9)
     yield f"rays_certain:{method}", False, table(msp_top=0.9)
