@@ -183,6 +183,7 @@ STUDIES: dict[str, str] = {
     "kang": "softmax_ood.studies.kang.study",
     "ulmer": "softmax_ood.studies.ulmer.study",
     "seddik": "softmax_ood.studies.seddik.study",
+    "crosspaper": "softmax_ood.studies.crosspaper.study",
 }
 
 

@@ -1,0 +1,513 @@
+"""The cross-paper claims, declared as data and judged by the shared engine
+(:mod:`softmax_ood.analysis.claims`). Every row names both papers it joins (column ``paper``).
+
+Premises (first rows):
+
+* ``fitted:<loss>`` -- each network fitted: the share of its OCS's training loss removed by its
+  final training loss, per seed (:func:`softmax_ood.analysis.premises.fitted`), above 0.5. For
+  LogitNorm the OCS loss is the label marginal's entropy too: a constant unit-norm logit vector
+  over tau reaches any near-uniform marginal, so the best constant's LogitNorm loss is the CE
+  OCS's (the loss's own floor, ``log(1 + (k-1) e^{-sqrt(k/(k-1))/tau})``, is ~1e-11 at tau 0.04).
+* ``changes:<shift>`` -- every level of the shift changes the images vs the level below (the
+  level with the smallest mean change; per-image mean |pixel change| above
+  ``change_epsilon``, t-test over its images).
+* ``predictions_change:<shift>`` -- the top level changes the networks' decisions: the share of
+  test images whose arg-max differs from the clean image's, per seed (mean of the two losses),
+  above ``prediction_epsilon``.
+* ``discriminator_null`` -- the discriminator scores the clean test images as ID: per repeat
+  ``|score - 0.5|`` below ``null_tolerance`` (t-test).
+* ``score_rises:<shift>`` -- the OOD score rises with the level (Spearman over the levels, level
+  0 included, exact one-sided p): the shift axis is graded.
+
+Claims (a), Kang et al.'s reversion asked of the LogitNorm study's networks:
+
+* ``ocs_trend:<loss>:far_ood`` -- along LogitNorm's own OOD test sets ordered on Kang's axis
+  (those whose ``far_nontrivial`` premise holds: the pixel-statistics floor accepts more than
+  ``far_floor_fpr95`` of the set at 95 % ID recall, binomial test), per seed Spearman rho(OOD
+  score, distance) below 0, as Kang's far-OOD rows.
+* ``ocs_trend:<loss>:<shift>`` -- predictions approach the OCS as the OOD score grows: per seed,
+  Spearman rho(OOD score, KL of the raw-logit softmax to the OCS) over the levels; the seeds'
+  rhos are below 0 (t-test), as Kang's ``ocs_trend`` rows.
+* ``same_rate:<shift>`` -- LogitNorm's normalisation leaves the rate unchanged: per seed the
+  least-squares slope of the relative distance ``d(level) / d(clean)`` on the OOD score, LogitNorm
+  minus CE; equivalence (TOST) within ``± rate_bar``. "does not hold": the rates differ (the detail
+  says which reverts faster).
+
+Claims (b), Ulmer & Cinà's Theorem 1 asked of the same networks, along rays ``alpha * x'`` in the
+network's input space:
+
+* ``rays_certain:<loss>`` -- the raw-logit confidence tends to 1: per seed, the mean MSP at the
+  largest alpha above ``certain_max_prob`` (t-test; all-equal samples: exact sign test).
+* ``normalised_uncertain:<method>`` -- the normalised logits LogitNorm trains on do not: per
+  seed, the mean MSP of ``softmax(z / (tau ||z||))`` at the largest alpha below
+  ``certain_max_prob``.
+
+Sanity rows (true by construction, never counted as support):
+
+* ``rays_linear:<loss>`` -- a ReLU network's logits grow linearly far out: the log-log slope of
+  the mean raw logit norm between the two largest alphas is within ``linear_tolerance`` of 1
+  (largest deviation over seeds).
+* ``normalised_bounded`` -- ``max_i |z_i| / (tau ||z||) <= 1 / tau`` on every ray.
+* ``score_reads_raw`` -- the OOD score the LogitNorm study evaluates (the core's MSP score) is the
+  raw logits' MSP log-odds (largest relative gap <= 1e-9), not the normalised logits' (their
+  median relative gap is in the detail): this answers "which of the two does its OOD score use".
+
+Selection: every setting (shifts, image budget, alphas, bars) is fixed in the config before any
+verdict; the discriminator's alpha is the authors' 10, fixed in advance. Every verdict reads the
+test images x the runs' seeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, spearman
+from ...analysis.premises import FITTED_SHARE, fitted
+from ..kang.claims import _per_seed as kang_per_seed
+
+__all__ = ["PAPERS", "claim_specs", "crosspaper_claims", "evaluate_crosspaper_claims"]
+
+WEI = "Wei et al. 2022"
+KANG = "Kang et al. 2024"
+ULMER = "Ulmer & Cinà 2021"
+#: the papers each kind of row joins (the ``paper`` column)
+PAPERS = {
+    "fitted": WEI,
+    "changes": f"{KANG} × {WEI}",
+    "predictions_change": f"{KANG} × {WEI}",
+    "discriminator_null": f"{KANG} × {WEI}",
+    "score_rises": f"{KANG} × {WEI}",
+    "ocs_trend": f"{KANG} × {WEI}",
+    "far_nontrivial": f"{KANG} × {WEI}",
+    "same_rate": f"{KANG} × {WEI}",
+    "rays_certain": f"{ULMER} × {WEI}",
+    "normalised_uncertain": f"{ULMER} × {WEI}",
+    "rays_linear": f"{ULMER} × {WEI}",
+    "normalised_bounded": f"{ULMER} × {WEI}",
+    "score_reads_raw": f"{ULMER} × {WEI}",
+}
+RAY = "ray"
+FAR = "far_ood"
+SELECTION = "fixed in advance in the config (shifts, image budget, alphas, bars; discriminator alpha 10, the authors')"
+
+
+def shifts(section: dict) -> list[str]:
+    g = section["grid"]
+    return list(g["corruptions"]) + (["rotation"] if g["rotations"] else [])
+
+
+def claim_specs(section: dict) -> list[ClaimSpec]:
+    """Every row of the claims table for the study section ``section`` (its ``losses``:
+    ``baseline`` and ``method``)."""
+    c = section["claims"]
+    base, method = section["baseline"], section["method"]
+    losses = [base, method]
+    conf = f"seeds {', '.join(str(s) for s in section['seeds'])} × the first {section['grid']['eval_size']} test images"
+    kw = {"selection": SELECTION, "confirmation": conf}
+    out = [
+        ClaimSpec(
+            f"fitted:{loss}",
+            f"Premise: the {loss} network fitted (training loss far below its OCS's)",
+            "share of the OCS's training loss removed, per seed",
+            FITTED_SHARE,
+            ">",
+            kind="premise",
+            **kw,
+        )
+        for loss in losses
+    ]
+    out.append(
+        ClaimSpec(
+            "discriminator_null",
+            "Premise: the discriminator scores the clean test images as ID (OOD score 0.5)",
+            "|OOD score − 0.5| of the clean test split, per discriminator repeat",
+            float(c["null_tolerance"]),
+            "<",
+            kind="premise",
+            **kw,
+        )
+    )
+    for s in shifts(section):
+        out += [
+            ClaimSpec(
+                f"changes:{s}",
+                f"Premise: every {s} level changes the images vs the level below",
+                "mean |pixel change| vs the level below, per image, at the level changing least",
+                float(c["change_epsilon"]),
+                ">",
+                kind="premise",
+                **kw,
+            ),
+            ClaimSpec(
+                f"predictions_change:{s}",
+                f"Premise: the top {s} level changes the networks' decisions",
+                "share of images whose arg-max differs from the clean image's, per seed",
+                float(c["prediction_epsilon"]),
+                ">",
+                kind="premise",
+                **kw,
+            ),
+            ClaimSpec(
+                f"score_rises:{s}",
+                f"Premise: the OOD score rises with the {s} level (the axis is graded)",
+                "Spearman rho(level, OOD score), level 0 included, exact one-sided p",
+                0.0,
+                ">",
+                kind="premise",
+                **kw,
+            ),
+        ]
+    floor_bar = float(c["far_floor_fpr95"])
+    for name in section["far_ood"]:
+        out.append(
+            ClaimSpec(
+                f"far_nontrivial:{name}",
+                f"Premise: pixel statistics do not solve LogitNorm's OOD set {name}",
+                "share of the set the pixel-statistics floor accepts at 95 % ID recall (FPR95), "
+                "one-sided binomial test",
+                floor_bar,
+                ">",
+                kind="premise",
+                **kw,
+            )
+        )
+    for s in shifts(section):
+        needs = (
+            f"changes:{s}",
+            f"predictions_change:{s}",
+            f"score_rises:{s}",
+            "discriminator_null",
+        )
+        for loss in losses:
+            out.append(
+                ClaimSpec(
+                    f"ocs_trend:{loss}:{s}",
+                    f"Kang et al.'s reversion holds for the {loss} network under {s}: its "
+                    "predictions approach the OCS as the OOD score grows",
+                    "per seed Spearman rho(OOD score, KL(softmax(raw logits) ‖ OCS)) over the "
+                    "levels; t-test of the seeds' rhos below 0",
+                    0.0,
+                    "<",
+                    requires=(f"fitted:{loss}", *needs),
+                    **kw,
+                )
+            )
+        out.append(
+            ClaimSpec(
+                f"same_rate:{s}",
+                f"LogitNorm's normalisation leaves the rate of reversion under {s} unchanged",
+                f"per seed slope of d(level)/d(clean) on the OOD score, {method} − {base}; "
+                f"equivalence within ± {c['rate_bar']:g}",
+                float(c["rate_bar"]),
+                "<",
+                test="equivalence",
+                effect=0.0,
+                requires=(f"fitted:{base}", f"fitted:{method}", *needs),
+                **kw,
+            )
+        )
+    for loss in losses:
+        out.append(
+            ClaimSpec(
+                f"ocs_trend:{loss}:{FAR}",
+                f"Kang et al.'s reversion along LogitNorm's own OOD test sets: the {loss} "
+                "network predicts the sets further out on Kang's axis closer to the OCS",
+                "per seed Spearman rho(OOD score, KL(softmax(raw logits) ‖ OCS)) over the far "
+                "sets whose far_nontrivial premise holds; t-test of the seeds' rhos below 0",
+                0.0,
+                "<",
+                requires=(f"fitted:{loss}", "discriminator_null"),
+                **kw,
+            )
+        )
+    bar = float(c["certain_max_prob"])
+    for loss in losses:
+        out.append(
+            ClaimSpec(
+                f"rays_certain:{loss}",
+                f"Theorem 1 holds for the {loss} network: along rays far from the data its "
+                "raw-logit confidence tends to 1",
+                "per seed mean MSP (raw logits) at the largest alpha",
+                bar,
+                ">",
+                requires=(f"fitted:{loss}",),
+                **kw,
+            )
+        )
+    out.append(
+        ClaimSpec(
+            f"normalised_uncertain:{method}",
+            "The normalised logits LogitNorm trains on stay uncertain along the same rays",
+            "per seed mean MSP of softmax(z / (tau ‖z‖)) at the largest alpha",
+            bar,
+            "<",
+            requires=(f"fitted:{method}",),
+            **kw,
+        )
+    )
+    tol = float(c["linear_tolerance"])
+    out += [
+        ClaimSpec(
+            f"rays_linear:{loss}",
+            f"Sanity: the {loss} network's raw logits grow linearly far out (ReLU network)",
+            "largest |log-log slope of the mean logit norm − 1| over seeds, two largest alphas",
+            tol,
+            "<=",
+            kind="sanity",
+        )
+        for loss in losses
+    ]
+    out += [
+        ClaimSpec(
+            "normalised_bounded",
+            "Sanity: the normalised logits are bounded by 1/tau on every ray",
+            "largest max_i |z_i| / (tau ‖z‖) × tau over every ray, alpha and seed",
+            1.0,
+            "<=",
+            kind="sanity",
+        ),
+        ClaimSpec(
+            "score_reads_raw",
+            f"Sanity: the OOD score the LogitNorm study evaluates ({method}'s MSP) reads the raw "
+            "logits, not the normalised ones",
+            "largest relative gap between the core's MSP score and the raw logits' MSP log-odds",
+            1e-9,
+            "<=",
+            kind="sanity",
+        ),
+    ]
+    return out
+
+
+# --------------------------------------------------------------------------- measurements
+def _per_seed(values: pd.Series, what: str) -> Measurement:
+    """Per-seed values (index: seed) as samples for the engine (Kang's helper, NaNs dropped)."""
+    return kang_per_seed(values.dropna().astype(float), what)
+
+
+def _series(shift: pd.DataFrame, s: str) -> pd.DataFrame:
+    """Rows of shift ``s`` with level 0 = its own level-0 set (rotation@0) or the clean split."""
+    own = shift[shift["shift"] == s]
+    if not (own["level"] == 0).any():
+        zero = shift[shift["shift"] == "none"].assign(shift=s, level=0.0)
+        own = pd.concat([zero, own], ignore_index=True)
+    return own.sort_values("level")
+
+
+def _scores_of(ood: pd.DataFrame) -> pd.Series:
+    return ood.set_index("eval_set")["ood_score"].astype(float)
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> float:
+    if len(x) < 2 or np.ptp(x) == 0:
+        return math.nan
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def _far(frames: dict, section: dict, scores: pd.Series) -> dict[str, Measurement]:
+    """``far_nontrivial:<set>`` (binomial test of the pixel floor's FPR95 against the bar) and
+    ``ocs_trend:<loss>:far_ood`` over the far sets that pass it."""
+    from scipy import stats
+
+    c = section["claims"]
+    floor_bar, alpha = float(c["far_floor_fpr95"]), float(c["alpha"])
+    ood = frames["ood_scores"].set_index("eval_set")
+    m: dict[str, Measurement] = {}
+    kept = []
+    for name in section["far_ood"]:
+        key = f"far:{name}"
+        if key not in ood.index or int(ood.loc[key, "floor_n"]) <= 0:
+            m[f"far_nontrivial:{name}"] = Measurement(math.nan, f"{name}: no pixel floor")
+            continue
+        r = ood.loc[key]
+        k_acc, n = int(r["floor_accepted"]), int(r["floor_n"])
+        p = float(stats.binomtest(k_acc, n, floor_bar, alternative="greater").pvalue)
+        p_opp = float(stats.binomtest(k_acc, n, floor_bar, alternative="less").pvalue)
+        m[f"far_nontrivial:{name}"] = Measurement(
+            k_acc / n,
+            f"{name}: the pixel floor ({r['floor_detector']}) accepts {k_acc} of {n} images at "
+            f"95 % ID recall; one-sided binomial test",
+            p,
+            n=n,
+            p_opposite=p_opp,
+        )
+        if p < alpha and k_acc / n > floor_bar:
+            kept.append(key)
+    shift = frames["shift"]
+    far = shift[shift["eval_set"].isin(kept)]
+    for loss in (section["baseline"], section["method"]):
+        rhos = {}
+        for seed, g in far[far["loss"] == loss].groupby("seed"):
+            x = g["eval_set"].map(scores).to_numpy(float)
+            d = g["distance"].to_numpy(float)
+            if len(g) >= 3 and np.ptp(x) > 0 and np.ptp(d) > 0:
+                rhos[seed] = float(stats.spearmanr(x, d).statistic)
+        sets = ", ".join(k.removeprefix("far:") for k in kept) or "none"
+        m[f"ocs_trend:{loss}:{FAR}"] = _per_seed(
+            pd.Series(rhos, dtype=float),
+            f"{loss}, LogitNorm's far sets not solved by pixel statistics ({sets}): Spearman "
+            "rho(OOD score, distance to the OCS) per seed",
+        )
+    return m
+
+
+def measure(frames: dict, section: dict) -> dict[str, Measurement]:
+    """One measurement per claim id of :func:`claim_specs` from the frames ``shift``, ``rays``,
+    ``fit``, ``levels`` and ``ood_scores`` (:mod:`.measure`)."""
+    base, method = section["baseline"], section["method"]
+    losses = [base, method]
+    shift, rays, fit = frames["shift"], frames["rays"], frames["fit"]
+    levels, ood = frames["levels"], frames["ood_scores"]
+    scores = _scores_of(ood)
+    m: dict[str, Measurement] = {}
+    for loss in losses:
+        f = fit[fit["loss"] == loss].set_index("seed")
+        family = str(f["family"].iloc[0]) if len(f) else "ce"
+        m[f"fitted:{loss}"] = fitted(
+            f["train_loss"],
+            f["ocs_loss"],
+            loss={"logitnorm": "logit_norm"}.get(family, family),
+            what=loss,
+        )
+    clean = ood[ood["shift"] == "none"]
+    reps = (
+        np.abs(np.asarray(clean["per_repeat"].iloc[0], dtype=float) - 0.5)
+        if len(clean)
+        else np.array([])
+    )
+    m["discriminator_null"] = Measurement(
+        float(reps.mean()) if len(reps) else math.nan,
+        f"clean test split: OOD score {scores.get('id', math.nan):.3f}; |score − 0.5| per repeat "
+        + ", ".join(f"{v:.3f}" for v in reps),
+        samples=tuple(reps),
+    )
+    lv = levels.set_index("eval_set")
+    for s in shifts(section):
+        rows = levels[(levels["shift"] == s) & (levels["level"] > 0)]
+        if rows.empty:
+            m[f"changes:{s}"] = Measurement(math.nan, f"{s}: no level")
+        else:
+            least = rows.loc[rows["change"].astype(float).idxmin()]
+            per = np.asarray(lv.loc[least["eval_set"], "change_per_image"], dtype=float)
+            m[f"changes:{s}"] = Measurement(
+                float(per.mean()),
+                f"{s}: smallest mean change at {least['eval_set']} ({per.mean():.4f}; per level "
+                + ", ".join(f"{r.eval_set}: {float(r.change):.4f}" for r in rows.itertuples())
+                + f"), {len(per)} images",
+                samples=tuple(per),
+            )
+        ser = _series(shift, s)
+        top = ser["level"].max()
+        at_top = ser[ser["level"] == top].groupby("seed")["changed"].mean()
+        m[f"predictions_change:{s}"] = _per_seed(
+            at_top, f"{s}@{top:g}: share of decisions changed vs clean (mean of {base}, {method})"
+        )
+        lvls = sorted(ser["level"].unique())
+        names = [
+            ("id" if lvl == 0 and not (ser["eval_set"] == f"{s}@0").any() else f"{s}@{lvl:g}")
+            for lvl in lvls
+        ]
+        sc = [scores.get(n, math.nan) for n in names]
+        m[f"score_rises:{s}"] = spearman(
+            lvls,
+            sc,
+            what=f"{s}: OOD score per level "
+            + ", ".join(f"{lvl:g}: {v:.3f}" for lvl, v in zip(lvls, sc, strict=True))
+            + "; ",
+            alternative="greater",
+        )
+        by_level = dict(zip(lvls, sc, strict=True))
+        slopes = {}
+        for loss in losses:
+            g = ser[ser["loss"] == loss]
+            g = g.assign(ood_score=g["level"].map(by_level))
+            rhos, sl = {}, {}
+            for seed, gs in g.groupby("seed"):
+                gs = gs.sort_values("level")
+                x, d = gs["ood_score"].to_numpy(float), gs["distance"].to_numpy(float)
+                if len(gs) >= 3 and np.ptp(x) > 0 and np.ptp(d) > 0:
+                    from scipy import stats
+
+                    rhos[seed] = float(stats.spearmanr(x, d).statistic)
+                d0 = float(gs.loc[gs["level"] == 0, "distance"].iloc[0])
+                sl[seed] = _slope(x, d / d0) if d0 > 0 else math.nan
+            m[f"ocs_trend:{loss}:{s}"] = _per_seed(
+                pd.Series(rhos, dtype=float),
+                f"{loss}, {s}: Spearman rho(OOD score, distance to the OCS) per seed",
+            )
+            slopes[loss] = pd.Series(sl, dtype=float)
+        common = sorted(set(slopes[base].dropna().index) & set(slopes[method].dropna().index))
+        diff = slopes[method].loc[common] - slopes[base].loc[common]
+        if len(diff):
+            faster = method if diff.mean() < 0 else base
+            m[f"same_rate:{s}"] = Measurement(
+                float(diff.mean()),
+                f"{s}: slope of d/d(clean) per unit OOD score, {base} "
+                f"{slopes[base].mean():.3f}, {method} {slopes[method].mean():.3f}; difference "
+                f"{diff.mean():.3f} (per seed "
+                + ", ".join(f"{k}: {v:.3f}" for k, v in diff.items())
+                + f"); {faster} reverts faster",
+                samples=tuple(diff.to_numpy()),
+            )
+        else:
+            m[f"same_rate:{s}"] = Measurement(math.nan, f"{s}: no slope")
+    m.update(_far(frames, section, scores))
+    top_alpha = rays["alpha"].max() if len(rays) else math.nan
+    for loss in losses:
+        r = rays[rays["loss"] == loss]
+        at = r[r["alpha"] == top_alpha].set_index("seed")
+        m[f"rays_certain:{loss}"] = _per_seed(
+            at["msp"], f"{loss}: mean raw-logit MSP at alpha = {top_alpha:g}"
+        )
+        a_sorted = sorted(r["alpha"].unique())
+        devs = {}
+        if len(a_sorted) >= 2:
+            a1, a2 = a_sorted[-2], a_sorted[-1]
+            for seed, g in r.groupby("seed"):
+                n1 = float(g.loc[g["alpha"] == a1, "logit_norm"].iloc[0])
+                n2 = float(g.loc[g["alpha"] == a2, "logit_norm"].iloc[0])
+                devs[seed] = abs(math.log(n2 / n1) / math.log(a2 / a1) - 1.0)
+        dv = pd.Series(devs, dtype=float)
+        m[f"rays_linear:{loss}"] = Measurement(
+            float(dv.max()) if len(dv) else math.nan,
+            f"{loss}: |log-log slope − 1| per seed "
+            + ", ".join(f"{k}: {v:.2g}" for k, v in dv.items()),
+        )
+    r = rays[rays["loss"] == method]
+    at = r[r["alpha"] == top_alpha].set_index("seed")
+    m[f"normalised_uncertain:{method}"] = _per_seed(
+        at["msp_normalised"],
+        f"{method}: mean MSP of the normalised logits at alpha = {top_alpha:g} (raw: "
+        f"{at['msp'].mean():.4f})",
+    )
+    tau = float(section["tau"])
+    mx = float(rays["max_normalised_logit"].max()) * tau if len(rays) else math.nan
+    m["normalised_bounded"] = Measurement(
+        mx, f"largest |normalised logit| {mx / tau:.3f} vs 1/tau = {1 / tau:g}"
+    )
+    raw_gap = float(r["score_vs_raw"].max()) if len(r) else math.nan
+    norm_gap = float(r["score_vs_normalised"].median()) if len(r) else math.nan
+    m["score_reads_raw"] = Measurement(
+        raw_gap,
+        f"{method}: largest relative gap of the core's MSP score to the raw logits' log-odds "
+        f"{raw_gap:.2g}; to the normalised logits' (median over rays) {norm_gap:.3g}",
+    )
+    return m
+
+
+def evaluate_crosspaper_claims(frames: dict, section: dict) -> pd.DataFrame:
+    """The claims table (premises first), its ``paper`` column naming both papers of each row."""
+    specs = claim_specs(section)
+    table = evaluate_claims(
+        WEI, specs, measure(frames, section), alpha=float(section["claims"]["alpha"])
+    )
+    table["paper"] = [PAPERS[cid.split(":")[0]] for cid in table["claim_id"]]
+    return table
+
+
+def crosspaper_claims(frames: dict, section: dict) -> pd.DataFrame:
+    """What the shared claims rule calls (``study.claims_job``)."""
+    return evaluate_crosspaper_claims(frames, section)

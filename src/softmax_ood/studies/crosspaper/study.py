@@ -1,0 +1,143 @@
+"""Registration of the cross-paper study (see :mod:`softmax_ood.studies.registry`).
+
+Imports nothing heavy: the Snakefile loads it at parse time. Trains nothing of its own: its
+networks are core runs named in its section (with the default config the LogitNorm grid's
+main-architecture CE and LogitNorm runs: the same :class:`~softmax_ood.runs.Run` objects, so the
+workflow trains them once for both studies).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...analysis.departures import config_scale
+from ...codedeps import registry_entries
+from ...config import check_names, config_error, study_section
+from ...runs import Run
+from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_report, standard_targets
+
+NAME = "crosspaper"
+CATEGORY = "Cross-paper"
+TITLE = (
+    "Cross-paper: Kang et al. 2024's reversion and Ulmer & Cinà 2021's Theorem 1 asked of "
+    "Wei et al. 2022's LogitNorm networks, on Kang's discriminator axis"
+)
+HEADLINE = ("ocs_trend:*", "rays_certain:*")
+HERE = Path(__file__).resolve().parent
+SCHEMA = HERE / "schema.yaml"
+RULES = HERE / "rules.smk"
+SRC = HERE.parents[1]
+TABLES = ["reversion", "rays", "axis"]
+FIGURES = ["reversion", "rays", "axis"]
+#: the frames its compute rules write under results/crosspaper/<dataset>/
+FRAMES = ("shift", "rays", "fit", "levels", "ood_scores")
+#: the loss family each role must name (``losses:`` entries of the core config)
+ROLES = {"baseline": "ce", "method": "logitnorm"}
+
+
+def check(config: dict) -> None:
+    s = config[NAME]
+    check_names(f"{NAME}.recipe", s["recipe"], config["recipes"])
+    check_names(f"{NAME}.arch", s["arch"], config["architectures"])
+    for role, family in ROLES.items():
+        check_names(f"{NAME}.{role}", s[role], config["losses"])
+        if config["losses"][s[role]]["loss"] != family:
+            raise config_error(
+                f"{NAME}.{role} is {s[role]!r}, whose loss is "
+                f"{config['losses'][s[role]]['loss']!r}; the {role} must be a {family!r} loss"
+            )
+    check_names(
+        f"{NAME}.grid.corruptions",
+        s["grid"]["corruptions"],
+        registry_entries(SRC / "corruptions.py", "CORRUPTIONS"),
+    )
+    check_names(
+        f"{NAME}.discriminator.featurizer",
+        s["discriminator"]["featurizer"],
+        registry_entries(SRC / "discriminator.py", "FEATURIZERS"),
+    )
+    if not s["grid"]["corruptions"] and not s["grid"]["rotations"]:
+        raise config_error(f"{NAME}.grid needs at least one corruption or rotation to shift along")
+    r = s["rays"]
+    if r["max_exponent"] <= r["min_exponent"]:
+        raise config_error(
+            f"{NAME}.rays.max_exponent is {r['max_exponent']}, not above min_exponent "
+            f"{r['min_exponent']}"
+        )
+
+
+def loss_variants(config: dict) -> dict:
+    return {}
+
+
+def spec(config: dict) -> dict:
+    """The section as its scripts and claims read it: seeds filled in, the method's tau, the
+    far sets (the pipeline's OOD test sets)."""
+    s = study_section(config, NAME)
+    s["tau"] = float(config["losses"][s["method"]]["tau"])
+    s["far_ood"] = list(config["data"]["ood_test"])
+    s["dataset"] = config["data"]["dataset"]
+    s["scale"] = config_scale(config)
+    return s
+
+
+def runs(config: dict) -> list[Run]:
+    s = study_section(config, NAME)
+    ds = config["data"]["dataset"]
+    return sorted(
+        Run(ds, s["recipe"], s["arch"], s[role], int(seed)) for role in ROLES for seed in s["seeds"]
+    )
+
+
+def targets(config: dict) -> list[str]:
+    return standard_targets(NAME, config, TABLES, FIGURES) + [
+        f"results/{NAME}/{config['data']['dataset']}/departures.md"
+    ]
+
+
+def claim_specs(config: dict) -> list:
+    from .claims import claim_specs as specs
+
+    return specs(spec(config))
+
+
+def _frames(config: dict) -> dict[str, str]:
+    base = f"results/{NAME}/{config['data']['dataset']}"
+    return {k: f"{base}/{k}.parquet" for k in FRAMES}
+
+
+def claims_job(config: dict) -> ClaimsJob:
+    s = spec(config)
+    return ClaimsJob(
+        inputs=_frames(config),
+        function="softmax_ood.studies.crosspaper.claims:crosspaper_claims",
+        section=s,
+        seeds=s["seeds"],
+        title="Cross-paper claims: Kang's reversion and Ulmer's Theorem 1 on LogitNorm's networks",
+    )
+
+
+def report_job(config: dict) -> ReportJob:
+    return standard_report(NAME, config, TABLES, FIGURES, "shift.prov.json")
+
+
+def _items_job(config: dict, names, functions: str) -> ItemsJob:
+    s = spec(config)
+    frames = _frames(config)
+    return ItemsJob(
+        inputs={n: frames for n in names}, functions=functions, section=s, seeds=s["seeds"]
+    )
+
+
+def table_job(config: dict) -> ItemsJob:
+    return _items_job(config, TABLES, "softmax_ood.studies.crosspaper.tables:TABLES")
+
+
+def figure_job(config: dict) -> ItemsJob:
+    return _items_job(config, FIGURES, "softmax_ood.studies.crosspaper.figures:FIGURES")
+
+
+def departures(config: dict) -> list:
+    from .departures import departures as of_config
+
+    return of_config(config)

@@ -1,0 +1,102 @@
+"""The cross-paper study without Snakemake: its runs are the LogitNorm study's (trained once),
+its measurements on hand-built logits, its claims, tables and figures on the control frames."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from softmax_ood.config import ConfigError, all_runs, validate_config
+from softmax_ood.studies.crosspaper import claims, figures, measure, study, tables
+from softmax_ood.studies.crosspaper.tests import controls
+from softmax_ood.studies.registry import load_study, registered_studies
+
+ROOT = Path(__file__).resolve().parents[5]
+
+
+@pytest.fixture(scope="module")
+def config():
+    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    return validate_config(cfg, ROOT / "workflow/schemas/config.schema.yaml", registered_studies())
+
+
+def test_its_runs_are_the_logitnorm_studys_so_nothing_is_trained_twice(config):
+    mine = set(study.runs(config))
+    assert mine and mine <= set(load_study("logitnorm").runs(config))
+    without = {**config, "studies": [s for s in config["studies"] if s != "crosspaper"]}
+    studies = registered_studies()
+    assert set(all_runs(without, studies)) == set(all_runs(config, studies))
+
+
+@pytest.mark.parametrize("overlay", ["smoke.yaml", "digits.yaml", "paper.yaml"])
+def test_every_shipped_config_names_runs_the_logitnorm_study_trains_anyway(overlay):
+    from snakemake.utils import update_config
+
+    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    update_config(cfg, yaml.safe_load((ROOT / "config" / overlay).read_text()))
+    cfg = validate_config(cfg, ROOT / "workflow/schemas/config.schema.yaml", registered_studies())
+    assert set(study.runs(cfg)) <= set(load_study("logitnorm").runs(cfg))
+
+
+def test_a_role_naming_the_wrong_loss_family_stops_with_one_sentence(config):
+    bad = copy.deepcopy(config)
+    bad["crosspaper"]["method"] = "ce"
+    with pytest.raises(ConfigError, match="crosspaper.method is 'ce'.*must be a 'logitnorm' loss"):
+        study.check(bad)
+
+
+def test_log_odds_and_normalised_logits_on_hand_built_logits():
+    z = np.array([[3.0, 1.0, 0.0], [0.0, 0.0, 5.0]])
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    expected = np.log(p.max(axis=1) / (1 - p.max(axis=1)))
+    np.testing.assert_allclose(measure._log_odds(z), expected, rtol=1e-12)
+    zn = measure._normalised(z, tau=0.04)
+    np.testing.assert_allclose(np.linalg.norm(zn, axis=1), 25.0, rtol=1e-6)
+    # the core's MSP score reads the raw logits (the sanity row score_reads_raw)
+    np.testing.assert_allclose(measure._core_msp_score(z), expected, rtol=1e-12)
+    # along a ray the raw log-odds grow linearly, the normalised logits do not move
+    np.testing.assert_allclose(measure._log_odds(10 * z)[1], 50.0 - np.log(2.0), rtol=1e-12)
+    np.testing.assert_allclose(measure._normalised(10 * z, 0.04), zn, rtol=1e-6)
+
+
+def test_ray_images_are_the_normalised_image_scaled():
+    x = np.random.default_rng(0).random((3, 1, 4, 4)).astype(np.float32)
+    meta = {"mean": [0.3], "std": [0.2]}
+    xr = measure._ray_images(x, meta, 7.0)
+    np.testing.assert_allclose((xr - 0.3) / 0.2, 7.0 * (x - 0.3) / 0.2, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(measure._ray_images(x, meta, 1.0), x)
+
+
+def test_claims_verdicts_name_both_papers(config):
+    section = study.spec(config)
+    table = claims.evaluate_crosspaper_claims(controls.frames(section), section)
+    assert list(table["claim_id"]) == [
+        s.id for s in sorted(claims.claim_specs(section), key=lambda s: s.kind != "premise")
+    ]
+    assert table["paper"].str.contains("×").sum() == len(table) - 2  # fitted rows: Wei only
+    assert table.set_index("claim_id").loc["same_rate:contrast", "verdict"] == "holds"
+
+
+def test_tables_and_figures_draw_from_the_frames(config, tmp_path):
+    from softmax_ood.analysis.figcheck import read_check
+
+    section = study.spec(config)
+    frames = controls.frames(section)
+    frames["ood_scores"]["ood_score_std"] = 0.01
+    frames["ood_scores"]["floor_fpr95"] = np.nan
+    n = len(frames["shift"])
+    frames["shift"]["accuracy"] = 0.9
+    frames["shift"]["msp"] = np.linspace(0.5, 0.9, n)
+    frames["rays"]["confident_share"] = 0.5
+    for name, fn in tables.TABLES.items():
+        t = fn(frames, section)
+        assert isinstance(t, pd.DataFrame) and len(t) > 0, name
+    for name, fn in figures.FIGURES.items():
+        path = tmp_path / f"{name}.png"
+        fn(frames, section, path)
+        assert read_check(path)["problems"] == [], name
