@@ -28,8 +28,14 @@ Premises (first rows):
   ``discriminator.roundtrip_bar`` (one-sided t-test). A rotation path that blurs fails it.
 * ``predictions_change:<shift>@<level>`` -- the level changes the classifier's decisions: share
   of test images whose arg-max differs from the same clean image's, per seed, above
-  ``prediction_epsilon``. Reported per level; the trend claims of a shift type need it at the top
-  level (a shift that moves no prediction cannot show a trend).
+  ``prediction_epsilon``. Reported per level, and once more as ``predictions_change:<shift>@top``
+  at the shift type's top level: the trend claims of a shift type require that row (a shift that
+  moves no prediction cannot show a trend).
+* ``score_separated:<shift>`` -- the top level is clearly more OOD than level 0: the OOD score at
+  the top level exceeds level 0's by more than ``score_separation`` (one-sided Welch t-test over
+  the discriminator repeats of the two sets: the x-axis's own uncertainty). Gates the shift's
+  trend claims: along a shift whose top level the discriminator cannot tell from clean by more
+  than the study's null tolerance, the order of the levels on the OOD axis is noise.
 * ``below_breakeven:<shift>`` -- the paper's regime of Fig. 7: the classifier's accuracy at the
   top level is below the reward's break-even accuracy ``(abstain - wrong) / (correct - wrong)``
   (+1/-4/0: 0.8), where answering stops paying on average; per seed, t-test.
@@ -46,9 +52,14 @@ the angle on it does not select on the confirming seeds.
 
 Claims:
 
-* ``ocs_trend:<loss>:<shift>`` -- predictions approach the OCS as the OOD score grows: per seed,
-  Spearman rho(OOD score, distance to OCS) over the kept levels; the seeds' rhos are below 0
-  (t-test). ``<shift>`` = ``far_ood``: the clean split and the far OOD sets.
+* ``ocs_trend:<loss>:<shift>`` -- predictions approach the OCS as the OOD score grows: Spearman
+  rho(OOD score, distance to OCS) over the kept levels, per seed *and per discriminator repeat*
+  (the x-axis of repeat r is the sets' OOD scores of that repeat; the seeds share one
+  discriminator, so a per-seed test alone ignores the x-axis's uncertainty and, with identical
+  rhos, read a near-zero rho as significant); the mean rho is below 0 by a one-sided t-test whose
+  standard error adds the seed-to-seed and repeat-to-repeat variances of the mean
+  (``var(seed means)/S + var(repeat means)/R``, ``min(S, R) - 1`` degrees of freedom). Requires
+  ``score_rises``, ``score_separated`` and ``predictions_change:<shift>@top``.
 * ``abstain_rises:<shift>`` -- reward prediction abstains more at the top level than at level 0,
   paired over seeds (Fig. 6).
 * ``reward_beats_classification:<shift>`` -- the gap between reward prediction's mean reward and
@@ -83,6 +94,7 @@ import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired
 from ...analysis.premises import FITTED_SHARE, fitted
+from .grid import ID_SET
 from .tables import FAR, graded_shifts, main_runs, mechanism_runs
 
 __all__ = [
@@ -148,6 +160,7 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
     drop = float(spec.get("accuracy_drop", 0.05))
     floor_bar = float(spec.get("far_floor_fpr95", 0.2))
     rt_bar = float(spec["discriminator"].get("roundtrip_bar", 0.02))
+    separation = float(spec.get("score_separation", NULL_TOLERANCE))
     out = [
         ClaimSpec(
             f"fitted:{loss}",
@@ -270,6 +283,31 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
         )
         out.append(
             ClaimSpec(
+                f"score_separated:{s}",
+                f"Premise: the top {s} level is clearly more OOD than level 0 (OOD score higher "
+                f"by more than {separation:g})",
+                "OOD score(top level) - OOD score(level 0), Welch t-test over the discriminator "
+                "repeats",
+                separation,
+                ">",
+                kind="premise",
+                requires=disc + (rt if s == ROTATION else ()),
+            )
+        )
+        out.append(
+            ClaimSpec(
+                f"predictions_change:{s}@top",
+                f"Premise: the top {s} level changes the classifier's decisions",
+                "share of images whose arg-max differs from the clean image's at the top level, "
+                "per seed",
+                pred_eps,
+                ">",
+                kind="premise",
+                requires=(f"fitted:{classifier}",),
+            )
+        )
+        out.append(
+            ClaimSpec(
                 f"accuracy_falls:{s}",
                 f"Premise: the classifier's accuracy falls by more than {drop:g} from level 0 to "
                 f"the top {s} level",
@@ -297,13 +335,19 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
             if s == FAR:
                 req = (f"fitted:{loss}",) + disc
             else:
-                req = (f"fitted:{loss}", f"score_rises:{s}")
+                req = (
+                    f"fitted:{loss}",
+                    f"score_rises:{s}",
+                    f"score_separated:{s}",
+                    f"predictions_change:{s}@top",
+                )
             out.append(
                 ClaimSpec(
                     f"ocs_trend:{loss}:{s}",
                     f"{loss}: predictions approach the OCS as the OOD score grows along {s}"
                     + (" (the non-trivial far sets' own ordering)" if s == FAR else ""),
-                    "Spearman rho(OOD score, distance to OCS) per seed",
+                    "Spearman rho(OOD score, distance to OCS), mean over seeds x discriminator "
+                    "repeats",
                     0.0,
                     "<",
                     requires=req,
@@ -400,15 +444,87 @@ def _series(frame: pd.DataFrame, shift: str, levels: list[float]) -> pd.DataFram
     return pd.concat([zero, rest], ignore_index=True)
 
 
-def _spearman_per_seed(frame: pd.DataFrame, x: str, y: str) -> pd.Series:
+def _separation(top: np.ndarray, zero: np.ndarray, bar: float, what: str) -> Measurement:
+    """``score_separated``: mean OOD score of the top level minus level 0's, against ``bar``;
+    one-sided Welch t-test over the two sets' discriminator repeats (the p's of both sides)."""
     from scipy import stats
 
-    out = {}
-    for seed, g in frame.groupby("seed"):
-        if len(g) < 3 or g[x].nunique() < 2 or g[y].nunique() < 2:
+    if len(top) < 2 or len(zero) < 2:
+        return Measurement(math.nan, f"{what}: fewer than 2 discriminator repeats per set")
+    diff = float(top.mean() - zero.mean())
+    se = math.sqrt(top.var(ddof=1) / len(top) + zero.var(ddof=1) / len(zero))
+    if se == 0:
+        p = 0.0 if diff > bar else 1.0
+        p_opp = 0.0 if diff < bar else 1.0
+    else:
+        p = float(stats.ttest_ind(top - bar, zero, equal_var=False, alternative="greater").pvalue)
+        p_opp = float(stats.ttest_ind(top - bar, zero, equal_var=False, alternative="less").pvalue)
+    return Measurement(
+        diff,
+        f"{what}: OOD score {top.mean():.4f} vs {zero.mean():.4f} (difference {diff:.4f}, "
+        f"standard error {se:.4f} over {len(top)} and {len(zero)} discriminator repeats; "
+        f"one-sided Welch t-test against the bar {bar:g})",
+        p,
+        n=len(top) + len(zero),
+        p_opposite=p_opp,
+    )
+
+
+def _trend(g: pd.DataFrame, scores: pd.DataFrame, what: str) -> Measurement:
+    """``ocs_trend``: Spearman rho(OOD score, distance to OCS) per seed x discriminator repeat
+    (repeat r's x-axis: every set's OOD score from repeat r), its mean tested below 0 with the
+    standard error ``sqrt(var(seed means)/S + var(repeat means)/R)`` (``min(S, R) - 1`` df): the
+    seeds share one discriminator, so the x-axis's uncertainty enters only through its repeats.
+    Without any spread (every rho equal) the exact sign test over ``min(S, R)`` units."""
+    from scipy import stats
+
+    sets = list(dict.fromkeys(g["eval_set"]))
+    reps = [_repeats(scores, e) for e in sets]
+    if len(sets) < 3 or any(len(r) < 2 for r in reps):
+        return Measurement(math.nan, f"{what}: fewer than 3 sets or no per-repeat OOD scores")
+    n_rep = min(len(r) for r in reps)
+    x = np.stack([r[:n_rep] for r in reps])  # sets x repeats
+    rows, seeds = [], []
+    for seed, gs in g.groupby("seed"):
+        y = gs.drop_duplicates("eval_set").set_index("eval_set")["distance"].reindex(sets)
+        y = y.astype(float).to_numpy()
+        if not np.all(np.isfinite(y)) or len(set(y)) < 2:
             continue
-        out[seed] = float(stats.spearmanr(g[x], g[y]).statistic)
-    return pd.Series(out, dtype=float)
+        row = [
+            float(stats.spearmanr(x[:, r], y).statistic) if len(set(x[:, r])) > 1 else math.nan
+            for r in range(n_rep)
+        ]
+        rows.append(row)
+        seeds.append(seed)
+    rho = np.asarray(rows, dtype=float)
+    if rho.size == 0 or not np.all(np.isfinite(rho)):
+        return Measurement(math.nan, f"{what}: undefined (constant series)")
+    n_s, n_r = rho.shape
+    mean = float(rho.mean())
+    seed_means, rep_means = rho.mean(axis=1), rho.mean(axis=0)
+    var = (seed_means.var(ddof=1) / n_s if n_s > 1 else math.nan) + (
+        rep_means.var(ddof=1) / n_r if n_r > 1 else math.nan
+    )
+    units = min(n_s, n_r)
+    if units < 2 or not math.isfinite(var):
+        p = p_opp = math.nan
+    elif var <= 1e-24:  # no spread at all: the exact sign test over the smaller factor
+        p = 0.5**units if mean < 0 else 1.0
+        p_opp = 0.5**units if mean > 0 else 1.0
+    else:
+        t = mean / math.sqrt(var)
+        p, p_opp = float(stats.t.cdf(t, units - 1)), float(stats.t.sf(t, units - 1))
+    per = ", ".join(f"{s}: {v:.2f}" for s, v in zip(seeds, seed_means, strict=True))
+    return Measurement(
+        mean,
+        f"{what}: mean Spearman rho {mean:.3f} over {n_s} seed(s) x {n_r} discriminator "
+        f"repeats (per seed {per}; repeat means from {rep_means.min():.2f} to "
+        f"{rep_means.max():.2f}); standard error {math.sqrt(var) if var > 0 else 0.0:.3f} "
+        f"(seed and repeat variances), one-sided t with {units - 1} df",
+        p,
+        n=n_s * n_r,
+        p_opposite=p_opp,
+    )
 
 
 def _per_seed(measure: pd.Series, what: str) -> Measurement:
@@ -626,11 +742,26 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
         else:
             for cid in (f"accuracy_falls:{s}", f"below_breakeven:{s}"):
                 m[cid] = Measurement(math.nan, f"{s}: no kept level{note}")
+        zero_set = "rotation@0" if s == ROTATION and "rotation@0" in scores.index else ID_SET
+        top_set = _set_name(s, top)
+        if top > 0 and top_set in set(classifier["eval_set"]) and "changed" in classifier:
+            m[f"predictions_change:{s}@top"] = _per_seed(
+                clf_by_set.loc[top_set]["changed"].astype(float),
+                f"{top_set} (the top level): share of decisions changed vs clean{note}",
+            )
+        else:
+            m[f"predictions_change:{s}@top"] = Measurement(
+                math.nan, f"{s}: no decision changes recorded at a kept top level{note}"
+            )
+        m[f"score_separated:{s}"] = _separation(
+            _repeats(scores, top_set) if top > 0 else np.array([]),
+            _repeats(scores, zero_set),
+            float(spec.get("score_separation", NULL_TOLERANCE)),
+            f"{s}: top level {top_set} vs level 0 ({zero_set}){note}",
+        )
         for loss in [roles[r] for r in ROLES]:
             g = _series(grid[grid["loss"] == loss], s, levels)
-            m[f"ocs_trend:{loss}:{s}"] = _per_seed(
-                _spearman_per_seed(g, "ood_score", "distance"), f"{loss}, {s}{note}"
-            )
+            m[f"ocs_trend:{loss}:{s}"] = _trend(g, scores, f"{loss}, {s}{note}")
         ps = _series(pol, s, levels)
         rp = ps[ps["policy"] == REWARD]
         st = ps[ps["policy"] == STANDARD]
@@ -682,7 +813,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             g = grid[(grid["loss"] == loss) & grid["eval_set"].isin(keep)]
             what = f"{loss}, the {len(keep)} non-trivial far sets ({', '.join(nontrivial)}){why}"
             m[f"ocs_trend:{loss}:{FAR}"] = (
-                _per_seed(_spearman_per_seed(g, "ood_score", "distance"), what)
+                _trend(g, scores, what)
                 if len(keep) >= 3
                 else Measurement(math.nan, f"{what}: fewer than 3 sets, no rank trend")
             )

@@ -1,0 +1,94 @@
+"""Control frames of the Kang claims' gates (review findings 2-3): a trend along a shift whose top
+level the discriminator does not separate from clean, or whose top level moves no decision, is
+gated; a trend whose x-axis order is within the discriminator repeats' noise does not hold on a
+near-zero rho, though every seed gives the same rho (the per-seed test's no-spread fallback would
+have read 0.5 ** seeds)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from softmax_ood.analysis.claims import one_sided_t
+
+from ..claims import evaluate_kang_claims
+from ..study import spec as study_spec
+from .controls import frames
+
+SHIFT = "gaussian_noise"
+
+
+def _row(table: pd.DataFrame, cid: str) -> pd.Series:
+    return table.set_index("claim_id").loc[cid]
+
+
+def _set_scores(f: dict, level_scores: dict[float, float], noise: float, seed: int = 1) -> None:
+    """Give the ``SHIFT`` levels these mean OOD scores, with ``noise`` repeat-to-repeat."""
+    rng = np.random.default_rng(seed)
+    sc, grid = f["ood_scores"], f["grid"]
+    for lv, v in level_scores.items():
+        name = f"{SHIFT}@{lv:g}"
+        i = sc.index[sc["eval_set"] == name][0]
+        draw = rng.normal(0.0, noise, len(sc.at[i, "per_repeat"]))
+        per = v + draw - draw.mean()  # the mean is exactly v (the levels' order is kept)
+        sc.at[i, "per_repeat"] = list(per)
+        sc.at[i, "ood_score"] = float(per.mean())
+        grid.loc[grid["eval_set"] == name, "ood_score"] = float(per.mean())
+
+
+def test_a_top_level_inside_the_null_tolerance_gates_the_trend(cfg):
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    # a monotone but tiny rise: every level within 0.02 of the clean score
+    _set_scores(f, {lv: 0.5 + 0.004 * lv for lv in (1, 2, 3, 4, 5)}, noise=0.001)
+    t = evaluate_kang_claims(f, spec)
+    sep = _row(t, f"score_separated:{SHIFT}")
+    assert not sep["holds"] and sep["value"] < spec["score_separation"]
+    ce = spec["roles"]["classifier"]
+    trend = _row(t, f"ocs_trend:{ce}:{SHIFT}")
+    assert trend["verdict"].startswith(f"cannot test: premise score_separated:{SHIFT}")
+    assert _row(t, f"score_separated:{SHIFT}")["threshold"] == spec["score_separation"]
+    # the paper world separates the same shift: the premise holds there
+    assert _row(evaluate_kang_claims(frames(spec, "paper"), spec), f"score_separated:{SHIFT}")[
+        "holds"
+    ]
+
+
+def test_a_top_level_that_moves_no_decision_gates_the_trend(cfg):
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    f["grid"].loc[f["grid"]["eval_set"] == f"{SHIFT}@5", "changed"] = 0.0
+    t = evaluate_kang_claims(f, spec)
+    assert not _row(t, f"predictions_change:{SHIFT}@top")["holds"]
+    reward = spec["roles"]["reward_model"]
+    assert _row(t, f"ocs_trend:{reward}:{SHIFT}")["verdict"].startswith(
+        f"cannot test: premise predictions_change:{SHIFT}@top"
+    )
+
+
+def test_a_near_zero_rho_whose_x_order_is_repeat_noise_does_not_hold(cfg):
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    # top level well separated; levels 1-4 within the repeats' noise of each other
+    means = {1: 0.600, 2: 0.6005, 3: 0.601, 4: 0.6015, 5: 0.9}
+    _set_scores(f, means, noise=0.01)
+    # every seed the same distance ranks: along the mean scores a near-zero negative rho
+    # (-0.086), identical for every seed; under the repeats' order of levels 1-4 it averages
+    # +0.14 (the sign comes from the noise-ordered levels alone)
+    dist = {0: 1.0, 1: 1.4, 2: 1.5, 3: 1.3, 4: 1.2, 5: 1.1}
+    grid = f["grid"]
+    for lv, d in dist.items():
+        name = "id" if lv == 0 else f"{SHIFT}@{lv:g}"
+        grid.loc[grid["eval_set"] == name, "distance"] = d
+    ce = spec["roles"]["classifier"]
+    g = grid[(grid["loss"] == ce) & grid["eval_set"].isin(["id", *(f"{SHIFT}@{lv}" for lv in means)])]
+    per_seed = g.groupby("seed").apply(
+        lambda s: s["ood_score"].rank().corr(s["distance"].rank()), include_groups=False
+    )
+    assert per_seed.nunique() == 1 and -0.5 < per_seed.iloc[0] < 0
+    # the per-seed test alone would read it as significant (no spread: 0.5 ** seeds)
+    assert one_sided_t(per_seed.to_numpy(), 0.0, "<") < 0.05
+    row = _row(evaluate_kang_claims(f, spec), f"ocs_trend:{ce}:{SHIFT}")
+    assert _row(evaluate_kang_claims(f, spec), f"score_separated:{SHIFT}")["holds"]
+    assert not row["holds"], row["detail"]
+    assert row["p_value"] >= 0.05 and "discriminator repeats" in row["detail"], (row["verdict"], row["detail"])
