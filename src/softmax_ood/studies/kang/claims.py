@@ -143,9 +143,16 @@ def _roundtrip_angles(spec: dict) -> list[float]:
     return [float(t) for t in spec["discriminator"].get("roundtrip_angles", (15, 30, 45))]
 
 
+#: where the bars of the rows come from (every claims row's selection note says it)
+BARS = (
+    "bars declared in the config (kang.change_epsilon, prediction_epsilon, accuracy_drop, "
+    "far_floor_fpr95, score_separation, mirror_bar, discriminator.roundtrip_bar) and the "
+    f"study's constants (NULL_TOLERANCE {NULL_TOLERANCE}, SATURATED {SATURATED}, FITTED_SHARE "
+    f"{FITTED_SHARE})"
+)
 SELECTION = (
     "selection: discriminator alpha {alpha}; kept levels fixed in advance "
-    "(pixel change > change_epsilon, no model); bars declared in the config. "
+    "(pixel change > change_epsilon, no model); " + BARS + ". "
     "Confirmation: test images x seeds {seeds}."
 )
 
@@ -155,12 +162,12 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
     shifts = graded_shifts(spec)
     losses = [spec["roles"][r] for r in ROLES]
     reward, classifier = spec["roles"]["reward_model"], spec["roles"]["classifier"]
-    eps = float(spec.get("change_epsilon", 0.002))
-    pred_eps = float(spec.get("prediction_epsilon", 0.01))
-    drop = float(spec.get("accuracy_drop", 0.05))
-    floor_bar = float(spec.get("far_floor_fpr95", 0.2))
-    rt_bar = float(spec["discriminator"].get("roundtrip_bar", 0.02))
-    separation = float(spec.get("score_separation", NULL_TOLERANCE))
+    eps = float(spec["change_epsilon"])
+    pred_eps = float(spec["prediction_epsilon"])
+    drop = float(spec["accuracy_drop"])
+    floor_bar = float(spec["far_floor_fpr95"])
+    rt_bar = float(spec["discriminator"]["roundtrip_bar"])
+    separation = float(spec["score_separation"])
     out = [
         ClaimSpec(
             f"fitted:{loss}",
@@ -393,7 +400,7 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 f"constants_mirror_ocs:{loss}",
                 f"{loss}: the accumulated model constants closely mirror the OCS (Fig. 4)",
                 "||constants - OCS|| / mean over clean images of ||prediction - OCS||, per seed",
-                float(spec.get("mirror_bar", 0.5)),
+                float(spec["mirror_bar"]),
                 "<",
                 requires=(f"fitted:{loss}",),
             )
@@ -674,7 +681,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
         )
     else:
         m["discriminator_graded"] = Measurement(math.nan, "no kept shift level")
-    floor_bar = float(spec.get("far_floor_fpr95", 0.2))
+    floor_bar = float(spec["far_floor_fpr95"])
     nontrivial = []
     for name in spec["far_ood"]:
         key = f"far:{name}"
@@ -756,7 +763,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
         m[f"score_separated:{s}"] = _separation(
             _repeats(scores, top_set) if top > 0 else np.array([]),
             _repeats(scores, zero_set),
-            float(spec.get("score_separation", NULL_TOLERANCE)),
+            float(spec["score_separation"]),
             f"{s}: top level {top_set} vs level 0 ({zero_set}){note}",
         )
         for loss in [roles[r] for r in ROLES]:
@@ -836,7 +843,7 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
     )
     selection = {
         "*": f"{disc}; shift levels kept by their pixel-change premise (no model involved); "
-        "far sets kept by their pixel-floor premise; bars declared in the config"
+        "far sets kept by their pixel-floor premise; " + BARS
     }
     return annotate(
         _claim_specs(spec), selection, f"{seeds_text(spec['seeds'])} x the evaluated test images"

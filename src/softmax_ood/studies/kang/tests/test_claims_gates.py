@@ -81,7 +81,9 @@ def test_a_near_zero_rho_whose_x_order_is_repeat_noise_does_not_hold(cfg):
         name = "id" if lv == 0 else f"{SHIFT}@{lv:g}"
         grid.loc[grid["eval_set"] == name, "distance"] = d
     ce = spec["roles"]["classifier"]
-    g = grid[(grid["loss"] == ce) & grid["eval_set"].isin(["id", *(f"{SHIFT}@{lv}" for lv in means)])]
+    g = grid[
+        (grid["loss"] == ce) & grid["eval_set"].isin(["id", *(f"{SHIFT}@{lv}" for lv in means)])
+    ]
     per_seed = g.groupby("seed").apply(
         lambda s: s["ood_score"].rank().corr(s["distance"].rank()), include_groups=False
     )
@@ -91,4 +93,7 @@ def test_a_near_zero_rho_whose_x_order_is_repeat_noise_does_not_hold(cfg):
     row = _row(evaluate_kang_claims(f, spec), f"ocs_trend:{ce}:{SHIFT}")
     assert _row(evaluate_kang_claims(f, spec), f"score_separated:{SHIFT}")["holds"]
     assert not row["holds"], row["detail"]
-    assert row["p_value"] >= 0.05 and "discriminator repeats" in row["detail"], (row["verdict"], row["detail"])
+    assert row["p_value"] >= 0.05 and "discriminator repeats" in row["detail"], (
+        row["verdict"],
+        row["detail"],
+    )
