@@ -76,7 +76,19 @@ Claims:
   with the input contribution of layer ``mechanism.constants_layer`` zeroed; the denominator: how
   far a clean test image's prediction lies from the OCS, averaged over images; the mean clean
   prediction is no scale, it is near the OCS by construction), below ``mirror_bar`` (0.5: the
-  constants lie at most half as far from the OCS as a typical clean prediction), t-test.
+  constants lie at most half as far from the OCS as a typical clean prediction), t-test. For a
+  loss other than CE a claim that needs ``constants_reachable`` and, as a part,
+  ``constants_vs_init``; for CE a **sanity** row: with balanced classes its OCS is the class
+  marginal, about uniform, which any network with small logits (the untrained one too) outputs.
+* ``constants_vs_init:<loss>`` -- the control of the mirror: the same ratio for the untrained
+  network (same architecture, the run's seed, :func:`evaluate.initial_model`), paired over seeds;
+  the trained constants must lie closer to the OCS (training moved them toward it).
+* ``constants_reachable:<loss>`` (premise, losses other than CE) -- the recipe's budget could move
+  the constants to the OCS at all: the sum of the learning rate over the steps to the kept
+  checkpoint times Adam's largest step (``ADAM_STEP_BOUND`` = 3.16 learning rates: the farthest
+  one bias can travel) over the largest component of
+  ``|OCS - untrained constants|``, per seed, above 1. An SGD recipe has no such bound: the row
+  reads "cannot test" there.
 
 Settings and their selection (each row's detail says which): the discriminator's alpha is
 chosen on the validation split under every shift (``selection`` table); kept levels are fixed in
@@ -111,6 +123,10 @@ STANDARD = "classification_argmax"
 REWARD = "reward_prediction"
 NULL_TOLERANCE = 0.05  #: level-0 OOD score within this of 0.5 (issue 15)
 SATURATED = 0.99  #: an OOD score above this no longer grades the level
+#: the largest step of Adam (torch's default betas 0.9, 0.999) in units of the learning rate:
+#: (1 - beta1) / sqrt(1 - beta2) (Kingma & Ba 2015, Sec. 2.1); a parameter cannot travel farther
+#: than this times the summed learning rate
+ADAM_STEP_BOUND = (1 - 0.9) / math.sqrt(1 - 0.999)
 ROLES = ("classifier", "reward_model", "regressor")
 ROTATION = "rotation"
 
@@ -395,14 +411,51 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
             )
         )
     for loss in spec["mechanism"]["losses"]:
+        ce = spec["loss_entries"][loss]["loss"] == "ce"
+        ratio = "||constants - OCS|| / mean over clean images of ||prediction - OCS||"
+        out.append(
+            ClaimSpec(
+                f"constants_vs_init:{loss}",
+                f"{loss}: training moves the accumulated constants toward the OCS (control: the "
+                "same architecture at its initialisation, same seed, never trained)",
+                f"{ratio}: trained - untrained, per seed",
+                0.0,
+                "<",
+                requires=(f"fitted:{loss}",),
+            )
+        )
+        if not ce:
+            out.append(
+                ClaimSpec(
+                    f"constants_reachable:{loss}",
+                    f"Premise: the training budget could move the {loss} constants to the OCS "
+                    "(the farthest a bias can travel under Adam, its largest step "
+                    f"{ADAM_STEP_BOUND:.3g} lr summed over the steps, covers the largest "
+                    "|OCS - untrained constants| component)",
+                    f"{ADAM_STEP_BOUND:.3g} x sum of lr over the steps / max component "
+                    "|OCS - untrained constants|, per seed",
+                    1.0,
+                    ">",
+                    kind="premise",
+                    requires=(f"fitted:{loss}",),
+                )
+            )
         out.append(
             ClaimSpec(
                 f"constants_mirror_ocs:{loss}",
-                f"{loss}: the accumulated model constants closely mirror the OCS (Fig. 4)",
-                "||constants - OCS|| / mean over clean images of ||prediction - OCS||, per seed",
+                (
+                    f"Sanity ({loss}, by construction on balanced classes: its OCS is the class "
+                    "marginal, about uniform, which any network with small logits outputs, the "
+                    "untrained one too): the accumulated constants lie near the OCS"
+                )
+                if ce
+                else f"{loss}: the accumulated model constants closely mirror the OCS (Fig. 4)",
+                f"{ratio}, per seed",
                 float(spec["mirror_bar"]),
                 "<",
-                requires=(f"fitted:{loss}",),
+                kind="sanity" if ce else "claim",
+                requires=(f"fitted:{loss}",) + (() if ce else (f"constants_reachable:{loss}",)),
+                all_of=() if ce else (f"constants_vs_init:{loss}",),
             )
         )
     return out
@@ -568,28 +621,75 @@ def _top_level(spec: dict, shift: str, levels: list[float], scores: pd.DataFrame
     return max(sorted(sc), key=lambda lv: sc[lv]) if sc else max(rest)
 
 
-def _constants_mirror(frames: dict, spec: dict, loss: str) -> Measurement:
-    """Per seed ``||c - OCS|| / ||clean - OCS||`` in prediction space (Fig. 4's mirror claim)."""
+def _constants(frames: dict, spec: dict, loss: str) -> dict[str, Measurement]:
+    """Fig. 4's rows of one loss: per seed ``||c - OCS|| / scale`` in prediction space for the
+    trained constants (``constants_mirror_ocs``) and its paired difference from the untrained
+    network's (``constants_vs_init``); for a loss other than CE the budget premise
+    ``constants_reachable`` (sum of the learning rate over the steps / the largest component of
+    ``|OCS - untrained constants|``; Adam only: an SGD step has no such bound)."""
     mech = mechanism_runs(frames["mechanism"], spec) if len(frames["mechanism"]) else None
     comp = mechanism_runs(frames["components"], spec)
+    ids = [f"constants_mirror_ocs:{loss}", f"constants_vs_init:{loss}"]
+    if spec["loss_entries"][loss]["loss"] != "ce":
+        ids.append(f"constants_reachable:{loss}")
     if mech is None or mech.empty:
-        return Measurement(math.nan, f"{loss}: no mechanism rows")
-    vals = {}
+        return {i: Measurement(math.nan, f"{loss}: no mechanism rows") for i in ids}
+    trained, untrained, reach, how = {}, {}, {}, set()
     for seed, g in mech[mech["loss"] == loss].groupby("seed"):
         c = g[g["kind"] == "constants"].set_index("name")["mean"].astype(float)
+        c0 = g[g["kind"] == "constants_init"].set_index("name")["mean"].astype(float)
         scale = g.loc[g["kind"] == "clean_scale", "mean"].astype(float)
+        budget = g[g["kind"] == "lr_budget"]
         o = comp[(comp["loss"] == loss) & (comp["seed"] == seed) & (comp["kind"] == "ocs")]
         ocs = o.set_index("component")["value"].astype(float)
-        if c.empty or scale.empty or ocs.empty:
+        if c.empty or scale.empty or ocs.empty or not float(scale.iloc[0]) > 0:
             continue
         names = list(ocs.index)
-        d_c = float(np.linalg.norm(c.reindex(names).to_numpy() - ocs.to_numpy()))
         d_0 = float(scale.iloc[0])
-        vals[seed] = d_c / d_0 if d_0 > 0 else math.nan
-    ser = pd.Series(vals, dtype=float).dropna()
-    return _per_seed(
-        ser, f"{loss}, ||constants - OCS|| / mean over clean images of ||prediction - OCS||"
-    )
+        trained[seed] = float(np.linalg.norm(c.reindex(names).to_numpy() - ocs.to_numpy())) / d_0
+        if c0.empty:
+            continue
+        gap0 = c0.reindex(names).to_numpy() - ocs.to_numpy()
+        untrained[seed] = float(np.linalg.norm(gap0)) / d_0
+        if len(budget) and str(budget["eval_set"].iloc[0]) == "adam":
+            need = float(np.abs(gap0).max())
+            travel = ADAM_STEP_BOUND * float(budget["mean"].iloc[0])
+            reach[seed] = travel / need if need > 0 else math.inf
+            how.add(f"at most {travel:.3g} vs {need:.3g} needed")
+        elif len(budget):
+            how.add(f"optimizer {budget['eval_set'].iloc[0]!r}: no per-step bound")
+    t = pd.Series(trained, dtype=float)
+    u = pd.Series(untrained, dtype=float)
+    out = {
+        ids[0]: _per_seed(
+            t,
+            f"{loss}, ||constants - OCS|| / mean over "
+            f"clean images of ||prediction - OCS|| (untrained network: mean "
+            f"{u.mean() if len(u) else math.nan:.3f})",
+        )
+    }
+    if len(u):
+        pm = paired(t, u, names=("trained", "untrained (same architecture and seed)"))
+        out[ids[1]] = Measurement(pm.value, f"{loss}: " + pm.detail, samples=pm.samples)
+    else:
+        out[ids[1]] = Measurement(math.nan, f"{loss}: no untrained-network constants recorded")
+    if len(ids) > 2:
+        r = pd.Series(reach, dtype=float)
+        out[ids[2]] = (
+            _per_seed(
+                r,
+                f"{loss}: the farthest a bias can travel under Adam ({ADAM_STEP_BOUND:.3g} x the "
+                "sum of lr over the steps to the kept checkpoint) vs the largest |OCS - untrained "
+                f"constants| component ({'; '.join(sorted(how))}); below 1 the output bias "
+                "cannot reach the OCS within the recipe's steps",
+            )
+            if len(r)
+            else Measurement(
+                math.nan,
+                f"{loss}: no Adam step budget ({'; '.join(sorted(how)) or 'not recorded'})",
+            )
+        )
+    return out
 
 
 def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
@@ -825,7 +925,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
                 else Measurement(math.nan, f"{what}: fewer than 3 sets, no rank trend")
             )
     for loss in spec["mechanism"]["losses"]:
-        m[f"constants_mirror_ocs:{loss}"] = _constants_mirror(frames, spec, loss)
+        m.update(_constants(frames, spec, loss))
     return evaluate_claims(PAPER, claim_specs(spec), m, alpha=alpha)
 
 

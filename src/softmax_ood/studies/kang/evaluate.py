@@ -9,13 +9,14 @@ cost (``workflow/bench/kang_bench.py`` measures the ratio to a bare forward pass
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 
-from ...experiment import load_checkpoint
+from ...experiment import build_run, load_checkpoint
 from ...train import seed_everything
 from .ocs import (
     mean_prediction,
@@ -139,9 +140,12 @@ def _mechanism_frames(model, ckpt, x, index, x_train, mech, family, ocs, comps):
     names = affine_layer_names(model)
     layer_name = names[layer]
     const = predict(family, accumulated_constants(model, layer, xt[:1])[None, :])[0]
+    # the control: the same architecture at its initialisation (the run's seed), never trained
+    init = initial_model(ckpt)
+    const0 = predict(family, accumulated_constants(init, layer, xt[:1])[None, :])[0]
     crow = [
         {
-            "kind": "constants",
+            "kind": kind,
             "eval_set": layer_name,
             "level": np.nan,
             "layer": layer,
@@ -149,9 +153,51 @@ def _mechanism_frames(model, ckpt, x, index, x_train, mech, family, ocs, comps):
             "mean": float(v),
             "std": 0.0,
         }
-        for c, v in zip(comps, const, strict=True)
+        for kind, values in (("constants", const), ("constants_init", const0))
+        for c, v in zip(comps, values, strict=True)
     ]
+    train_cfg = ckpt.get("train_cfg") or {}
+    crow.append(
+        {
+            "kind": "lr_budget",
+            "eval_set": str(train_cfg.get("optimizer", "")),
+            "level": np.nan,
+            "layer": -1,
+            "name": "sum of the learning rate over the steps to the kept checkpoint",
+            "mean": lr_budget(train_cfg, len(x_train), int(ckpt.get("best_epoch") or 0)),
+            "std": 0.0,
+        }
+    )
     return pd.DataFrame(rows + crow)
+
+
+def initial_model(ckpt: dict) -> torch.nn.Module:
+    """The checkpoint's architecture at the initialisation its training started from: the run's
+    seed set as :func:`softmax_ood.experiment.train_run` sets it, then the same builder."""
+    with torch.random.fork_rng(devices=[]):  # the evaluation's own random state is left alone
+        torch.manual_seed(int(ckpt["seed"]))
+        model, _ = build_run(ckpt["arch_cfg"], ckpt["loss_cfg"], ckpt["meta"])
+    return model.eval()
+
+
+def lr_budget(train_cfg: dict, n_train: int, epochs: int) -> float:
+    """Sum of the learning rate over the optimiser steps of the first ``epochs`` epochs (the
+    recipe's own schedule, :func:`softmax_ood.train.build_optimizer`): an Adam step moves a
+    parameter by at most ``claims.ADAM_STEP_BOUND`` learning rates (typically about one), so this
+    times that bound is the farthest one bias can travel."""
+    from ...train import TrainConfig, build_optimizer
+
+    if not train_cfg or epochs <= 0:
+        return float("nan")
+    cfg = TrainConfig.from_dict(train_cfg)
+    steps = math.ceil(n_train / cfg.batch_size)
+    opt, sched = build_optimizer(torch.nn.Linear(1, 1), cfg, steps)
+    total = 0.0
+    for _ in range(epochs * steps):
+        total += float(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return total
 
 
 def _decision(family: str, k: int):

@@ -17,8 +17,10 @@ study's real :func:`~softmax_ood.studies.kang.claims.evaluate_kang_claims`:
   break-even 0.8) and the reward model over-abstains: the qualification rows
   ``over_abstention:<shift>`` hold here and fail in ``paper``.
 
-Fig. 4's constants: ``paper`` puts the accumulated constants next to the OCS, ``contrary`` at the
-clean mean prediction.
+Fig. 4's constants: ``paper`` puts the accumulated constants next to the OCS and the untrained
+network's farther away, with an Adam step budget that reaches the OCS; ``contrary`` puts them at
+the clean mean prediction, the untrained network's nearer the OCS; ``broken`` gives a budget that
+cannot reach the OCS.
 """
 
 from __future__ import annotations
@@ -204,9 +206,14 @@ def _mechanism(spec: dict, world: str, families: dict) -> tuple[pd.DataFrame, pd
             clean = ocs + np.array([4.0, -1.0, 0.5]) * (0.2 if families[loss] == "ce" else 1.0)
             near = 0.05 * (seed + 1) / (len(spec["seeds"]) + 1)
             const = ocs + near * (clean - ocs) if world == "paper" else clean + 0.0 * ocs
+            # the untrained control: farther from the OCS than the trained constants in
+            # ``paper`` (and ``broken``), nearer in ``contrary``
+            init = ocs + (0.2 if world == "contrary" else 2.0) * (clean - ocs)
+            # the Adam step budget: far beyond the needed travel, except in ``broken``
+            budget = 1e-3 if world == "broken" else 100.0
             names = [f"c{i}" for i in range(3)]
             key = {**run, "loss": loss, "family": families[loss], "seed": seed}
-            for n, o, _c, k in zip(names, ocs, clean, const, strict=True):
+            for n, o, k, k0 in zip(names, ocs, const, init, strict=True):
                 comp.append(
                     {
                         **key,
@@ -218,18 +225,31 @@ def _mechanism(spec: dict, world: str, families: dict) -> tuple[pd.DataFrame, pd
                         "value": float(o),
                     }
                 )
-                mech.append(
-                    {
-                        **key,
-                        "kind": "constants",
-                        "eval_set": "fc",
-                        "level": np.nan,
-                        "layer": -2,
-                        "name": n,
-                        "mean": float(k),
-                        "std": 0.0,
-                    }
-                )
+                for kind, v in (("constants", k), ("constants_init", k0)):
+                    mech.append(
+                        {
+                            **key,
+                            "kind": kind,
+                            "eval_set": "fc",
+                            "level": np.nan,
+                            "layer": -2,
+                            "name": n,
+                            "mean": float(v),
+                            "std": 0.0,
+                        }
+                    )
+            mech.append(
+                {
+                    **key,
+                    "kind": "lr_budget",
+                    "eval_set": "adam",
+                    "level": np.nan,
+                    "layer": -1,
+                    "name": "sum of lr",
+                    "mean": budget,
+                    "std": 0.0,
+                }
+            )
             # a clean image's prediction lies ||clean - OCS|| from the OCS on average
             mech.append(
                 {

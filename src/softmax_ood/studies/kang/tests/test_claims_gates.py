@@ -97,3 +97,56 @@ def test_a_near_zero_rho_whose_x_order_is_repeat_noise_does_not_hold(cfg):
         row["verdict"],
         row["detail"],
     )
+
+
+def _mech(spec: dict, loss: str, world: str = "paper") -> dict:
+    f = frames(spec, world)
+    return f, f["mechanism"]["loss"] == loss
+
+
+def test_a_budget_that_cannot_reach_the_ocs_gates_the_mirror_claim(cfg):
+    """Review finding 1: Adam's summed steps cannot move a bias by the distance to the OCS, so
+    the reward model's mirror row reads "cannot test" with that reason, not "holds"."""
+    spec = study_spec(cfg)
+    loss = spec["roles"]["reward_model"]
+    f, rows = _mech(spec, loss)
+    f["mechanism"].loc[rows & (f["mechanism"]["kind"] == "lr_budget"), "mean"] = 1e-3
+    t = evaluate_kang_claims(f, spec)
+    prem = _row(t, f"constants_reachable:{loss}")
+    assert not prem["holds"] and prem["verdict"].startswith("does not hold"), prem["verdict"]
+    assert _row(t, f"constants_mirror_ocs:{loss}")["verdict"].startswith(
+        f"cannot test: premise constants_reachable:{loss} does not hold"
+    )
+    # an SGD budget has no per-step bound: the premise cannot be evaluated
+    f["mechanism"].loc[rows & (f["mechanism"]["kind"] == "lr_budget"), "eval_set"] = "sgd"
+    t = evaluate_kang_claims(f, spec)
+    assert _row(t, f"constants_reachable:{loss}")["verdict"].startswith("cannot test")
+
+
+def test_the_mirror_needs_the_trained_constants_nearer_the_ocs_than_the_untrained(cfg):
+    spec = study_spec(cfg)
+    loss = spec["roles"]["reward_model"]
+    f, rows = _mech(spec, loss)
+    m = f["mechanism"]
+    const = m[rows & (m["kind"] == "constants")]
+    # the untrained network's constants exactly where the trained ones are: training moved
+    # nothing, and the mirror row must not hold although the constants lie near the OCS
+    for (seed, name), v in const.set_index(["seed", "name"])["mean"].items():
+        sel = rows & (m["kind"] == "constants_init") & (m["seed"] == seed) & (m["name"] == name)
+        m.loc[sel, "mean"] = v
+    t = evaluate_kang_claims(f, spec)
+    assert not _row(t, f"constants_vs_init:{loss}")["holds"]
+    mirror = _row(t, f"constants_mirror_ocs:{loss}")
+    assert mirror["value"] < spec["mirror_bar"] and not mirror["holds"], mirror["verdict"]
+    assert mirror["verdict"] == "does not hold (a part it needs does not hold)"
+
+
+def test_the_ce_mirror_row_is_a_sanity_check(cfg):
+    spec = study_spec(cfg)
+    ce = spec["roles"]["classifier"]
+    if ce not in spec["mechanism"]["losses"]:
+        return
+    t = evaluate_kang_claims(frames(spec, "paper"), spec)
+    row = _row(t, f"constants_mirror_ocs:{ce}")
+    assert row["kind"] == "sanity" and not row["supports"]
+    assert _row(t, f"constants_vs_init:{ce}")["kind"] == "claim"

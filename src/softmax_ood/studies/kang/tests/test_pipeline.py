@@ -281,3 +281,32 @@ def test_unknown_figure_class_is_one_sentence(study):
             figure_class=7,
             batch_size=100,
         )
+
+
+def test_the_untrained_control_is_the_runs_own_initialisation(study):
+    """Fig. 4's control network (:func:`evaluate.initial_model`) is the initialisation the run
+    started from: under Adam no parameter travelled farther than Adam's largest step times the
+    summed learning rate (the budget the ``constants_reachable`` premise uses), and another
+    seed's initialisation lies much farther; the mechanism frame records both constants and the
+    budget."""
+    from softmax_ood.experiment import load_checkpoint
+    from softmax_ood.studies.kang.claims import ADAM_STEP_BOUND
+    from softmax_ood.studies.kang.evaluate import initial_model, lr_budget, trained_images
+
+    for seed in SEEDS:
+        path = study["root"] / f"results/train/digits/adam/mlp/ce/seed{seed}/model.pt"
+        model, ck = load_checkpoint(path)
+        n_train = len(trained_images(ck, study["data"])[1])
+        budget = lr_budget(ck["train_cfg"], n_train, int(ck["best_epoch"]))
+        steps = -(-n_train // RECIPE["batch_size"]) * RECIPE["epochs"]
+        assert budget == pytest.approx(RECIPE["lr"] * steps)  # constant schedule
+        trained = model.state_dict()
+
+        def travel(init, trained=trained):
+            return max(float((trained[k] - v).abs().max()) for k, v in init.state_dict().items())
+
+        own = travel(initial_model(ck))
+        assert own <= ADAM_STEP_BOUND * budget
+        assert travel(initial_model({**ck, "seed": seed + 7})) > 2 * own
+    mech = study["frames"]["mechanism"]
+    assert {"constants", "constants_init", "lr_budget"} <= set(mech["kind"])
