@@ -36,9 +36,9 @@ Premises (first rows):
   the discriminator repeats of the two sets: the x-axis's own uncertainty). Gates the shift's
   trend claims: along a shift whose top level the discriminator cannot tell from clean by more
   than the study's null tolerance, the order of the levels on the OOD axis is noise.
-* ``below_breakeven:<shift>`` -- the paper's regime of Fig. 7: the classifier's accuracy at the
-  top level is below the reward's break-even accuracy ``(abstain - wrong) / (correct - wrong)``
-  (+1/-4/0: 0.8), where answering stops paying on average; per seed, t-test.
+* ``below_breakeven:<shift>`` -- context of Fig. 7 (gates nothing): the classifier's accuracy at
+  the top level is below the reward's break-even accuracy ``(abstain - wrong) / (correct -
+  wrong)`` (+1/-4/0: 0.8), where answering stops paying on average; per seed, t-test.
 * ``far_nontrivial:<set>`` -- the pixel-statistics floor (:func:`softmax_ood.analysis.premises.
   pixel_floor`) does not solve the far set: it accepts more than ``far_floor_fpr95`` of it at
   95 % ID recall (one-sided binomial test over the set's images).
@@ -64,10 +64,12 @@ Claims:
   paired over seeds (Fig. 6).
 * ``reward_beats_classification:<shift>`` -- the gap between reward prediction's mean reward and
   standard (arg-max, never abstains) classification's grows from level 0 to the top level,
-  paired over seeds (Fig. 7: the paper's claim is that the gap grows with the shift). Tested
-  only in the paper's regime: requires ``below_breakeven:<shift>``. Where the classifier stays
-  above break-even, abstaining costs reward by construction: the row
-  ``over_abstention:<shift>`` (sanity, never counted for or against the paper) reports that gap.
+  paired over seeds (Fig. 7: "reward prediction increasingly outperformed standard
+  classification as inputs became more OOD", stated for every shift, not only where the
+  classifier falls below break-even). Tested on every shift type (requires the fitted models and
+  ``score_rises``); ``below_breakeven:<shift>`` and the detail's accuracy are context. Where
+  reward prediction over-abstains (its gap shrinks) the row reads "does not hold (the opposite
+  is significant)": a result against the paper, judged by the same test, not a sanity row.
 * ``ocs_trend:<loss>:far_ood`` -- along the far OOD sets' own OOD-score ordering (the clean split
   not included: clean ID is more confident than everything, which made the old row hold by
   construction), over the far sets whose ``far_nontrivial`` premise holds; per seed Spearman.
@@ -344,8 +346,8 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
         out.append(
             ClaimSpec(
                 f"below_breakeven:{s}",
-                f"Premise (Fig. 7's regime): the classifier's accuracy at the top {s} level is "
-                f"below the reward's break-even {breakeven(spec):.3g}",
+                f"Premise (context of Fig. 7, gates nothing): the classifier's accuracy at the "
+                f"top {s} level is below the reward's break-even {breakeven(spec):.3g}",
                 "classifier accuracy at the top level, per seed",
                 breakeven(spec),
                 "<",
@@ -392,22 +394,12 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
             ClaimSpec(
                 f"reward_beats_classification:{s}",
                 f"the advantage of reward prediction over standard classification grows from "
-                f"level 0 to the top {s} level (where the classifier is below break-even)",
+                f"level 0 to the top {s} level (Fig. 7, on every shift type; the classifier's "
+                "accuracy against the break-even is context, premise below_breakeven)",
                 "[reward(RP) - reward(CE)](top) - [same](level 0), per seed",
                 0.0,
                 ">",
-                requires=(f"fitted:{reward}", f"fitted:{classifier}", f"below_breakeven:{s}"),
-            )
-        )
-        out.append(
-            ClaimSpec(
-                f"over_abstention:{s}",
-                f"Qualification: where the classifier stays above break-even at the top {s} "
-                "level, reward prediction's abstaining costs reward (outside the paper's regime)",
-                "[reward(RP) - reward(CE)](top) - [same](level 0), per seed",
-                0.0,
-                "<",
-                kind="sanity",
+                requires=(f"fitted:{reward}", f"fitted:{classifier}", f"score_rises:{s}"),
             )
         )
     for loss in spec["mechanism"]["losses"]:
@@ -892,21 +884,8 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             m[f"reward_beats_classification:{s}"] = Measurement(
                 d.value, f"{s}: " + d.detail + where + note, samples=d.samples
             )
-            m[f"over_abstention:{s}"] = (
-                Measurement(d.value, f"{s}: " + d.detail + where + note, samples=d.samples)
-                if acc.mean() >= breakeven(spec)
-                else Measurement(
-                    math.nan,
-                    f"{s}: not applicable: the classifier is below break-even here{where} "
-                    f"(reward_beats_classification:{s} tests it)",
-                )
-            )
         else:
-            for cid in (
-                f"abstain_rises:{s}",
-                f"reward_beats_classification:{s}",
-                f"over_abstention:{s}",
-            ):
+            for cid in (f"abstain_rises:{s}", f"reward_beats_classification:{s}"):
                 m[cid] = Measurement(math.nan, f"{s}: no kept level{note}")
     if spec["far_ood"]:
         keep = {f"far:{n}" for n in nontrivial}

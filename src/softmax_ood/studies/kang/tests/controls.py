@@ -14,8 +14,9 @@ study's real :func:`~softmax_ood.studies.kang.claims.evaluate_kang_claims`:
   round trip scoring 0.8), accuracy rising and above the reward's break-even, far sets the pixel
   floor solves, a ``rotation@0`` that is not the clean images.
 * ``above_breakeven`` -- as ``paper``, but the classifier stays accurate (above the reward's
-  break-even 0.8) and the reward model over-abstains: the qualification rows
-  ``over_abstention:<shift>`` hold here and fail in ``paper``.
+  break-even 0.8) and the reward model over-abstains: ``reward_beats_classification:<shift>``
+  reads "does not hold (the opposite is significant)" (tested on every shift, the break-even
+  premise is context only).
 
 Fig. 4's constants: ``paper`` puts the accumulated constants next to the OCS and the untrained
 network's farther away, with an Adam step budget that reaches the OCS; ``contrary`` puts them at
@@ -268,17 +269,16 @@ def _mechanism(spec: dict, world: str, families: dict) -> tuple[pd.DataFrame, pd
 
 def cases(config: dict):
     """``(claim_id, expected_holds, claims_table)`` per claim id and world: every id holds in
-    ``paper`` (the over-abstention qualification in ``above_breakeven``, and fails in
-    ``paper``); every claim fails in ``contrary``, every premise and sanity row in ``broken``."""
+    ``paper``; every claim fails in ``contrary``, every premise and sanity row in ``broken``;
+    reward prediction's over-abstention above break-even reads as the significant opposite of
+    Fig. 7's claim, not "cannot test"."""
     spec = study_spec(config)
     tables = {w: evaluate_kang_claims(frames(spec, w), spec) for w in WORLDS}
     for cid, kind in tables["paper"][["claim_id", "kind"]].itertuples(index=False):
-        if cid.startswith("over_abstention:"):
-            yield cid, True, tables["above_breakeven"]
-            yield cid, False, tables["paper"]
-            continue
         yield cid, True, tables["paper"]
         yield cid, False, tables["contrary" if kind == "claim" else "broken"]
+        if cid.startswith("reward_beats_classification:"):
+            yield cid, False, tables["above_breakeven"], "does not hold (the opposite is"
     # the verdict kinds of issue 25 (4th element: how the verdict must begin): in the contrary
     # world a shift moves predictions significantly away from the OCS; with the classifier
     # unfitted too (the broken world's fit frame) the failed premise gates the claim but does
