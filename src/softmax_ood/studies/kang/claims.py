@@ -295,30 +295,28 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 "Spearman rho(level, OOD score) over the kept levels",
             )
         )
-        out.append(
-            ClaimSpec(
-                f"score_rises:{s}",
-                f"Premise: {rising[0]}",
-                rising[1],
-                0.0,
-                ">",
-                kind="premise",
-                requires=disc + (rt if s == ROTATION else ()),
-            )
+        separated = (
+            f"the top {s} level is clearly more OOD than level 0 (OOD score higher by more "
+            f"than {separation:g})",
+            "OOD score(top level) - OOD score(level 0), Welch t-test over the discriminator "
+            "repeats",
         )
-        out.append(
-            ClaimSpec(
-                f"score_separated:{s}",
-                f"Premise: the top {s} level is clearly more OOD than level 0 (OOD score higher "
-                f"by more than {separation:g})",
-                "OOD score(top level) - OOD score(level 0), Welch t-test over the discriminator "
-                "repeats",
-                separation,
-                ">",
-                kind="premise",
-                requires=disc + (rt if s == ROTATION else ()),
+        # every statement about the OOD score of a shift rests on the discriminator premises
+        for cid, (text, stat), bar in (
+            (f"score_rises:{s}", rising, 0.0),
+            (f"score_separated:{s}", separated, separation),
+        ):
+            out.append(
+                ClaimSpec(
+                    cid,
+                    f"Premise: {text}",
+                    stat,
+                    bar,
+                    ">",
+                    kind="premise",
+                    requires=disc + (rt if s == ROTATION else ()),
+                )
             )
-        )
         out.append(
             ClaimSpec(
                 f"predictions_change:{s}@top",
