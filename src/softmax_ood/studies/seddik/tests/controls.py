@@ -189,21 +189,13 @@ def _table(config: dict, **changes) -> pd.DataFrame:
     )
 
 
+#: the claims table's ids in order (premises, claims, sanity checks): the tests' one list
+CLAIM_IDS = ("P1", "P2", "P3", "C1", "C1-train", "C2", "C3-weights", "C3-logits", "C3", "S1", "S2")
+
+
 def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
     good = _table(config)
-    for cid in (
-        "P1",
-        "P2",
-        "P3",
-        "C1",
-        "C1-train",
-        "C2",
-        "C3-weights",
-        "C3-logits",
-        "C3",
-        "S1",
-        "S2",
-    ):
+    for cid in CLAIM_IDS:
         yield cid, True, good
     # premises: the accuracy sits at the ceiling (within the bar of 100 %)
     yield "P1", False, _table(config, fig2=accuracy_frame("p", [25, 100], [0.995, 0.994], 0.0))

@@ -26,6 +26,7 @@ from softmax_ood.studies.seddik.claims import (
 )
 from softmax_ood.studies.seddik.experiments import fig4_frame
 from softmax_ood.studies.seddik.tests.controls import (
+    CLAIM_IDS,
     accuracy_frame,
     features_frame,
     validation_frame,
@@ -129,19 +130,7 @@ def test_claims_table_premises_first_and_verdicts():
         "validation": validation_frame(1e-4),
     }
     c = evaluate_seddik_claims(**good, max_gap_points=2.0, ridge_n_gap=1.0, alpha=0.05)
-    assert list(c["claim_id"]) == [
-        "P1",
-        "P2",
-        "P3",
-        "C1",
-        "C1-train",
-        "C2",
-        "C3-weights",
-        "C3-logits",
-        "C3",
-        "S1",
-        "S2",
-    ]
+    assert list(c["claim_id"]) == list(CLAIM_IDS)
     assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 6 + ["sanity"] * 2
     v = dict(zip(c["claim_id"], c["verdict"], strict=True))
     assert v["C1"] == "holds" and v["C2"].startswith("does not hold")

@@ -22,6 +22,7 @@ from softmax_ood.studies.seddik.experiments import (
 )
 from softmax_ood.studies.seddik.features import feature_columns
 from softmax_ood.studies.seddik.figures import FIGURES
+from softmax_ood.studies.seddik.tests.controls import CLAIM_IDS
 
 ROOT = Path(__file__).resolve().parents[5]
 NOTEBOOK = Path(__file__).resolve().parents[1] / "report.ipynb"
@@ -140,19 +141,7 @@ def test_notebook_executes(tmp_path, monkeypatch):
     assert "arch cnn, loss ce" in text  # Fig. 5 names its network
     assert "ResNet-18" in "\n".join(c.source for c in nb.cells)  # ... and says it is a stand-in
     assert "Theorem 4.4" in text  # the departures list
-    for cid in (
-        "P1",
-        "P2",
-        "P3",
-        "C1",
-        "C1-train",
-        "C2",
-        "C3-weights",
-        "C3-logits",
-        "C3",
-        "S1",
-        "S2",
-    ):
+    for cid in CLAIM_IDS:
         assert f"**{cid}** (" in text
     assert "Moments vs shape" in "\n".join(c.source for c in nb.cells)
     assert "shape part" in text and "95 % exact interval" in text

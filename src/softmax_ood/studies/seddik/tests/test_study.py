@@ -12,6 +12,7 @@ import yaml
 from softmax_ood.config import ConfigError
 from softmax_ood.runs import Run
 from softmax_ood.studies.seddik import experiments, study
+from softmax_ood.studies.seddik.tests.controls import CLAIM_IDS
 
 SECTION = yaml.safe_load(
     """
@@ -85,19 +86,7 @@ def test_runs_are_the_fig5_networks():
 
 def test_claim_specs_are_the_claims_table_ids():
     ids = [s.id for s in study.claim_specs(make_config())]
-    assert ids == [
-        "P1",
-        "P2",
-        "P3",
-        "C1",
-        "C1-train",
-        "C2",
-        "C3-weights",
-        "C3-logits",
-        "C3",
-        "S1",
-        "S2",
-    ]
+    assert ids == list(CLAIM_IDS)
     specs = {s.id: s for s in study.claim_specs(make_config())}
     kinds = {i: s.kind for i, s in specs.items()}
     assert kinds["S1"] == kinds["S2"] == "sanity" and kinds["P1"] == "premise"
