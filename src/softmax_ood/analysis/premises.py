@@ -36,6 +36,7 @@ __all__ = [
     "PIXEL_STATISTICS",
     "fitted",
     "fitted_share",
+    "floor_not_solved",
     "pixel_floor",
     "pixel_statistics",
     "trivial_sets",
@@ -112,4 +113,27 @@ def trivial_sets(floor_fpr95: dict[str, float], baseline_fpr95: dict[str, float]
     """The OOD sets the pixel floor already solves: floor FPR95 at most the baseline's."""
     return sorted(
         s for s, f in floor_fpr95.items() if s in baseline_fpr95 and f <= baseline_fpr95[s]
+    )
+
+
+def floor_not_solved(
+    name: str, accepted: int, n: int, detector: str, bar: float, note: str = ""
+) -> Measurement:
+    """Premise "the pixel floor does not solve ``name``": the share of its ``n`` images the
+    floor (``detector``) accepts at 95 % ID recall, tested above ``bar`` by a one-sided exact
+    binomial test (``p_opposite``: below it). ``note``: more detail after the counts."""
+    from scipy import stats
+
+    accepted, n = int(accepted), int(n)
+    if n <= 0:
+        return Measurement(math.nan, f"{name}: no pixel floor")
+    p = float(stats.binomtest(accepted, n, bar, alternative="greater").pvalue)
+    p_opp = float(stats.binomtest(accepted, n, bar, alternative="less").pvalue)
+    return Measurement(
+        accepted / n,
+        f"{name}: the pixel floor ({detector}) accepts {accepted} of {n} images at 95 % ID "
+        f"recall{note}; one-sided binomial test",
+        p,
+        n=n,
+        p_opposite=p_opp,
     )

@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, spearman
-from ...analysis.premises import FITTED_SHARE, fitted
+from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from ..kang.claims import _per_seed as kang_per_seed
 
 __all__ = ["PAPERS", "claim_specs", "crosspaper_claims", "evaluate_crosspaper_claims"]
@@ -323,18 +323,11 @@ def _far(frames: dict, section: dict, scores: pd.Series) -> dict[str, Measuremen
             m[f"far_nontrivial:{name}"] = Measurement(math.nan, f"{name}: no pixel floor")
             continue
         r = ood.loc[key]
-        k_acc, n = int(r["floor_accepted"]), int(r["floor_n"])
-        p = float(stats.binomtest(k_acc, n, floor_bar, alternative="greater").pvalue)
-        p_opp = float(stats.binomtest(k_acc, n, floor_bar, alternative="less").pvalue)
-        m[f"far_nontrivial:{name}"] = Measurement(
-            k_acc / n,
-            f"{name}: the pixel floor ({r['floor_detector']}) accepts {k_acc} of {n} images at "
-            f"95 % ID recall; one-sided binomial test",
-            p,
-            n=n,
-            p_opposite=p_opp,
+        fm = floor_not_solved(
+            name, r["floor_accepted"], r["floor_n"], r["floor_detector"], floor_bar
         )
-        if p < alpha and k_acc / n > floor_bar:
+        m[f"far_nontrivial:{name}"] = fm
+        if fm.p_value < alpha and fm.value > floor_bar:
             kept.append(key)
     shift = frames["shift"]
     far = shift[shift["eval_set"].isin(kept)]

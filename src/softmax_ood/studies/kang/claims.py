@@ -107,7 +107,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired
-from ...analysis.premises import FITTED_SHARE, fitted
+from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from .grid import ID_SET
 from .tables import FAR, graded_shifts, main_runs, mechanism_runs
 
@@ -779,18 +779,16 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             m[f"far_nontrivial:{name}"] = Measurement(math.nan, f"{name}: no pixel floor")
             continue
         r = scores.loc[key]
-        k_acc, n = int(r["floor_accepted"]), int(r["floor_n"])
-        p = float(stats.binomtest(k_acc, n, floor_bar, alternative="greater").pvalue)
-        p_opp = float(stats.binomtest(k_acc, n, floor_bar, alternative="less").pvalue)
-        m[f"far_nontrivial:{name}"] = Measurement(
-            k_acc / n,
-            f"{name}: the pixel floor ({r['floor_detector']}) accepts {k_acc} of {n} images at "
-            f"95 % ID recall (FPR95 {float(r['floor_fpr95']):.3f}); one-sided binomial test",
-            p,
-            n=n,
-            p_opposite=p_opp,
+        fm = floor_not_solved(
+            name,
+            r["floor_accepted"],
+            r["floor_n"],
+            r["floor_detector"],
+            floor_bar,
+            f" (FPR95 {float(r['floor_fpr95']):.3f})",
         )
-        if p < alpha and k_acc / n > floor_bar:
+        m[f"far_nontrivial:{name}"] = fm
+        if fm.p_value < alpha and fm.value > floor_bar:
             nontrivial.append(name)
     for s in graded_shifts(spec):
         levels = kept[s]
