@@ -103,3 +103,14 @@ def test_the_link_check_can_fail(tmp_path):
         "there.md#nowhere",
         "#elsewhere",
     ]
+
+
+def test_the_readme_lists_every_registered_study_with_its_page():
+    """A study added to the registry is on the README's study table, linked to its page."""
+    from softmax_ood.studies.registry import registered_studies
+
+    readme = (ROOT / "README.md").read_text()
+    for name in registered_studies():
+        row = f"| [`{name}`](docs/studies/{name}.md) |"
+        assert row in readme, f"README.md's study table has no row {row!r}"
+        assert (ROOT / f"docs/studies/{name}.md").is_file(), f"docs/studies/{name}.md is missing"
