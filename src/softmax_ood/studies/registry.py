@@ -28,6 +28,7 @@ __all__ = [
     "STUDIES",
     "Study",
     "load_study",
+    "items_over_frames",
     "registered_studies",
     "resolve",
     "standard_report",
@@ -216,6 +217,17 @@ def standard_targets(name: str, config: dict, tables, figures) -> list[str]:
         + [f"{base}/figures/{f}.png" for f in figures]
         + [f"{base}/claims.parquet", f"{base}/claims.md"]
         + [f"reports/{name}.ipynb", f"reports/{name}.html"]
+    )
+
+
+def items_over_frames(names, functions: str, frames: Mapping, section: Mapping) -> ItemsJob:
+    """An :class:`ItemsJob` whose every item (table or figure ``names``) reads all ``frames``
+    (frame name -> parquet path), with the section's seeds."""
+    return ItemsJob(
+        inputs={n: dict(frames) for n in names},
+        functions=functions,
+        section=section,
+        seeds=section["seeds"],
     )
 
 

@@ -14,7 +14,14 @@ from ...analysis.departures import config_scale
 from ...codedeps import registry_entries
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_report, standard_targets
+from ..registry import (
+    ClaimsJob,
+    ItemsJob,
+    ReportJob,
+    items_over_frames,
+    standard_report,
+    standard_targets,
+)
 
 NAME = "crosspaper"
 CATEGORY = "Cross-paper"
@@ -122,11 +129,7 @@ def report_job(config: dict) -> ReportJob:
 
 
 def _items_job(config: dict, names, functions: str) -> ItemsJob:
-    s = spec(config)
-    frames = _frames(config)
-    return ItemsJob(
-        inputs={n: frames for n in names}, functions=functions, section=s, seeds=s["seeds"]
-    )
+    return items_over_frames(names, functions, _frames(config), spec(config))
 
 
 def table_job(config: dict) -> ItemsJob:

@@ -11,7 +11,14 @@ from pathlib import Path
 from ...codedeps import registry_entries
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_report, standard_targets
+from ..registry import (
+    ClaimsJob,
+    ItemsJob,
+    ReportJob,
+    items_over_frames,
+    standard_report,
+    standard_targets,
+)
 
 NAME = "kang"
 CATEGORY = "Kang"
@@ -240,11 +247,9 @@ def report_job(config: dict) -> ReportJob:
 
 
 def _items_job(config: dict, names, functions: str) -> ItemsJob:
-    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    base = f"results/{NAME}/{config['data']['dataset']}"
     frames = {k: f"{base}/{k}.parquet" for k in FRAMES}
-    return ItemsJob(
-        inputs={n: frames for n in names}, functions=functions, section=s, seeds=s["seeds"]
-    )
+    return items_over_frames(names, functions, frames, spec(config))
 
 
 def table_job(config: dict) -> ItemsJob:
