@@ -142,6 +142,62 @@ def test_a_damaged_output_with_a_new_mtime_says_so(tmp_path):
     assert "modification time kept" not in found.sentence()
 
 
+def test_any_byte_flipped_in_an_outputs_record_reruns_its_job_and_is_named(tmp_path):
+    """The record itself, one byte at a time (mtime kept): a hash, a path, the rule or the
+    script changed, or the JSON broken; each is found (its job's outputs marked) and named
+    by the audit. Before records carried their own sha256, half of these went unseen."""
+    import io
+
+    from softmax_ood.audit import audit
+
+    root = _tree(tmp_path)
+    md = root / "results/logitnorm/digits/runs.md"
+    md.write_text("| a |\n| 0.5 |\n")
+    os.chdir(root)
+    try:
+        record = root / write_outputs_record(
+            ["results/logitnorm/digits/runs.parquet", "results/logitnorm/digits/runs.md"],
+            rule="logitnorm_table",
+            script="workflow/scripts/table.py",
+        )
+    finally:
+        os.chdir(ROOT)
+    rel = record.relative_to(root).as_posix()
+    assert find_stale(root) == []
+    original, st = record.read_bytes(), record.stat()
+    for i in range(len(original)):
+        damaged = bytearray(original)
+        damaged[i] ^= 0x01
+        record.write_bytes(bytes(damaged))
+        os.utime(record, ns=(st.st_atime_ns, st.st_mtime_ns))
+        found = [f for f in find_stale(root) if f.path == rel]
+        assert found, (i, chr(original[i]))
+        assert "results/logitnorm/digits/runs.parquet" in found[0].marks
+        assert found[0].sentence().startswith(f"{rel}, the outputs record of the job that made ")
+        out = io.StringIO()
+        assert audit(record, root, out=out) == 1, (i, out.getvalue())
+        assert f"DIFFERS  {rel} " in out.getvalue()
+        out = io.StringIO()  # and the files it records name it
+        assert audit(md, root, out=out) == 1, (i, out.getvalue())
+        assert f"{rel} (the outputs record of the job that wrote " in out.getvalue()
+    record.write_bytes(original)
+    assert find_stale(root) == []
+
+
+def test_an_outputs_record_without_its_own_sha256_is_taken_as_it_is(tmp_path):
+    """A record written before records carried their own sha256 is read, not rebuilt."""
+    root = _tree(tmp_path)
+    rec = root / "results/logitnorm/digits/runs.outputs.json"
+    table = "results/logitnorm/digits/runs.parquet"
+    body = {"outputs": {table: path_sha256(root / table)}, "rule": "r", "script": None}
+    rec.write_text(json.dumps(body, indent=2))
+    assert find_stale(root) == []
+    body["outputs"][table] = "0" * 64
+    rec.write_text(json.dumps(body, indent=2))
+    (found,) = find_stale(root)
+    assert found.path == table and found.output
+
+
 # --------------------------------------------------------------------------- end to end (slow)
 @pytest.fixture
 def run_copy(smoke_runs, tmp_path):

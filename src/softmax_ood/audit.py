@@ -26,7 +26,7 @@ audited through the file written beside them by the same job.
 Every file a job wrote under ``results/`` or ``reports/`` is also compared with the sha256 its
 job recorded when it ended (``*.outputs.json``, :func:`softmax_ood.provenance.write_outputs_record`):
 a damaged leaf (a table's markdown, a figure, a report, the LaTeX) is named although nothing
-reads it.
+reads it; and a record itself is checked against its own sha256 (``record_sha256``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .codedeps import code_inputs, module_inputs
-from .provenance import OUTPUTS_SUFFIX, PROVENANCE_KEY, path_sha256, read_outputs_records
+from .provenance import (
+    OUTPUTS_SUFFIX,
+    PROVENANCE_KEY,
+    outputs_record_problem,
+    outputs_records,
+    path_sha256,
+    read_outputs_records,
+)
 
 __all__ = ["audit", "main"]
 
@@ -103,12 +110,30 @@ class Auditor:
         self._head: str | None = None
         self._hash_cache: dict[str, str | None] = {}
         self._outputs: dict[str, tuple[str, str]] | None = None
+        self._damaged: dict[str, tuple[str, str]] | None = None
 
     def output_record(self, rel: str) -> tuple[str, str] | None:
         """``(outputs record, sha256)`` its job recorded for the output ``rel``, if any."""
         if self._outputs is None:
             self._outputs = read_outputs_records(self.root)
         return self._outputs.get(rel)
+
+    def damaged_record(self, rel: str) -> str | None:
+        """For an output ``rel`` no intact record names: a damaged outputs record beside it
+        that names it (or is named after it), as one clause; else None."""
+        if self._damaged is None:
+            self._damaged = {}
+            for rec in outputs_records(self.root):
+                problem = outputs_record_problem(rec)
+                if problem is not None:
+                    text = rec.read_bytes().decode("utf-8", "replace")
+                    self._damaged[self.rel(rec)] = (problem, text)
+        stem = Path(rel).name.split(".", 1)[0]
+        for rec, (problem, text) in self._damaged.items():
+            same = Path(rec).parent == Path(rel).parent
+            if same and (f'"{rel}"' in text or Path(rec).name == stem + OUTPUTS_SUFFIX):
+                return f"{rec} (the outputs record of the job that wrote {rel}) {problem}"
+        return None
 
     # -- paths ---------------------------------------------------------------------------------
     def rel(self, path: str | Path) -> str:
@@ -201,13 +226,15 @@ class Auditor:
         written = self.output_record(rel)
         if written is not None:  # the file itself, as its job wrote it (not one of its inputs)
             node.written = Check("output", rel, written[1], written[0], self.sha(rel))
+        elif not path.name.endswith(OUTPUTS_SUFFIX) and (bad := self.damaged_record(rel)):
+            node.problems.append(bad)
         if path.name.endswith(OUTPUTS_SUFFIX):  # the record: every file it names
             node.notes.append("the outputs record of the job that wrote these files")
-            try:
-                rec = json.loads(path.read_text())
-            except ValueError as err:
-                node.problems.append(f"{rel} is not valid JSON ({err})")
+            problem = outputs_record_problem(path)
+            if problem is not None:  # its own sha256: a changed rule or path shows too
+                node.problems.append(f"{rel} {problem}")
                 return node
+            rec = json.loads(path.read_text())
             node.rule, node.script = rec.get("rule"), rec.get("script")
             for out, sha in sorted((rec.get("outputs") or {}).items()):
                 self._add(node, "output", self.rel(out), sha, rel, child=False)

@@ -13,7 +13,8 @@ Every workflow job also records what it wrote: at its successful end
 (:func:`softmax_ood.cli.run_job`) the sha256 of every file output under ``results/`` and
 ``reports/`` goes into one *outputs record* per job, ``<first output's stem>.outputs.json``
 beside that output (:func:`write_outputs_record`): ``{"rule", "script", "outputs": {path:
-sha256}}``. It is written after the job's last output (a report's HTML included), so the
+sha256}, "record_sha256"}``, the last the sha256 of the rest, so a changed byte in the record
+itself shows too (:func:`outputs_record_problem`). It is written after the job's last output (a report's HTML included), so the
 parse-time stale check (:mod:`softmax_ood.stale`) and the audit compare every output on disk
 with what its job wrote. A separate file, not a key in the ``.prov.json`` sidecars: those are
 embedded in the parquet files they describe and printed by reports, which cannot carry their
@@ -51,11 +52,15 @@ __all__ = [
     "read_parquet_provenance",
     "versions",
     "write_bytes_atomic",
+    "outputs_record_problem",
+    "outputs_records",
     "write_outputs_record",
     "write_parquet",
 ]
 
 OUTPUTS_SUFFIX = ".outputs.json"
+RECORD_DIGEST_KEY = "record_sha256"  # an outputs record's own content hash
+_RECORD_KEYS = {"outputs", "rule", "script"}
 #: files whose bytes are wall times, not reproducible by nature (the Seddik solver's timing):
 #: no outputs record holds their hash, and the golden digests leave them out
 WALL_TIME_GLOBS = ("reports/*_timing_*.json",)
@@ -265,26 +270,56 @@ def write_outputs_record(outputs, rule: str | None = None, script: str | None = 
         and not any(fnmatchcase(Path(o).as_posix(), g) for g in WALL_TIME_GLOBS)
     }
     body = {"rule": rule, "script": script, "outputs": dict(sorted(hashes.items()))}
+    body[RECORD_DIGEST_KEY] = _record_digest(body)
     write_bytes_atomic(record, (json.dumps(body, sort_keys=True, indent=2) + "\n").encode())
     return record
 
 
+def _record_digest(body: dict) -> str:
+    """sha256 of an outputs record's content (canonical JSON, its own digest left out)."""
+    rest = {k: v for k, v in body.items() if k != RECORD_DIGEST_KEY}
+    return hashlib.sha256(canonical_json(rest).encode()).hexdigest()
+
+
+def outputs_record_problem(path: Path | str) -> str | None:
+    """Why the outputs record at ``path`` is not as its job wrote it (one clause: not valid
+    JSON, other keys, or its own sha256 differs from its content), else None. A record holds
+    its content's sha256 (``record_sha256``), so any changed byte shows; a record written
+    before it did (exactly ``outputs``, ``rule``, ``script``) is taken as it is."""
+    try:
+        body = json.loads(Path(path).read_text())
+    except OSError as err:
+        return f"cannot be read ({err.strerror})"
+    except ValueError:  # UnicodeDecodeError included
+        return "is not valid JSON"
+    keys = set(body) if isinstance(body, dict) else set()
+    if keys == _RECORD_KEYS:  # an older record, without its own sha256
+        return None if isinstance(body["outputs"], dict) else "holds no outputs mapping"
+    if keys != _RECORD_KEYS | {RECORD_DIGEST_KEY}:
+        return f"does not have the keys {', '.join(sorted(_RECORD_KEYS | {RECORD_DIGEST_KEY}))}"
+    if body[RECORD_DIGEST_KEY] != _record_digest(body) or not isinstance(body["outputs"], dict):
+        return f"does not match its own {RECORD_DIGEST_KEY}"
+    return None
+
+
+def outputs_records(root: Path | str = ".") -> list[Path]:
+    """Every outputs record under ``root``'s ``results/`` and ``reports/``."""
+    root = Path(root)
+    return [r for t in RECORDED_TREES for r in sorted((root / t).rglob("*" + OUTPUTS_SUFFIX))]
+
+
 def read_outputs_records(root: Path | str = ".") -> dict[str, tuple[str, str]]:
     """``{output path: (record path, sha256)}`` from every outputs record under ``root``'s
-    ``results/`` and ``reports/`` (paths relative to ``root``); unreadable records are skipped
-    (the audit names them)."""
+    ``results/`` and ``reports/`` (paths relative to ``root``); a record that is not as its job
+    wrote it (:func:`outputs_record_problem`) is skipped: the stale check reruns its job, the
+    audit names it."""
     root = Path(root)
     found: dict[str, tuple[str, str]] = {}
-    for tree in RECORDED_TREES:
-        for rec in sorted((root / tree).rglob("*" + OUTPUTS_SUFFIX)):
-            try:
-                outputs = json.loads(rec.read_text()).get("outputs")
-            except (OSError, ValueError, AttributeError):
-                continue
-            if not isinstance(outputs, dict):
-                continue
-            rel = rec.relative_to(root).as_posix()
-            for out, sha in outputs.items():
-                if isinstance(out, str) and isinstance(sha, str):
-                    found[out] = (rel, sha)
+    for rec in outputs_records(root):
+        if outputs_record_problem(rec) is not None:
+            continue
+        rel = rec.relative_to(root).as_posix()
+        for out, sha in json.loads(rec.read_text())["outputs"].items():
+            if isinstance(out, str) and isinstance(sha, str):
+                found[out] = (rel, sha)
     return found

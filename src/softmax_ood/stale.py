@@ -13,7 +13,8 @@ looks up to date. Every result here carries a record of the sha256 of what it wa
   ``{name: {path, sha256}}``;
 * every job's outputs record (``*.outputs.json`` under ``results/`` and ``reports/``,
   :func:`softmax_ood.provenance.write_outputs_record`): the sha256 of every file it wrote, so a
-  damaged leaf (a table's markdown, a figure, a report, the LaTeX, the audit) is rebuilt too.
+  damaged leaf (a table's markdown, a figure, a report, the LaTeX, the audit) is rebuilt too;
+  and the record's own sha256, so a damaged record reruns the job that wrote it.
 
 A recorded input is *stale* when it exists, is not newer than the record (if it were newer,
 Snakemake reruns the consumer anyway: no check needed) and its sha256 differs from the record;
@@ -37,7 +38,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .provenance import path_sha256, read_outputs_records
+from .provenance import (
+    OUTPUTS_SUFFIX,
+    outputs_record_problem,
+    outputs_records,
+    path_sha256,
+    read_outputs_records,
+)
 
 __all__ = ["MARK_MTIME", "Stale", "find_stale", "mark"]
 
@@ -56,8 +63,14 @@ class Stale:
     missing: bool = False
     kept: bool = True  # its mtime is not newer than the record's (changed with its mtime kept)
     output: bool = False  # the record is its own job's outputs record
+    damaged: str | None = None  # ``path`` is an outputs record, not as its job wrote it: why
 
     def sentence(self) -> str:
+        if self.damaged:
+            return (
+                f"{self.path}, the outputs record of the job that made {self.marks[0]}, "
+                f"{self.damaged}; rebuilding {self.marks[0]} and everything made from it"
+            )
         if self.missing:
             return (
                 f"{self.path} is missing but recorded as an input in {self.record}; rerunning "
@@ -198,6 +211,18 @@ def find_stale(root: str | Path = ".", data_dirs=None) -> list[Stale]:
                     c.compare(rel, inp["sha256"], side)
     for out, (record, want) in sorted(read_outputs_records(root).items()):
         c.compare_output(c.rel(out), want, record)
+    for record in outputs_records(root):  # a damaged record itself: rerun the job that wrote it
+        problem = outputs_record_problem(record)
+        if problem is None:
+            continue
+        # the record is named after its job's first output: that file's siblings (same stem)
+        stem = record.name.removesuffix(OUTPUTS_SUFFIX)
+        marks = [
+            c.rel(f) for f in sorted(record.parent.glob(stem + ".*")) if f.is_file() and f != record
+        ]
+        if marks:  # none left: Snakemake remakes the job's outputs, and the record with them
+            rel = c.rel(record)
+            c.found[rel] = Stale(rel, rel, tuple(marks), damaged=problem)
     return list(c.found.values())
 
 
