@@ -160,6 +160,31 @@ def test_left_locks_get_one_line_with_the_users_unlock_command(tmp_path):
     assert unlock_hint(locks, [*argv, "--unlock"]) is None
 
 
+@pytest.mark.slow
+def test_a_run_on_the_locks_a_killed_run_left_says_first_how_to_unlock(tmp_path):
+    """The Snakefile's wiring of unlock_hint: the locks Snakemake leaves when SIGKILL ends it
+    mid-run (as a real kill left them), then the user's next plain run: the one line, with
+    the command pasted as printed, comes before Snakemake's LockException; that command
+    unlocks and nothing else is left."""
+    from e2e import fresh_copy
+
+    work = fresh_copy(tmp_path / "repo")
+    locks = work / ".snakemake/locks"
+    locks.mkdir(parents=True)
+    # Snakemake writes each job file as the DAG names it (relative to the workflow folder)
+    (locks / "0.input.lock").write_text("config/default.yaml\n")
+    (locks / "0.output.lock").write_text("results/claims_all.parquet\n")
+    proc = snakemake(work, "--cores", "1", *SMOKE, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    hint = "unlock it with: snakemake --cores 1 --configfile config/smoke.yaml --unlock, then rerun"
+    assert hint in out, out[-3000:]
+    assert out.index(hint) < out.index("LockException"), out[-3000:]
+    assert "Traceback" not in out
+    unlock = snakemake(work, "--cores", "1", *SMOKE, "--unlock")
+    assert unlock.returncode == 0 and not list(locks.glob("*")), unlock.stderr[-2000:]
+
+
 def test_the_configfile_hook_imports_nothing_of_the_library(tmp_path):
     """Snakemake imports the hook (src/snakemake_logger_plugin_softmax_ood) before the
     Snakefile, which must then import its own checkout's library, not the installed one."""
