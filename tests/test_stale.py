@@ -142,6 +142,35 @@ def test_a_damaged_output_with_a_new_mtime_says_so(tmp_path):
     assert "modification time kept" not in found.sentence()
 
 
+def test_an_output_damaged_with_its_mtime_kept_says_so_after_snakemake_touched_it(tmp_path):
+    """Snakemake sets a job's outputs' mtime when the job ends, after the job wrote its
+    outputs record, and keeps that time in its metadata (endtime): an output changed with
+    that mtime kept is "changed with its modification time kept", one touched later is
+    "changed after the record was written" (a smoke run showed every output line saying
+    the latter with the mtime kept)."""
+    import base64
+
+    root = _tree(tmp_path)
+    table = "results/logitnorm/digits/runs.parquet"
+    os.chdir(root)
+    try:
+        record = root / write_outputs_record([table])
+    finally:
+        os.chdir(ROOT)
+    end = record.stat().st_mtime + 1.2  # as measured: ~1 s after the record
+    os.utime(root / table, (end, end))
+    meta = root / ".snakemake/metadata" / base64.urlsafe_b64encode(table.encode()).decode()
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"rule": "logitnorm_aggregate", "endtime": end}))
+    assert find_stale(root) == []
+    flip_byte_keep_mtime(root / table)
+    (found,) = find_stale(root)
+    assert "(changed with its modification time kept)" in found.sentence()
+    os.utime(root / table, (end + 60, end + 60))
+    (found,) = find_stale(root)
+    assert "(changed after the record was written)" in found.sentence()
+
+
 def test_any_byte_flipped_in_an_outputs_record_reruns_its_job_and_is_named(tmp_path):
     """The record itself, one byte at a time (mtime kept): a hash, a path, the rule or the
     script changed, or the JSON broken; each is found (its job's outputs marked) and named

@@ -32,7 +32,6 @@ reads it; and a record itself is checked against its own sha256 (``record_sha256
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import re
 import subprocess
@@ -48,6 +47,7 @@ from .provenance import (
     outputs_records,
     path_sha256,
     read_outputs_records,
+    snakemake_metadata,
 )
 
 __all__ = ["audit", "main"]
@@ -157,15 +157,7 @@ class Auditor:
 
     # -- what Snakemake recorded ---------------------------------------------------------------
     def snakemake_meta(self, rel: str) -> dict | None:
-        enc = base64.urlsafe_b64encode(rel.encode()).decode()
-        parts = [enc[i : i + 255] for i in range(0, len(enc), 255)]
-        f = self.root / ".snakemake" / "metadata" / Path(*parts)
-        if not f.is_file():
-            return None
-        try:
-            return json.loads(f.read_text())
-        except (OSError, ValueError):
-            return None
+        return snakemake_metadata(self.root, rel)
 
     def rule_scripts(self) -> dict[str, str]:
         """``{rule: script or notebook path}`` read from the workflow's rule files."""

@@ -49,6 +49,7 @@ __all__ = [
     "path_sha256",
     "provenance_record",
     "set_job",
+    "snakemake_metadata",
     "read_parquet_provenance",
     "versions",
     "write_bytes_atomic",
@@ -300,6 +301,20 @@ def outputs_record_problem(path: Path | str) -> str | None:
     if body[RECORD_DIGEST_KEY] != _record_digest(body) or not isinstance(body["outputs"], dict):
         return f"does not match its own {RECORD_DIGEST_KEY}"
     return None
+
+
+def snakemake_metadata(root: Path | str, rel: str) -> dict | None:
+    """What Snakemake recorded about the output ``rel`` (``.snakemake/metadata``: rule, inputs,
+    ``endtime`` = the mtime it gave the job's outputs when the job ended), if anything."""
+    import base64
+
+    enc = base64.urlsafe_b64encode(rel.encode()).decode()
+    parts = [enc[i : i + 255] for i in range(0, len(enc), 255)]
+    try:
+        meta = json.loads((Path(root) / ".snakemake" / "metadata" / Path(*parts)).read_text())
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) else None
 
 
 def outputs_records(root: Path | str = ".") -> list[Path]:

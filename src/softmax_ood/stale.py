@@ -44,6 +44,7 @@ from .provenance import (
     outputs_records,
     path_sha256,
     read_outputs_records,
+    snakemake_metadata,
 )
 
 __all__ = ["MARK_MTIME", "Stale", "find_stale", "mark"]
@@ -154,8 +155,13 @@ class _Checker:
             return
         have = self.sha(rel)
         if have is not None and have != want:
-            t_out, t_rec = self.mtime(rel), self.mtime(record)
-            kept = t_out is not None and t_rec is not None and t_out <= t_rec
+            # the job's end: Snakemake sets its outputs' mtime when it ends, after the record
+            # was written; its metadata keeps that time (endtime), else the record's mtime
+            t_out, t_end = self.mtime(rel), self.mtime(record)
+            end = (snakemake_metadata(self.root, rel) or {}).get("endtime")
+            if isinstance(end, (int, float)) and t_end is not None:
+                t_end = max(t_end, float(end))
+            kept = t_out is not None and t_end is not None and t_out <= t_end + 0.01
             self.found[rel] = Stale(rel, record, (rel,), kept=kept, output=True)
 
 
