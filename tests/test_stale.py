@@ -171,6 +171,29 @@ def test_an_output_damaged_with_its_mtime_kept_says_so_after_snakemake_touched_i
     assert "(changed after the record was written)" in found.sentence()
 
 
+def test_a_sidecar_the_rule_does_not_declare_is_recorded_and_rebuilt_through_its_table(tmp_path):
+    """write_parquet writes ``<table>.prov.json`` beside a table; some rules declare only the
+    table (a smoke run had 11 such sidecars in no outputs record: a byte flipped in one's
+    versions or seeds went unseen). The record holds it; a damaged one marks its table too,
+    the declared output whose job rewrites both."""
+    root = _tree(tmp_path)
+    table = "results/logitnorm/digits/runs.parquet"
+    side = root / "results/logitnorm/digits/runs.prov.json"
+    os.chdir(root)
+    try:
+        record = root / write_outputs_record([table])
+    finally:
+        os.chdir(ROOT)
+    assert "results/logitnorm/digits/runs.prov.json" in json.loads(record.read_text())["outputs"]
+    assert find_stale(root) == []
+    text = side.read_text()
+    side.write_text(text.replace('"sha256"', '"sha256" ', 1))  # no input's hash changes
+    os.utime(side, (record.stat().st_mtime, record.stat().st_mtime))
+    (found,) = find_stale(root)
+    assert found.path == side.relative_to(root).as_posix() and found.output
+    assert found.marks == (found.path, table)
+
+
 def test_any_byte_flipped_in_an_outputs_record_reruns_its_job_and_is_named(tmp_path):
     """The record itself, one byte at a time (mtime kept): a hash, a path, the rule or the
     script changed, or the JSON broken; each is found (its job's outputs marked) and named

@@ -256,16 +256,20 @@ def outputs_record_path(outputs) -> Path | None:
 
 def write_outputs_record(outputs, rule: str | None = None, script: str | None = None):
     """Record the sha256 of every file in ``outputs`` under ``results/`` or ``reports/`` (the
-    job's declared outputs, after it wrote them all) in :func:`outputs_record_path`. Returns
-    the record's path (None: no such output)."""
+    job's declared outputs, after it wrote them all), and of each parquet output's
+    ``.prov.json`` sidecar, in :func:`outputs_record_path`. Returns the record's path (None:
+    no such output)."""
     record = outputs_record_path(outputs)
     if record is None:
         return None
     from fnmatch import fnmatchcase
 
+    # a parquet output's provenance sidecar is written by the same job (write_parquet), also
+    # where the rule does not declare it
+    sidecars = [Path(o).with_suffix(".prov.json") for o in outputs if Path(o).suffix == ".parquet"]
     hashes = {
         Path(o).as_posix(): _file_sha256(Path(o))
-        for o in outputs
+        for o in [*outputs, *sidecars]
         if Path(o).as_posix().startswith(RECORDED_TREES)
         and Path(o).is_file()
         and not any(fnmatchcase(Path(o).as_posix(), g) for g in WALL_TIME_GLOBS)

@@ -162,7 +162,12 @@ class _Checker:
             if isinstance(end, (int, float)) and t_end is not None:
                 t_end = max(t_end, float(end))
             kept = t_out is not None and t_end is not None and t_out <= t_end + 0.01
-            self.found[rel] = Stale(rel, record, (rel,), kept=kept, output=True)
+            marks = [rel]
+            if rel.endswith(".prov.json"):  # a sidecar the rule may not declare: its table too
+                table = rel.removesuffix(".prov.json") + ".parquet"
+                if self.mtime(table) is not None:
+                    marks.append(table)
+            self.found[rel] = Stale(rel, record, tuple(marks), kept=kept, output=True)
 
 
 def _read_json(path: Path):
