@@ -181,6 +181,22 @@ def test_the_outputs_record_itself_is_audited(chain):
     assert rc == 1 and "table1.md" in out, out
 
 
+@pytest.mark.parametrize("name", ["meta.json", "x_train.npy"])
+def test_a_damaged_prepared_data_file_is_named(chain, name):
+    """A prepared-data file (meta.json, the data's own record, included) is audited with its
+    folder, which is checked against the data_sha256 the evaluations recorded (before, the
+    audit said "nothing is recorded about data/digits/meta.json", exit 2)."""
+    root, _ = chain
+    rel = f"data/digits/{name}"
+    rc, out = _audit(rel)
+    assert rc == 0 and "a file of the prepared data data/digits" in out, out
+    flip_byte_keep_mtime(root / rel)
+    rc, out = _audit(rel)
+    assert rc == 1, out
+    assert "DIFFERS  data/digits (sha256 " in out
+    assert f"recorded in {RUN}/summary.json" in out
+
+
 def test_markdown_is_audited_through_its_table(chain):
     root, f = chain
     rc, out = _audit(f["table"].replace(".parquet", ".md"))

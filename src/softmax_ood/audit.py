@@ -231,6 +231,14 @@ class Auditor:
             for out, sha in sorted((rec.get("outputs") or {}).items()):
                 self._add(node, "output", self.rel(out), sha, rel, child=False)
             return node
+        if (
+            path.is_file()
+            and path.parent.parent.name == "data"
+            and (path.parent / "meta.json").is_file()
+        ):  # a prepared-data file (meta.json too): audited with its folder
+            node.notes.append(f"a file of the prepared data {self.rel(path.parent)}")
+            node.children.append(self.rel(path.parent))
+            return node
         if path.name.endswith(".prov.json"):  # the sidecar stands for the file it describes
             stem = path.name.removesuffix(".prov.json")
             for f in sorted(path.parent.glob(stem + ".*")):
@@ -377,6 +385,21 @@ class Auditor:
         return True
 
     def _data(self, node: Node, path: Path) -> bool:
+        # the folder as a whole (meta.json included) against what the evaluations recorded
+        have, records = self.sha(node.path), []
+        for summary in sorted((self.root / "results/eval" / path.name).glob("**/summary.json")):
+            try:
+                want = (json.loads(summary.read_text()).get("inputs") or {}).get("data_sha256")
+            except (ValueError, AttributeError):
+                continue
+            if want and want != have:
+                records.append((self.rel(summary), want))
+        if records:
+            more = f" and {len(records) - 1} other(s)" if len(records) > 1 else ""
+            node.problems.append(
+                f"{node.path} (sha256 {have[:SHORT]} on disk) is not the data_sha256 "
+                f"{records[0][1][:SHORT]} recorded in {records[0][0]}{more}"
+            )
         try:
             meta = json.loads((path / "meta.json").read_text())
         except ValueError:
@@ -388,6 +411,9 @@ class Auditor:
         if isinstance(ood, (list, dict)):
             what.append("OOD sets: " + ", ".join(sorted(ood)))
         node.notes.append("; ".join(what) + f"; sources in {node.path}/meta.json")
+        files = meta.get("files")
+        for name, want in sorted(files.items() if isinstance(files, dict) else []):
+            self._add(node, "data file", f"{node.path}/{name}", want, "meta.json", child=False)
         return True
 
     def _from_snakemake(self, node: Node, meta: dict) -> None:
