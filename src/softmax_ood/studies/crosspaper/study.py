@@ -29,7 +29,7 @@ TITLE = (
     "Cross-paper: Kang et al. 2024's reversion and Ulmer & Cinà 2021's Theorem 1 asked of "
     "Wei et al. 2022's LogitNorm networks, on Kang's discriminator axis"
 )
-HEADLINE = ("ocs_trend:*", "rays_certain:*")
+HEADLINE = ("ocs_trend:*", "same_rate:*", "normalised_uncertain:*")
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"

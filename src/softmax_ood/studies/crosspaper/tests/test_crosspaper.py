@@ -76,7 +76,10 @@ def test_claims_verdicts_name_both_papers(config):
     section = study.spec(config)
     table = claims.evaluate_crosspaper_claims(controls.frames(section), section)
     assert list(table["claim_id"]) == [
-        s.id for s in sorted(claims.claim_specs(section), key=lambda s: s.kind != "premise")
+        s.id
+        for s in sorted(
+            claims.claim_specs(section), key=lambda s: ("premise", "claim", "sanity").index(s.kind)
+        )
     ]
     assert table["paper"].str.contains("×").sum() == len(table) - 2  # fitted rows: Wei only
     assert table.set_index("claim_id").loc["same_rate:contrast", "verdict"] == "holds"
