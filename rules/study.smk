@@ -1,7 +1,7 @@
 # The rules every study shares, written once and instantiated per enabled study from its
 # registration (the Study protocol): its tables and figures, one job each, drawn from its frames
-# by the functions its table_job(config) / figure_job(config) name (a study without one of these
-# hooks makes those items in its own rules); its claims table, from its frames by the function
+# by the functions its table_job(config) / figure_job(config) name (a study whose hook returns
+# None makes no such item here); its claims table, from its frames by the function
 # its claims_job(config) names; and its papermill report, from what its report_job(config)
 # lists. A study's own rules.smk keeps its compute steps.
 
@@ -10,8 +10,8 @@ for _study in STUDIES.values():
     _report = _study.report_job(config)
     _out = f"results/{_study.NAME}/{DATASET}"
     _notebook = os.path.relpath(Path(_study.RULES).parent / "report.ipynb")
-    _tables = _study.table_job(config) if hasattr(_study, "table_job") else None
-    _figures = _study.figure_job(config) if hasattr(_study, "figure_job") else None
+    _tables = _study.table_job(config)
+    _figures = _study.figure_job(config)
 
     if _tables is not None:
 

@@ -21,12 +21,16 @@ from types import ModuleType
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "DATA_HOOKS",
+    "HOOKS",
+    "ITEM_ARGUMENTS",
     "OPTIONAL_HOOKS",
     "ClaimsJob",
     "ItemsJob",
     "ReportJob",
     "STUDIES",
     "Study",
+    "contract_problems",
     "load_study",
     "items_over_frames",
     "registered_studies",
@@ -116,7 +120,8 @@ class Study(Protocol):
     names), ``TITLE`` (the paper), ``CATEGORY`` (its heading in Snakemake's ``--report``),
     ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its Snakemake rules file: its own
     compute, table and figure steps), ``TABLES`` and ``FIGURES`` (the names of its tables and
-    figures, written under ``results/<NAME>/<dataset>/``). Its claims table and its report are
+    figures, written under ``results/<NAME>/<dataset>/``), ``HEADLINE`` (ids or fnmatch patterns
+of its headline claims: the results page and section open with them). Its claims table and its report are
     made by the rules every study shares (``rules/study.smk``) from :meth:`claims_job` and
     :meth:`report_job`.
     """
@@ -128,6 +133,7 @@ class Study(Protocol):
     RULES: Path
     TABLES: Sequence[str]
     FIGURES: Sequence[str]
+    HEADLINE: Sequence[str]
 
     def check(self, config: dict) -> None:
         """Cross-references of its section against the rest of the config; raises a one-sentence
@@ -159,24 +165,142 @@ class Study(Protocol):
         setting, the paper's value and section, ours, why, the claim ids it touches, scale).
         Its ``PAPER_VALUES`` there records the cited config values that equal the paper's."""
 
+    def table_job(self, config: dict) -> ItemsJob | None:
+        """Its tables drawn from its frames by the shared rule ``<NAME>_table``; ``None`` when
+        it makes no table there (none at all, or made in its own rules)."""
 
-#: Optional hooks: name -> what it does (a study omits what it does not need).
+    def figure_job(self, config: dict) -> ItemsJob | None:
+        """Its figures drawn from its frames by the shared rule ``<NAME>_figure``; ``None`` when
+        it draws no figure there."""
+
+    def raw_sources(self, config: dict) -> list[str]:
+        """Paper-scale download sources it reads beyond the core data (e.g. CIFAR-10-C),
+        downloaded by the core per-source rule (usually empty)."""
+
+
+#: The data attributes every study has (see :class:`Study`; ``HEADLINE``: claim ids or fnmatch
+#: patterns of its headline claims, with which the results page and section open).
+DATA_HOOKS: tuple[str, ...] = (
+    "NAME",
+    "TITLE",
+    "CATEGORY",
+    "SCHEMA",
+    "RULES",
+    "TABLES",
+    "FIGURES",
+    "HEADLINE",
+)
+
+#: The function hooks every study has, each with the one signature (its parameter names) the
+#: workflow calls it with (documented on :class:`Study`).
+HOOKS: dict[str, tuple[str, ...]] = {
+    hook: ("config",)
+    for hook in (
+        "check",
+        "loss_variants",
+        "runs",
+        "targets",
+        "claim_specs",
+        "claims_job",
+        "report_job",
+        "table_job",
+        "figure_job",
+        "departures",
+        "raw_sources",
+    )
+}
+
+#: The functions a study's jobs name, by the positional arguments the shared scripts pass:
+#: the claims function (:class:`ClaimsJob`), each table and each figure function (the mappings
+#: :class:`ItemsJob` names).
+ITEM_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "claims": ("frames", "section"),
+    "table": ("frames", "section"),
+    "figure": ("frames", "section", "path"),
+}
+
+#: Optional hooks: name -> what it does (only a study that compares with printed values has them).
 OPTIONAL_HOOKS: dict[str, str] = {
-    "raw_sources": "raw_sources(config) -> [source name]: paper-scale download sources it reads "
-    "beyond the core data (e.g. CIFAR-10-C), downloaded by the core per-source rule.",
     "PAPER_VALUES": "path of a CSV (table, id_dataset, row, loss, metric, value) of the paper's "
     "printed values; the results page shows each table's printed values beside ours.",
-    "HEADLINE": "claim ids (or fnmatch patterns) of its headline claims: the results page and "
-    "section open with them (default: the claim named 'headline', if any).",
-    "departures": "departures(config) -> [Departure]: its declared departures from the paper "
-    "(INTERFACES §2), shown beside the claims they touch.",
     "paper_names": "paper_names(config) -> {loss: {ours: paper id}, id_dataset, note}: how its "
     "tables' names map to PAPER_VALUES' (the page puts the printed value in our cell).",
-    "table_job": "table_job(config) -> ItemsJob: its tables drawn from its frames by the shared "
-    "rule <NAME>_table (a study without it makes its tables in its own rules).",
-    "figure_job": "figure_job(config) -> ItemsJob: its figures drawn from its frames by the "
-    "shared rule <NAME>_figure (a study without it draws its figures in its own rules).",
 }
+OPTIONAL_SIGNATURES: dict[str, tuple[str, ...]] = {"paper_names": ("config",)}
+
+
+def _parameters(function) -> list[tuple[str, object, bool]]:
+    import inspect
+
+    return [
+        (p.name, p.kind, p.default is inspect.Parameter.empty)
+        for p in inspect.signature(function).parameters.values()
+    ]
+
+
+def _hook_problem(where: str, function, names: tuple[str, ...]) -> str | None:
+    """Why ``function`` is not a hook called as ``function(<names>)`` by keyword or position
+    (exactly those parameters, none with a default), or None."""
+    import inspect
+
+    if not callable(function):
+        return f"{where} is not callable"
+    params = _parameters(function)
+    ok = (
+        [n for n, _, _ in params] == list(names)
+        and all(k == inspect.Parameter.POSITIONAL_OR_KEYWORD for _, k, _ in params)
+        and all(required for _, _, required in params)
+    )
+    shown = ", ".join(n for n, _, _ in params)
+    return None if ok else f"{where} has the signature ({shown}), not ({', '.join(names)})"
+
+
+def _item_problem(where: str, function, names: tuple[str, ...]) -> str | None:
+    """Why ``function`` cannot be called as ``function(*<names>)`` (the shared scripts pass
+    them by position): exactly that many positional parameters without a default."""
+    import inspect
+
+    if not callable(function):
+        return f"{where} is not callable"
+    params = _parameters(function)
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ok = len(params) == len(names) and all(k in positional and r for _, k, r in params)
+    shown = ", ".join(n for n, _, _ in params)
+    return None if ok else f"{where} takes ({shown}), not the {len(names)} ({', '.join(names)})"
+
+
+def contract_problems(study, config: dict | None = None) -> list[str]:
+    """What ``study`` (a registration module) lacks of the one study shape: each required data
+    hook, each function hook with its signature (:data:`HOOKS`), an optional hook present with
+    a wrong signature; with a validated ``config``, also the functions its jobs name (the claims
+    function, every table and figure function: :data:`ITEM_ARGUMENTS`). Empty when it obeys."""
+    name = getattr(study, "NAME", getattr(study, "__name__", "study"))
+    problems = [f"{name} has no {h}" for h in DATA_HOOKS if not hasattr(study, h)]
+    for hook, names in {**HOOKS, **OPTIONAL_SIGNATURES}.items():
+        if not hasattr(study, hook):
+            if hook in HOOKS:
+                problems.append(f"{name} has no hook {hook}({', '.join(names)})")
+            continue
+        problem = _hook_problem(f"{name}.{hook}", getattr(study, hook), names)
+        problems += [problem] if problem else []
+    if problems or config is None:
+        return problems
+    job = study.claims_job(config)
+    checks = [(f"{name}'s claims function {job.function}", resolve(job.function), "claims")]
+    for hook, kind in (("table_job", "table"), ("figure_job", "figure")):
+        items = getattr(study, hook)(config)
+        if items is None:
+            continue
+        mapping = resolve(items.functions)
+        for item in items.inputs:
+            if item not in mapping:
+                problems.append(f"{name}'s {kind} {item!r} is not in {items.functions}")
+                continue
+            checks.append((f"{name}'s {kind} function {items.functions}[{item}]", mapping[item], kind))
+    for where, function, kind in checks:
+        problem = _item_problem(where, function, ITEM_ARGUMENTS[kind])
+        problems += [problem] if problem else []
+    return problems
 
 #: name -> registration module, in the order the results section shows the papers.
 STUDIES: dict[str, str] = {

@@ -144,3 +144,8 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+def raw_sources(config: dict) -> list[str]:
+    """No paper-scale source beyond the core data."""
+    return []

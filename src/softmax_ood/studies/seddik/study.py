@@ -187,3 +187,13 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+def raw_sources(config: dict) -> list[str]:
+    """No paper-scale source beyond the core data."""
+    return []
+
+
+def table_job(config: dict) -> None:
+    """No table: the paper prints figures only (its report tabulates their data)."""
+    return None

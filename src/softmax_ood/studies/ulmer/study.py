@@ -221,3 +221,14 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+def raw_sources(config: dict) -> list[str]:
+    """No paper-scale source beyond the core data."""
+    return []
+
+
+def table_job(config: dict) -> None:
+    """Its tables are made in its own rules (the aggregate and note rules), not by the shared
+    table rule."""
+    return None
