@@ -124,12 +124,17 @@ def test_a_job_naming_a_function_with_a_wrong_signature_is_rejected(config, monk
     ]
     from softmax_ood.studies.logitnorm import figures
 
-    monkeypatch.setattr(figures, "WRONG", _figure_mapping_with_a_two_argument_figure(), raising=False)
+    monkeypatch.setattr(
+        figures, "WRONG", _figure_mapping_with_a_two_argument_figure(), raising=False
+    )
     items = dataclasses.replace(
         study.figure_job(config), functions="softmax_ood.studies.logitnorm.figures:WRONG"
     )
     problems = contract_problems(_fake_study(figure_job=lambda config: items), config)
-    assert len(problems) == 1 and "figures:WRONG[fig1] takes (frames, section), not the 3" in problems[0]
+    assert (
+        len(problems) == 1
+        and "figures:WRONG[fig1] takes (frames, section), not the 3" in problems[0]
+    )
 
 
 def _paths(inputs) -> list[str]:

@@ -116,14 +116,14 @@ class ReportJob:
 class Study(Protocol):
     """What a study's registration module provides.
 
-    Attributes: ``NAME`` (the package name, also its config section and the prefix of its rule
-    names), ``TITLE`` (the paper), ``CATEGORY`` (its heading in Snakemake's ``--report``),
-    ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its Snakemake rules file: its own
-    compute, table and figure steps), ``TABLES`` and ``FIGURES`` (the names of its tables and
-    figures, written under ``results/<NAME>/<dataset>/``), ``HEADLINE`` (ids or fnmatch patterns
-of its headline claims: the results page and section open with them). Its claims table and its report are
-    made by the rules every study shares (``rules/study.smk``) from :meth:`claims_job` and
-    :meth:`report_job`.
+        Attributes: ``NAME`` (the package name, also its config section and the prefix of its rule
+        names), ``TITLE`` (the paper), ``CATEGORY`` (its heading in Snakemake's ``--report``),
+        ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its Snakemake rules file: its own
+        compute, table and figure steps), ``TABLES`` and ``FIGURES`` (the names of its tables and
+        figures, written under ``results/<NAME>/<dataset>/``), ``HEADLINE`` (ids or fnmatch patterns
+    of its headline claims: the results page and section open with them). Its claims table and its report are
+        made by the rules every study shares (``rules/study.smk``) from :meth:`claims_job` and
+        :meth:`report_job`.
     """
 
     NAME: str
@@ -296,11 +296,14 @@ def contract_problems(study, config: dict | None = None) -> list[str]:
             if item not in mapping:
                 problems.append(f"{name}'s {kind} {item!r} is not in {items.functions}")
                 continue
-            checks.append((f"{name}'s {kind} function {items.functions}[{item}]", mapping[item], kind))
+            checks.append(
+                (f"{name}'s {kind} function {items.functions}[{item}]", mapping[item], kind)
+            )
     for where, function, kind in checks:
         problem = _item_problem(where, function, ITEM_ARGUMENTS[kind])
         problems += [problem] if problem else []
     return problems
+
 
 #: name -> registration module, in the order the results section shows the papers.
 STUDIES: dict[str, str] = {
