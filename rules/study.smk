@@ -28,7 +28,7 @@ for _study in STUDIES.values():
                 provenance=f"{_out}/tables/{{table}}.prov.json",
                 markdown=report(
                     f"{_out}/tables/{{table}}.md",
-                    caption=caption(f"{_study.NAME}_table.rst"),
+                    caption=study_caption(_study, "table"),
                     category=_study.CATEGORY,
                     subcategory="Tables",
                     labels={"table": "{table}"},
@@ -57,7 +57,7 @@ for _study in STUDIES.values():
             output:
                 figure=report(
                     f"{_out}/figures/{{fig}}.png",
-                    caption=caption(f"{_study.NAME}_figure.rst"),
+                    caption=study_caption(_study, "figure"),
                     category=_study.CATEGORY,
                     subcategory="Figures",
                     labels={"figure": "{fig}"},
@@ -87,7 +87,7 @@ for _study in STUDIES.values():
             provenance=f"{_out}/claims.prov.json",
             markdown=report(
                 f"{_out}/claims.md",
-                caption=caption(f"{_study.NAME}_claims.rst"),
+                caption=study_caption(_study, "claims"),
                 category=_study.CATEGORY,
             ),
         log:
@@ -115,7 +115,7 @@ for _study in STUDIES.values():
             notebook=f"reports/{_study.NAME}.ipynb",
             html=report(
                 f"reports/{_study.NAME}.html",
-                caption=caption(f"{_study.NAME}_notebook.rst"),
+                caption=study_caption(_study, "notebook"),
                 category=_study.CATEGORY,
             ),
         log:

@@ -25,6 +25,7 @@ from softmax_ood.studies.registry import (
     load_study,
     registered_studies,
     resolve,
+    study_caption,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +160,7 @@ def test_the_shared_rules_can_make_its_claims_table_and_report(name, config):
     assert (Path(study.RULES).parent / "report.ipynb").is_file()
     assert isinstance(study.CATEGORY, str) and study.CATEGORY
     for kind in ("claims", "notebook"):
-        assert (ROOT / f"workflow/report/{name}_{kind}.rst").is_file()
+        assert (ROOT / study_caption(study, kind)).is_file()
     rules = Path(study.RULES).read_text()  # its own rules keep only its own steps
     assert f"rule {name}_claims:" not in rules and f"rule {name}_report:" not in rules
     for hook, kind, rule in (("table_job", "table", "table"), ("figure_job", "figure", "figure")):
@@ -171,7 +172,7 @@ def test_the_shared_rules_can_make_its_claims_table_and_report(name, config):
         assert set(items.inputs) == names and names <= set(mapping), f"{name}.{hook}"
         assert all(callable(mapping[n]) for n in names)
         assert all(p.startswith(base) for v in items.inputs.values() for p in v.values())
-        assert (ROOT / f"workflow/report/{name}_{kind}.rst").is_file()
+        assert (ROOT / study_caption(study, kind)).is_file()
         assert f"rule {name}_{rule}:" not in rules
 
 

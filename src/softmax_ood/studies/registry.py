@@ -28,7 +28,9 @@ __all__ = [
     "ClaimsJob",
     "ItemsJob",
     "ReportJob",
+    "EXTRA_STUDIES_ENV",
     "STUDIES",
+    "all_studies",
     "Study",
     "contract_problems",
     "load_study",
@@ -37,6 +39,7 @@ __all__ = [
     "resolve",
     "standard_report",
     "standard_targets",
+    "study_caption",
 ]
 
 
@@ -315,6 +318,31 @@ STUDIES: dict[str, str] = {
 }
 
 
+#: Environment variable naming studies registered outside this package, ``name=module`` entries
+#: separated by commas (each module importable, e.g. from ``PYTHONPATH``): a study package kept
+#: elsewhere (the toy study of ``tests/``) joins the workflow without an edit here. Enable it
+#: with ``studies:`` in a config overlay; its section defaults to its schema's defaults.
+EXTRA_STUDIES_ENV = "SOFTMAX_OOD_EXTRA_STUDIES"
+
+
+def all_studies() -> dict[str, str]:
+    """:data:`STUDIES` and, after them, the studies :data:`EXTRA_STUDIES_ENV` names."""
+    import os
+
+    out = dict(STUDIES)
+    for entry in filter(
+        None, (e.strip() for e in os.environ.get(EXTRA_STUDIES_ENV, "").split(","))
+    ):
+        name, sep, module = (x.strip() for x in entry.partition("="))
+        if not (sep and name and module) or name in STUDIES:
+            raise ValueError(
+                f"{EXTRA_STUDIES_ENV} has {entry!r}; each entry is name=module, a name not "
+                f"registered already ({', '.join(STUDIES)})"
+            )
+        out[name] = module
+    return out
+
+
 def resolve(ref: str):
     """The object a ``"module:name"`` reference names (a study's function or mapping)."""
     module, name = ref.split(":")
@@ -323,16 +351,18 @@ def resolve(ref: str):
 
 def load_study(name: str) -> ModuleType:
     """The registration module of study ``name``."""
-    if name not in STUDIES:
+    studies = all_studies()
+    if name not in studies:
         raise ValueError(
-            f"unknown study {name!r}; registered studies: {', '.join(sorted(STUDIES))}"
+            f"unknown study {name!r}; registered studies: {', '.join(sorted(studies))}"
         )
-    return importlib.import_module(STUDIES[name])
+    return importlib.import_module(studies[name])
 
 
 def registered_studies() -> dict[str, ModuleType]:
-    """Every registered study, name -> registration module (what the Snakefile hands the core)."""
-    return {name: load_study(name) for name in STUDIES}  # the papers' order
+    """Every registered study, name -> registration module (what the Snakefile hands the core):
+    :data:`STUDIES` in the papers' order, then any :data:`EXTRA_STUDIES_ENV` names."""
+    return {name: load_study(name) for name in all_studies()}
 
 
 def standard_targets(name: str, config: dict, tables, figures) -> list[str]:
@@ -345,6 +375,14 @@ def standard_targets(name: str, config: dict, tables, figures) -> list[str]:
         + [f"{base}/claims.parquet", f"{base}/claims.md"]
         + [f"reports/{name}.ipynb", f"reports/{name}.html"]
     )
+
+
+def study_caption(study, kind: str) -> str:
+    """The Snakemake-report caption of a study's ``kind`` of output (``claims``, ``notebook``,
+    ``table``, ``figure``): ``captions/<kind>.rst`` in its package when it has one, else
+    ``workflow/report/<NAME>_<kind>.rst`` (relative to the workflow folder)."""
+    own = Path(study.RULES).parent / "captions" / f"{kind}.rst"
+    return str(own) if own.is_file() else f"workflow/report/{study.NAME}_{kind}.rst"
 
 
 def items_over_frames(names, functions: str, frames: Mapping, section: Mapping) -> ItemsJob:
