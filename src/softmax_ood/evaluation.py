@@ -17,7 +17,7 @@ from . import calibration, metrics, scores
 from .data import PreparedData, load_prepared
 from .experiment import Execution, load_checkpoint, resolve_device
 from .softmax import log_softmax
-from .train import deterministic_on_cuda, memory_format, predict_logits, seed_everything
+from .train import deterministic_on_cuda, memory_format, seed_everything
 
 __all__ = ["evaluate_run", "scores_for"]
 
@@ -97,7 +97,8 @@ def evaluate_run(
     family = spec["loss_cfg"]["loss"]
     std = data.std
 
-    val_logits = predict_logits(model, data.x["val"], batch_size).double().cpu().numpy()
+    _, val_logits_t = scores.forward_batches(model, data.x["val"], batch_size)
+    val_logits = val_logits_t.double().cpu().numpy()
     test_feats, test_logits_t = scores.forward_batches(model, data.x["test"], batch_size)
     test_logits = test_logits_t.double().cpu().numpy()
     y_val, y_test = data.y["val"].numpy(), data.y["test"].numpy()
