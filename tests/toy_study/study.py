@@ -7,14 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from softmax_ood.config import study_section
-from softmax_ood.studies.registry import (
-    ClaimsJob,
-    ItemsJob,
-    ReportJob,
-    items_over_frames,
-    standard_report,
-    standard_targets,
-)
+from softmax_ood.studies import registry as reg
 
 NAME = "toy"
 CATEGORY = "Toy"
@@ -53,7 +46,7 @@ def base(config: dict) -> str:
 
 
 def targets(config: dict) -> list[str]:
-    return standard_targets(NAME, config, TABLES, FIGURES)
+    return reg.standard_targets(NAME, config, TABLES, FIGURES)
 
 
 def claim_specs(config: dict) -> list:
@@ -66,27 +59,23 @@ def _frames(config: dict) -> dict[str, str]:
     return {"lines": f"{base(config)}/lines.parquet"}
 
 
-def claims_job(config: dict) -> ClaimsJob:
-    s = spec(config)
-    return ClaimsJob(
-        inputs=_frames(config),
-        function="toy_study.claims:claims_table",
-        section=s,
-        seeds=s["seeds"],
-        title="Claims of the toy study",
+def claims_job(config: dict) -> reg.ClaimsJob:
+    function, title = "toy_study.claims:claims_table", "Claims of the toy study"
+    return reg.claims_over_frames(function, _frames(config), spec(config), title=title)
+
+
+def report_job(config: dict) -> reg.ReportJob:
+    return reg.standard_report(NAME, config, TABLES, FIGURES, "lines.prov.json")
+
+
+def table_job(config: dict) -> reg.ItemsJob:
+    return reg.items_over_frames(TABLES, "toy_study.tables:TABLES", _frames(config), spec(config))
+
+
+def figure_job(config: dict) -> reg.ItemsJob:
+    return reg.items_over_frames(
+        FIGURES, "toy_study.figures:FIGURES", _frames(config), spec(config)
     )
-
-
-def report_job(config: dict) -> ReportJob:
-    return standard_report(NAME, config, TABLES, FIGURES, "lines.prov.json")
-
-
-def table_job(config: dict) -> ItemsJob:
-    return items_over_frames(TABLES, "toy_study.tables:TABLES", _frames(config), spec(config))
-
-
-def figure_job(config: dict) -> ItemsJob:
-    return items_over_frames(FIGURES, "toy_study.figures:FIGURES", _frames(config), spec(config))
 
 
 def departures(config: dict) -> list:

@@ -28,6 +28,7 @@ __all__ = [
     "ClaimsJob",
     "ItemsJob",
     "ReportJob",
+    "claims_over_frames",
     "EXTRA_STUDIES_ENV",
     "STUDIES",
     "all_studies",
@@ -383,6 +384,14 @@ def study_caption(study, kind: str) -> str:
     ``workflow/report/<NAME>_<kind>.rst`` (relative to the workflow folder)."""
     own = Path(study.RULES).parent / "captions" / f"{kind}.rst"
     return str(own) if own.is_file() else f"workflow/report/{study.NAME}_{kind}.rst"
+
+
+def claims_over_frames(function: str, frames: Mapping, section: Mapping, **kw) -> ClaimsJob:
+    """A :class:`ClaimsJob` reading ``frames`` (frame name -> parquet path) by ``function``,
+    with the section's seeds; ``kw``: its other fields (``title``, ``mem_mb``)."""
+    return ClaimsJob(
+        inputs=dict(frames), function=function, section=section, seeds=section["seeds"], **kw
+    )
 
 
 def items_over_frames(names, functions: str, frames: Mapping, section: Mapping) -> ItemsJob:

@@ -18,6 +18,7 @@ from ..registry import (
     ClaimsJob,
     ItemsJob,
     ReportJob,
+    claims_over_frames,
     items_over_frames,
     standard_report,
     standard_targets,
@@ -114,12 +115,10 @@ def _frames(config: dict) -> dict[str, str]:
 
 
 def claims_job(config: dict) -> ClaimsJob:
-    s = spec(config)
-    return ClaimsJob(
-        inputs=_frames(config),
-        function="softmax_ood.studies.crosspaper.claims:crosspaper_claims",
-        section=s,
-        seeds=s["seeds"],
+    return claims_over_frames(
+        "softmax_ood.studies.crosspaper.claims:crosspaper_claims",
+        _frames(config),
+        spec(config),
         title="Cross-paper claims: Kang's reversion and Ulmer's Theorem 1 on LogitNorm's networks",
     )
 

@@ -15,6 +15,7 @@ from ..registry import (
     ClaimsJob,
     ItemsJob,
     ReportJob,
+    claims_over_frames,
     items_over_frames,
     standard_report,
     standard_targets,
@@ -232,14 +233,14 @@ def claim_specs(config: dict) -> list:
 FRAMES = ("grid", "components", "policies", "mechanism", "ood_scores", "fit", "levels", "selection")
 
 
+def _frames(config: dict) -> dict[str, str]:
+    base = f"results/{NAME}/{config['data']['dataset']}"
+    return {k: f"{base}/{k}.parquet" for k in FRAMES}
+
+
 def claims_job(config: dict) -> ClaimsJob:
-    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
-    return ClaimsJob(
-        inputs={k: f"{base}/{k}.parquet" for k in FRAMES},
-        function="softmax_ood.studies.kang.claims:evaluate_kang_claims",
-        section=s,
-        seeds=s["seeds"],
-    )
+    function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
+    return claims_over_frames(function, _frames(config), spec(config))
 
 
 def report_job(config: dict) -> ReportJob:
@@ -247,9 +248,7 @@ def report_job(config: dict) -> ReportJob:
 
 
 def _items_job(config: dict, names, functions: str) -> ItemsJob:
-    base = f"results/{NAME}/{config['data']['dataset']}"
-    frames = {k: f"{base}/{k}.parquet" for k in FRAMES}
-    return items_over_frames(names, functions, frames, spec(config))
+    return items_over_frames(names, functions, _frames(config), spec(config))
 
 
 def table_job(config: dict) -> ItemsJob:
