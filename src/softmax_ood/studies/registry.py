@@ -1,14 +1,17 @@
 """The study registry: one line per study, and the one contract every study obeys.
 
 Each entry names the module that registers the study (``studies/<name>/study.py``). That module
-imports nothing heavy (the Snakefile loads it at parse time) and satisfies :class:`Study`:
-the required hooks below, each documented once, plus the optional ones in
-:data:`OPTIONAL_HOOKS`. ``tests/test_study_contract.py`` checks every registered study against it
-(parametrised over this registry), including the control frames of every claim.
+imports nothing heavy (the Snakefile loads it at parse time) and satisfies :class:`Study`: every
+hook below, each documented once and each with one signature (:data:`DATA_HOOKS`,
+:data:`HOOKS`; the functions its jobs name: :data:`ITEM_ARGUMENTS`), plus the optional ones in
+:data:`OPTIONAL_HOOKS`. :func:`contract_problems` says what a study lacks;
+``tests/test_study_contract.py`` checks every registered study with it (parametrised over this
+registry), and runs the control frames of every claim.
 
 Adding a study: a package ``studies/<name>/`` with those hooks (``departures`` reads its
-``departures.py``), its rules file, notebook and tests (``tests/controls.py``: one frame where each claim must hold and one where it must not),
-and one line in :data:`STUDIES`.
+``departures.py``), its rules file, notebook and tests (``tests/controls.py``: one frame where
+each claim must hold and one where it must not), and one line in :data:`STUDIES` (a package kept outside the library: an entry of
+:data:`EXTRA_STUDIES_ENV` instead, as ``tests/test_toy_study.py`` does).
 """
 
 from __future__ import annotations
