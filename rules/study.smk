@@ -8,7 +8,7 @@
 for _study in STUDIES.values():
     _claims = _study.claims_job(config)
     _report = _study.report_job(config)
-    _out = f"results/{_study.NAME}/{DATASET}"
+    _out = results_dir(_study.NAME, config)
     _notebook = os.path.relpath(Path(_study.RULES).parent / "report.ipynb")
     _tables = _study.table_job(config)
     _figures = _study.figure_job(config)

@@ -42,7 +42,7 @@ def spec(config: dict) -> dict:
 
 
 def base(config: dict) -> str:
-    return f"results/{NAME}/{config['data']['dataset']}"
+    return reg.results_dir(NAME, config)
 
 
 def targets(config: dict) -> list[str]:

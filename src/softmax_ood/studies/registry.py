@@ -40,6 +40,7 @@ __all__ = [
     "load_study",
     "items_over_frames",
     "registered_studies",
+    "results_dir",
     "resolve",
     "standard_report",
     "standard_targets",
@@ -369,10 +370,16 @@ def registered_studies() -> dict[str, ModuleType]:
     return {name: load_study(name) for name in all_studies()}
 
 
+def results_dir(name: str, config: dict) -> str:
+    """Where study ``name`` writes: ``results/<name>/<data.dataset>`` (the one place the path
+    is built)."""
+    return f"results/{name}/{config['data']['dataset']}"
+
+
 def standard_targets(name: str, config: dict, tables, figures) -> list[str]:
     """The usual final outputs of study ``name``: each table as parquet and markdown, each
     figure, the claims table and the report (for a study's ``targets(config)``)."""
-    base = f"results/{name}/{config['data']['dataset']}"
+    base = results_dir(name, config)
     return (
         [f"{base}/tables/{t}.{ext}" for t in tables for ext in ("parquet", "md")]
         + [f"{base}/figures/{f}.png" for f in figures]
@@ -415,7 +422,7 @@ def standard_report(
     the tables, figures and claims table under ``results/<name>/<dataset>/`` and prints the
     provenance record ``provenance`` (relative to that folder); ``inputs`` and ``parameters``
     add what else it reads."""
-    base = f"results/{name}/{config['data']['dataset']}"
+    base = results_dir(name, config)
     return ReportJob(
         inputs={
             "tables": [f"{base}/tables/{t}.parquet" for t in tables],

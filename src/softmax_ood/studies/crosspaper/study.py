@@ -20,6 +20,7 @@ from ..registry import (
     ReportJob,
     claims_over_frames,
     items_over_frames,
+    results_dir,
     standard_report,
     standard_targets,
 )
@@ -99,7 +100,7 @@ def runs(config: dict) -> list[Run]:
 
 def targets(config: dict) -> list[str]:
     return standard_targets(NAME, config, TABLES, FIGURES) + [
-        f"results/{NAME}/{config['data']['dataset']}/departures.md"
+        f"{results_dir(NAME, config)}/departures.md"
     ]
 
 
@@ -110,7 +111,7 @@ def claim_specs(config: dict) -> list:
 
 
 def _frames(config: dict) -> dict[str, str]:
-    base = f"results/{NAME}/{config['data']['dataset']}"
+    base = results_dir(NAME, config)
     return {k: f"{base}/{k}.parquet" for k in FRAMES}
 
 

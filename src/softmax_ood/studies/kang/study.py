@@ -17,6 +17,7 @@ from ..registry import (
     ReportJob,
     claims_over_frames,
     items_over_frames,
+    results_dir,
     standard_report,
     standard_targets,
 )
@@ -234,7 +235,7 @@ FRAMES = ("grid", "components", "policies", "mechanism", "ood_scores", "fit", "l
 
 
 def _frames(config: dict) -> dict[str, str]:
-    base = f"results/{NAME}/{config['data']['dataset']}"
+    base = results_dir(NAME, config)
     return {k: f"{base}/{k}.parquet" for k in FRAMES}
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import check_names, config_error, study_section
-from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_targets
+from ..registry import ClaimsJob, ItemsJob, ReportJob, results_dir, standard_targets
 
 NAME = "ulmer"
 CATEGORY = "Ulmer & Cinà"
@@ -42,7 +42,7 @@ FIGURES = [f"scaling_{ds}" for ds in DATASETS] + ["directions", *FIG1, "softmax_
 def base(config: dict) -> str:
     """Where the study writes: ``results/ulmer/<data.dataset>`` like every study (the study
     trains on its own data sets, which are subfolders and table-name suffixes below it)."""
-    return f"results/{NAME}/{config['data']['dataset']}"
+    return results_dir(NAME, config)
 
 
 def check(config: dict) -> None:
