@@ -24,8 +24,7 @@ def check(config: dict) -> None:
     """Nothing to cross-reference: the section names no core entry."""
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = reg.no_loss_variants
 
 
 def runs(config: dict) -> list:
@@ -33,8 +32,7 @@ def runs(config: dict) -> list:
     return []
 
 
-def raw_sources(config: dict) -> list[str]:
-    return []
+raw_sources = reg.no_raw_sources
 
 
 def spec(config: dict) -> dict:

@@ -38,6 +38,8 @@ __all__ = [
     "Study",
     "contract_problems",
     "load_study",
+    "no_loss_variants",
+    "no_raw_sources",
     "items_over_frames",
     "registered_studies",
     "results_dir",
@@ -368,6 +370,17 @@ def registered_studies() -> dict[str, ModuleType]:
     """Every registered study, name -> registration module (what the Snakefile hands the core):
     :data:`STUDIES` in the papers' order, then any :data:`EXTRA_STUDIES_ENV` names."""
     return {name: load_study(name) for name in all_studies()}
+
+
+def no_loss_variants(config: dict) -> dict:
+    """``loss_variants`` of a study that derives no loss variant (``loss_variants =
+    no_loss_variants`` in its registration)."""
+    return {}
+
+
+def no_raw_sources(config: dict) -> list[str]:
+    """``raw_sources`` of a study that reads no paper-scale source beyond the core data."""
+    return []
 
 
 def results_dir(name: str, config: dict) -> str:

@@ -20,6 +20,8 @@ from ..registry import (
     ReportJob,
     claims_over_frames,
     items_over_frames,
+    no_loss_variants,
+    no_raw_sources,
     results_dir,
     standard_report,
     standard_targets,
@@ -75,8 +77,7 @@ def check(config: dict) -> None:
         )
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def spec(config: dict) -> dict:
@@ -146,6 +147,4 @@ def departures(config: dict) -> list:
     return of_config(config)
 
 
-def raw_sources(config: dict) -> list[str]:
-    """No paper-scale source beyond the core data."""
-    return []
+raw_sources = no_raw_sources

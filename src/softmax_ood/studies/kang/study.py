@@ -17,6 +17,7 @@ from ..registry import (
     ReportJob,
     claims_over_frames,
     items_over_frames,
+    no_loss_variants,
     results_dir,
     standard_report,
     standard_targets,
@@ -110,8 +111,7 @@ def check(config: dict) -> None:
         )
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def runs(config: dict) -> list[Run]:

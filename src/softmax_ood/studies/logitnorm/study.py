@@ -10,6 +10,7 @@ from ..registry import (
     ClaimsJob,
     ItemsJob,
     ReportJob,
+    no_raw_sources,
     results_dir,
     standard_report,
     standard_targets,
@@ -199,6 +200,4 @@ def departures(config: dict) -> list:
     return of_config(config)
 
 
-def raw_sources(config: dict) -> list[str]:
-    """No paper-scale source beyond the core data."""
-    return []
+raw_sources = no_raw_sources

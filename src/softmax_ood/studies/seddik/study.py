@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...config import check_names, config_error
 from ...runs import Run
-from ..registry import ClaimsJob, ItemsJob, ReportJob, results_dir
+from ..registry import ClaimsJob, ItemsJob, ReportJob, no_loss_variants, no_raw_sources, results_dir
 
 NAME = "seddik"
 CATEGORY = "Seddik"
@@ -57,8 +57,7 @@ def check(config: dict) -> None:
         raise config_error(f"{NAME}.validation.gammas is {gammas}, which does not sum to 1")
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def fig5_runs(config: dict) -> list[Run]:
@@ -189,9 +188,7 @@ def departures(config: dict) -> list:
     return of_config(config)
 
 
-def raw_sources(config: dict) -> list[str]:
-    """No paper-scale source beyond the core data."""
-    return []
+raw_sources = no_raw_sources
 
 
 def table_job(config: dict) -> None:

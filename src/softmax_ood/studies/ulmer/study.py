@@ -11,7 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import check_names, config_error, study_section
-from ..registry import ClaimsJob, ItemsJob, ReportJob, results_dir, standard_targets
+from ..registry import (
+    ClaimsJob,
+    ItemsJob,
+    ReportJob,
+    no_loss_variants,
+    no_raw_sources,
+    results_dir,
+    standard_targets,
+)
 
 NAME = "ulmer"
 CATEGORY = "Ulmer & Cinà"
@@ -74,8 +82,7 @@ def check(config: dict) -> None:
         )
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def runs(config: dict) -> list:
@@ -223,9 +230,7 @@ def departures(config: dict) -> list:
     return of_config(config)
 
 
-def raw_sources(config: dict) -> list[str]:
-    """No paper-scale source beyond the core data."""
-    return []
+raw_sources = no_raw_sources
 
 
 def table_job(config: dict) -> None:
