@@ -133,7 +133,7 @@ def run_files(runs, kind, name):
 def _raw_files(with_studies=True):
     """Paper source: downloaded file name -> source name, for the ID set and every OOD set
     (what prepare_data reads) and, with ``with_studies``, the sources the enabled studies ask
-    for (their optional ``raw_sources`` hook). Embedded fashion: its IDX files that Debian's
+    for (their ``raw_sources`` hook). Embedded fashion: its IDX files that Debian's
     package does not provide here (downloaded instead)."""
     from softmax_ood.paper_data import load_paper_config, source_names
 
@@ -151,8 +151,7 @@ def _raw_files(with_studies=True):
     SOURCE_ENTRIES.update(sources)
     names = [*source_names(sources, config["data"]["dataset"]), *config["data"]["ood_test"]]
     if with_studies:
-        hooks = [getattr(s, "raw_sources", lambda c: []) for s in STUDIES.values()]
-        names += [n for hook in hooks for n in hook(config)]
+        names += [n for s in STUDIES.values() for n in s.raw_sources(config)]
     return {sources[n]["filename"]: n for n in names if n in sources}
 
 

@@ -1,17 +1,17 @@
 # The rules every study shares, written once and instantiated per enabled study from its
 # registration (the Study protocol): its tables and figures, one job each, drawn from its frames
-# by the functions its table_job(config) / figure_job(config) name (a study without one of these
-# hooks makes those items in its own rules); its claims table, from its frames by the function
+# by the functions its table_job(config) / figure_job(config) name (a study whose hook returns
+# None makes no such item here); its claims table, from its frames by the function
 # its claims_job(config) names; and its papermill report, from what its report_job(config)
 # lists. A study's own rules.smk keeps its compute steps.
 
 for _study in STUDIES.values():
     _claims = _study.claims_job(config)
     _report = _study.report_job(config)
-    _out = f"results/{_study.NAME}/{DATASET}"
+    _out = results_dir(_study.NAME, config)
     _notebook = os.path.relpath(Path(_study.RULES).parent / "report.ipynb")
-    _tables = _study.table_job(config) if hasattr(_study, "table_job") else None
-    _figures = _study.figure_job(config) if hasattr(_study, "figure_job") else None
+    _tables = _study.table_job(config)
+    _figures = _study.figure_job(config)
 
     if _tables is not None:
 
@@ -28,7 +28,7 @@ for _study in STUDIES.values():
                 provenance=f"{_out}/tables/{{table}}.prov.json",
                 markdown=report(
                     f"{_out}/tables/{{table}}.md",
-                    caption=caption(f"{_study.NAME}_table.rst"),
+                    caption=study_caption(_study, "table"),
                     category=_study.CATEGORY,
                     subcategory="Tables",
                     labels={"table": "{table}"},
@@ -57,7 +57,7 @@ for _study in STUDIES.values():
             output:
                 figure=report(
                     f"{_out}/figures/{{fig}}.png",
-                    caption=caption(f"{_study.NAME}_figure.rst"),
+                    caption=study_caption(_study, "figure"),
                     category=_study.CATEGORY,
                     subcategory="Figures",
                     labels={"figure": "{fig}"},
@@ -87,7 +87,7 @@ for _study in STUDIES.values():
             provenance=f"{_out}/claims.prov.json",
             markdown=report(
                 f"{_out}/claims.md",
-                caption=caption(f"{_study.NAME}_claims.rst"),
+                caption=study_caption(_study, "claims"),
                 category=_study.CATEGORY,
             ),
         log:
@@ -115,7 +115,7 @@ for _study in STUDIES.values():
             notebook=f"reports/{_study.NAME}.ipynb",
             html=report(
                 f"reports/{_study.NAME}.html",
-                caption=caption(f"{_study.NAME}_notebook.rst"),
+                caption=study_caption(_study, "notebook"),
                 category=_study.CATEGORY,
             ),
         log:

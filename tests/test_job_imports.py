@@ -35,8 +35,7 @@ def _study_refs() -> list[str]:
     refs = []
     for study in studies.values():
         for hook in ("table_job", "figure_job"):
-            job = getattr(study, hook, None)
-            items = job(config) if job else None
+            items = getattr(study, hook)(config)
             if items is not None:
                 refs.append(items.functions)
                 refs += [items.labels] if items.labels else []

@@ -91,6 +91,15 @@ def test_section_tex_inputs_every_fragment_in_study_order():
 def test_study_outputs_read_the_targets():
     class S:
         TITLE = "T"
+        HEADLINE = ()
+
+        @staticmethod
+        def claim_specs(config):
+            return []
+
+        @staticmethod
+        def departures(config):
+            return []
 
         @staticmethod
         def targets(config):

@@ -508,6 +508,6 @@ def test_registry_declares_needs_and_heads():
     assert build_score("msp", {}).supports(TinyGodinModel())  # any head
 
 
-def test_fit_hook_is_a_no_op_by_default():
-    s = build_score("msp", {"temperature": 2.0})
-    assert s.fit(LinearModel(), None) is None and s.temperature == 2.0
+def test_no_score_has_a_fit_step_nobody_calls():
+    """Score.fit was never called by apply_scores: removed, not kept as a dead hook."""
+    assert not any(hasattr(cls, "fit") for cls in SCORES.values())

@@ -217,3 +217,23 @@ def test_stable_for_very_negative_inputs():
         naive = np.exp(x) / np.sum(np.exp(x))
     assert np.isnan(naive).all()  # 0 / 0
     np.testing.assert_allclose(softmax(x), softmax(np.array([1.0, 0.0, 2.0])), rtol=1e-12)
+
+
+def test_precise_log_softmax_agrees_and_keeps_the_confident_rows_accurate():
+    """``precise`` (the temperature fit's form, log1p of the non-max terms) agrees with the plain
+    form to rounding, and keeps -log p of a very confident row (~1e-30) where the plain form
+    rounds it to 0."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(50, 7)) * 3
+    np.testing.assert_allclose(
+        log_softmax(z, dim=1, precise=True), log_softmax(z, dim=1), atol=1e-12
+    )
+    confident = np.array([[0.0, -69.0, -80.0]])
+    assert log_softmax(confident, dim=1)[0, 0] == 0.0
+    assert -log_softmax(confident, dim=1, precise=True)[0, 0] == pytest.approx(
+        np.exp(-69.0) + np.exp(-80.0), rel=1e-12
+    )
+    with pytest.raises(ValueError, match="NumPy array"):
+        log_softmax(torch.zeros(2, 3), dim=1, precise=True)
+    with pytest.raises(ValueError, match="2-D array"):
+        log_softmax(np.zeros(3), precise=True)

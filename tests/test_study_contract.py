@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import yaml
@@ -17,11 +18,14 @@ from softmax_ood.analysis.claims import KINDS, ClaimSpec
 from softmax_ood.config import validate_config
 from softmax_ood.studies.registry import (
     OPTIONAL_HOOKS,
+    OPTIONAL_SIGNATURES,
     STUDIES,
     Study,
+    contract_problems,
     load_study,
     registered_studies,
     resolve,
+    study_caption,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,20 +47,95 @@ def config():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_study_satisfies_the_protocol(name):
+def test_the_study_has_every_hook_with_its_one_signature(name, config):
+    """Every hook of the one study shape, by signature (registry.HOOKS, DATA_HOOKS; no hook is
+    optional but PAPER_VALUES and paper_names), and the functions its jobs name, by the
+    arguments the shared scripts pass (claims and tables: frames, section; figures: frames,
+    section, path)."""
     study = load_study(name)
+    assert contract_problems(study, config) == []
     assert isinstance(study, Study), f"{name} lacks a hook of the Study protocol"
     assert study.NAME == name and Path(study.RULES).is_file() and Path(study.SCHEMA).is_file()
-    hooks = {"check", "loss_variants", "runs", "targets", "claim_specs", "departures"}
-    hooks |= set(OPTIONAL_HOOKS)
-    for hook in hooks & set(vars(study)):
-        if hook == "HEADLINE":  # claim ids or patterns, matching at least one claim
-            assert getattr(study, hook) and all(isinstance(h, str) for h in study.HEADLINE)
-        elif hook.isupper():  # a data hook: a file of the study
-            assert Path(getattr(study, hook)).is_file(), f"{name}.{hook} names no file"
-        else:
-            assert callable(getattr(study, hook)), f"{name}.{hook} is not callable"
+    assert study.HEADLINE and all(isinstance(h, str) for h in study.HEADLINE)
+    if hasattr(study, "PAPER_VALUES"):
+        assert Path(study.PAPER_VALUES).is_file(), f"{name}.PAPER_VALUES names no file"
+    assert set(OPTIONAL_HOOKS) >= set(OPTIONAL_SIGNATURES)
     assert not (Path(study.RULES).parent / "INTEGRATION.md").exists()
+
+
+def _fake_study(**changes) -> ModuleType:
+    """A copy of the LogitNorm registration module with ``changes`` (None deletes a hook)."""
+    fake = ModuleType("fake_study")
+    fake.__dict__.update(
+        {k: v for k, v in vars(load_study("logitnorm")).items() if not k.startswith("__")}
+    )
+    for hook, value in changes.items():
+        if value is None:
+            delattr(fake, hook)
+        else:
+            setattr(fake, hook, value)
+    return fake
+
+
+def _figure_mapping_with_a_two_argument_figure():
+    from softmax_ood.studies.logitnorm import figures
+
+    return {**figures.FIGURES, "fig1": lambda frames, section: None}
+
+
+@pytest.mark.parametrize(
+    "changes, problem",
+    [
+        ({}, None),  # the copy itself obeys
+        ({"runs": lambda config, seeds: []}, r"fake\.runs has the signature \(config, seeds\)"),
+        ({"claim_specs": lambda spec: []}, r"claim_specs has the signature \(spec\)"),
+        ({"targets": lambda config=None: []}, r"targets has the signature"),
+        ({"departures": None}, r"has no hook departures\(config\)"),
+        ({"table_job": None}, r"has no hook table_job\(config\)"),
+        ({"raw_sources": None}, r"has no hook raw_sources\(config\)"),
+        ({"HEADLINE": None}, r"has no HEADLINE"),
+        ({"paper_names": lambda: {}}, r"paper_names has the signature \(\)"),
+        ({"check": "not a function"}, r"fake\.check is not callable"),
+    ],
+)
+def test_a_study_with_a_wrong_signature_is_rejected(changes, problem, config):
+    fake = _fake_study(NAME="fake", **changes)
+    problems = contract_problems(fake, config)
+    if problem is None:
+        assert problems == []
+    else:
+        assert any(re.search(problem, p) for p in problems), problems
+
+
+def test_a_job_naming_a_function_with_a_wrong_signature_is_rejected(config, monkeypatch):
+    """The functions a study's jobs name are checked too: a claims function taking one more
+    argument, or a figure function without the path it draws to."""
+    import dataclasses
+
+    from softmax_ood.studies.logitnorm import claims, study
+
+    monkeypatch.setattr(claims, "wrong_claims", lambda frames, section, extra: None, raising=False)
+    wrong = dataclasses.replace(
+        study.claims_job(config), function="softmax_ood.studies.logitnorm.claims:wrong_claims"
+    )
+    problems = contract_problems(_fake_study(claims_job=lambda config: wrong), config)
+    assert problems == [
+        "logitnorm's claims function softmax_ood.studies.logitnorm.claims:wrong_claims takes "
+        "(frames, section, extra), not the 2 (frames, section)"
+    ]
+    from softmax_ood.studies.logitnorm import figures
+
+    monkeypatch.setattr(
+        figures, "WRONG", _figure_mapping_with_a_two_argument_figure(), raising=False
+    )
+    items = dataclasses.replace(
+        study.figure_job(config), functions="softmax_ood.studies.logitnorm.figures:WRONG"
+    )
+    problems = contract_problems(_fake_study(figure_job=lambda config: items), config)
+    assert (
+        len(problems) == 1
+        and "figures:WRONG[fig1] takes (frames, section), not the 3" in problems[0]
+    )
 
 
 def _paths(inputs) -> list[str]:
@@ -81,19 +160,19 @@ def test_the_shared_rules_can_make_its_claims_table_and_report(name, config):
     assert (Path(study.RULES).parent / "report.ipynb").is_file()
     assert isinstance(study.CATEGORY, str) and study.CATEGORY
     for kind in ("claims", "notebook"):
-        assert (ROOT / f"workflow/report/{name}_{kind}.rst").is_file()
+        assert (ROOT / study_caption(study, kind)).is_file()
     rules = Path(study.RULES).read_text()  # its own rules keep only its own steps
     assert f"rule {name}_claims:" not in rules and f"rule {name}_report:" not in rules
     for hook, kind, rule in (("table_job", "table", "table"), ("figure_job", "figure", "figure")):
-        if not hasattr(study, hook):
-            continue  # it makes those items in its own rules
         items = getattr(study, hook)(config)
+        if items is None:
+            continue  # it makes no such item in the shared rules
         mapping = resolve(items.functions)
         names = set(study.TABLES if kind == "table" else study.FIGURES)
         assert set(items.inputs) == names and names <= set(mapping), f"{name}.{hook}"
         assert all(callable(mapping[n]) for n in names)
         assert all(p.startswith(base) for v in items.inputs.values() for p in v.values())
-        assert (ROOT / f"workflow/report/{name}_{kind}.rst").is_file()
+        assert (ROOT / study_caption(study, kind)).is_file()
         assert f"rule {name}_{rule}:" not in rules
 
 
@@ -186,7 +265,7 @@ def test_its_headline_names_claims_of_the_default(name, config):
 
     study = load_study(name)
     specs = study.claim_specs(config)
-    ids = headline_ids(specs, getattr(study, "HEADLINE", None))
+    ids = headline_ids(specs, study.HEADLINE)
     assert ids, f"{name}: HEADLINE matches no claim"
     premises = {s.id for s in specs if s.kind == "premise"}
     assert all(set(premises_of(specs, i)) <= premises for i in ids)

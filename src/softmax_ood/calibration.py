@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from .softmax import log_softmax
+
 __all__ = [
     "ece",
     "ece_from_logits",
@@ -70,24 +72,6 @@ def _check_temperature(temperature: float) -> float:
     if not (t > 0.0 and math.isfinite(t)):
         raise ValueError(f"temperature must be a finite positive number, got {temperature!r}")
     return t
-
-
-def _log_softmax(z: np.ndarray) -> np.ndarray:
-    """Row-wise stable log-softmax in float64.
-
-    .. math:: \\log S(z)_i = (z_i - m) - \\operatorname{log1p}\\Bigl(\\sum_{j \\ne j^*} e^{z_j - m}\\Bigr),
-        \\qquad m = z_{j^*} = \\max_j z_j
-
-    The arg-max term (exactly 1 after the shift) is taken out of the sum and ``log1p`` is used, so
-    ``-log p`` of a very confident correct prediction stays accurate (``~1e-30`` rather than 0);
-    this keeps the temperature objective strictly monotone where it should be.
-    """
-    n = z.shape[0]
-    jmax = np.argmax(z, axis=1)
-    shifted = z - z[np.arange(n), jmax][:, None]
-    e = np.exp(shifted)
-    e[np.arange(n), jmax] = 0.0
-    return shifted - np.log1p(e.sum(axis=1, keepdims=True))
 
 
 def _check_n_bins(n_bins: int) -> int:
@@ -190,7 +174,7 @@ def ece_from_logits(logits, labels, n_bins: int = 15, temperature: float = 1.0) 
     """ECE of ``softmax(logits / temperature)`` with argmax predictions (see :func:`ece`)."""
     z, y = _check_logits_labels(logits, labels)
     t = _check_temperature(temperature)
-    probs = np.exp(_log_softmax(z / t))
+    probs = np.exp(log_softmax(z / t, dim=1, precise=True))
     return ece(probs, None, y, n_bins=n_bins)
 
 
@@ -198,7 +182,7 @@ def ece_from_logits(logits, labels, n_bins: int = 15, temperature: float = 1.0) 
 
 
 def _nll(z: np.ndarray, y: np.ndarray, t: float) -> float:
-    logp = _log_softmax(z / t)
+    logp = log_softmax(z / t, dim=1, precise=True)
     return float(-np.mean(logp[np.arange(z.shape[0]), y]))
 
 

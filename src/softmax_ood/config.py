@@ -262,6 +262,9 @@ def validate_config(
     import jsonschema
 
     config = copy.deepcopy(dict(config))
+    for name in config.get("studies") or []:
+        if name in studies and name not in config:
+            config[name] = {}  # an enabled study's section defaults to its schema's defaults
     _check_override_names(config)
     schema = _schema_with_studies(load_schema(schema_path), studies)
     validator = jsonschema.Draft202012Validator(schema)

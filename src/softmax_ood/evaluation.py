@@ -16,7 +16,8 @@ from torch import nn
 from . import calibration, metrics, scores
 from .data import PreparedData, load_prepared
 from .experiment import Execution, load_checkpoint, resolve_device
-from .train import deterministic_on_cuda, memory_format, predict_logits, seed_everything
+from .softmax import log_softmax
+from .train import deterministic_on_cuda, memory_format, seed_everything
 
 __all__ = ["evaluate_run", "scores_for"]
 
@@ -96,7 +97,8 @@ def evaluate_run(
     family = spec["loss_cfg"]["loss"]
     std = data.std
 
-    val_logits = predict_logits(model, data.x["val"], batch_size).double().cpu().numpy()
+    _, val_logits_t = scores.forward_batches(model, data.x["val"], batch_size)
+    val_logits = val_logits_t.double().cpu().numpy()
     test_feats, test_logits_t = scores.forward_batches(model, data.x["test"], batch_size)
     test_logits = test_logits_t.double().cpu().numpy()
     y_val, y_test = data.y["val"].numpy(), data.y["test"].numpy()
@@ -123,7 +125,7 @@ def evaluate_run(
     samples = {"id": scores.msp(test_logits_t).cpu().numpy()}
     images: dict = {}
     if per_image:
-        probs_ts = np.exp(calibration._log_softmax(test_logits / temperature))
+        probs_ts = np.exp(log_softmax(test_logits / temperature, dim=1, precise=True))
         images[("msp_ts", "id")] = probs_ts[np.arange(len(y_test)), np.argmax(probs_ts, axis=1)]
         images[("correct", "id")] = (np.argmax(probs_ts, axis=1) == y_test).astype(np.float64)
         images[("msp", "id")] = scores.msp_log_odds(test_logits_t).cpu().numpy()

@@ -115,8 +115,8 @@ def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutp
     out = []
     for name, study in studies.items():
         targets = list(study.targets(config))
-        specs = list(study.claim_specs(config)) if hasattr(study, "claim_specs") else []
-        headline = headline_ids(specs, getattr(study, "HEADLINE", None))
+        specs = list(study.claim_specs(config))
+        headline = headline_ids(specs, study.HEADLINE)
         names = getattr(study, "paper_names", None)
         out.append(
             StudyOutputs(
@@ -208,22 +208,9 @@ def departure_records(deps) -> list[dict]:
 
 
 def study_departures(study, config: dict) -> list[dict]:
-    """The study's declared departures from its paper: its ``departures(config)`` hook
-    (INTERFACES §2) when it has one, else a ``departures`` module beside it with a
-    ``DEPARTURES`` list; [] when it declares none."""
-    import importlib
-
-    hook = getattr(study, "departures", None)
-    if callable(hook):
-        return departure_records(hook(config))
-    package = getattr(study, "__package__", None) or ""
-    if not package:
-        return []
-    try:
-        module = importlib.import_module(f"{package}.departures")
-    except ModuleNotFoundError:
-        return []
-    return departure_records(getattr(module, "DEPARTURES", []))
+    """The study's declared departures from its paper (its ``departures(config)`` hook,
+    INTERFACES §2) as records; [] when it declares none."""
+    return departure_records(study.departures(config))
 
 
 def _paper_values_path(study) -> str | None:

@@ -435,17 +435,15 @@ class Score:
 
     ``needs`` names what :meth:`__call__` reads from :class:`ScoreInputs` (``logits``,
     ``features``, ``head`` = the last layer, ``input_grad`` = gradients w.r.t. the input);
-    ``head`` is the classifier head the score is defined for (``None``: any). :meth:`fit` is the
-    hook for scores with a fit step on validation data (e.g. feature-density scores); the default
-    does nothing. The constructor takes the score's hyperparameters, which come from the config
-    (its keyword names are what the config may set).
+    ``head`` is the classifier head the score is defined for (``None``: any). No score fits
+    anything on validation data (a feature-density score would need a fit step, and
+    :func:`apply_scores` a call of it, added together). The constructor takes the score's
+    hyperparameters, which come from the config (its keyword names are what the config may
+    set).
     """
 
     needs: ClassVar[frozenset[str]] = frozenset()
     head: ClassVar[str | None] = None
-
-    def fit(self, model: nn.Module, val: ScoreInputs) -> None:  # noqa: B027 - optional hook
-        """Fit on validation inputs (ID only); the default score has nothing to fit."""
 
     def supports(self, model: nn.Module) -> bool:
         """Whether the score is defined for ``model`` (its head kind)."""
@@ -559,13 +557,26 @@ def build_score(name: str, params: dict[str, Any] | None) -> Score:
 
 
 @torch.no_grad()
-def forward_batches(model: nn.Module, x: Tensor, batch_size: int) -> tuple[Tensor, Tensor]:
+def forward_batches(
+    model: nn.Module,
+    x: Tensor,
+    batch_size: int,
+    *,
+    bf16: bool = False,
+    channels_last: bool = False,
+) -> tuple[Tensor, Tensor]:
     """``(features, logits)`` of ``model`` on ``x`` in eval mode, ``batch_size`` at a time
-    (training flags restored afterwards)."""
+    (training flags restored afterwards): the library's one batched forward pass (evaluation,
+    the scores, and training's per-epoch validation through :func:`softmax_ood.train.predict_logits`).
+    ``bf16``: under bf16 autocast on ``x``'s device; ``channels_last``: each image batch in
+    channels-last layout."""
     batch_size = _check_batch_size(batch_size)
     feats, logits = [], []
-    with _eval_mode(model):
+    autocast = torch.autocast(device_type=x.device.type, dtype=torch.bfloat16, enabled=bf16)
+    with _eval_mode(model), autocast:
         for xb in x.split(batch_size):
+            if channels_last and xb.dim() == 4:
+                xb = xb.contiguous(memory_format=torch.channels_last)
             f = model.forward_features(xb)
             feats.append(f)
             logits.append(model.forward_head(f))

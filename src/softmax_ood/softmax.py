@@ -65,21 +65,44 @@ def logsumexp(z: ArrayLike, dim: int = -1, keepdim: bool = False) -> ArrayLike:
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
-def log_softmax(z: ArrayLike, dim: int = -1) -> ArrayLike:
-    """Stable log-softmax, :math:`\\log S(z)_i = z_i - \\operatorname{LSE}(z)`.
+def log_softmax(z: ArrayLike, dim: int = -1, *, precise: bool = False) -> ArrayLike:
+    """Stable log-softmax, :math:`\\log S(z)_i = z_i - \\operatorname{LSE}(z)`: the one
+    log-softmax of the library (NumPy and torch).
 
     .. math::
         \\log S(z)_i = (z_i - m) - \\log \\sum_j e^{z_j - m}
 
+    With ``precise`` (NumPy, rows of a 2-D array: the temperature fit and the calibrated
+    probabilities) the arg-max term, exactly 1 after the shift, is taken out of the sum and
+    ``log1p`` is used,
+
+    .. math:: \\log S(z)_i = (z_i - m) - \\operatorname{log1p}\\Bigl(\\sum_{j \\ne j^*}
+        e^{z_j - m}\\Bigr), \\qquad m = z_{j^*} = \\max_j z_j,
+
+    so ``-log p`` of a very confident correct prediction stays accurate (``~1e-30`` rather
+    than 0), which keeps the temperature objective strictly monotone where it should be.
+
     :param z: NumPy array or torch tensor.
     :param dim: class axis.
+    :param precise: the ``log1p`` form above (a 2-D NumPy array, ``dim`` 1 or -1).
     :return: same type and shape as ``z``.
     """
     if _is_tensor(z):
         import torch
 
+        if precise:
+            raise ValueError("log_softmax(precise=True) takes a NumPy array")
         return torch.log_softmax(z, dim=dim)
     z = _as_numpy(z)
+    if precise:
+        if z.ndim != 2 or dim not in (1, -1):
+            raise ValueError("log_softmax(precise=True) takes rows of a 2-D array (dim 1)")
+        n = z.shape[0]
+        jmax = np.argmax(z, axis=1)
+        shifted = z - z[np.arange(n), jmax][:, None]
+        e = np.exp(shifted)
+        e[np.arange(n), jmax] = 0.0
+        return shifted - np.log1p(e.sum(axis=1, keepdims=True))
     shifted = z - _finite_max(z, dim)
     return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
 

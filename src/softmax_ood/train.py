@@ -248,19 +248,13 @@ def predict_logits(
     bf16: bool = False,
     channels_last: bool = False,
 ) -> Tensor:
-    """Logits of ``model`` on ``x`` in eval mode, batched; restores the training flag. With
-    ``bf16`` the forward pass runs under bf16 autocast; the logits are float32 either way."""
-    was_training = model.training
-    model.eval()
-    with _autocast(x.device, bf16):
-        out = torch.cat(
-            [
-                model(memory_format(x[i : i + batch_size], channels_last)).float()
-                for i in range(0, len(x), batch_size)
-            ]
-        )
-    model.train(was_training)
-    return out
+    """Logits of ``model`` on ``x`` in eval mode, batched (the one batched forward,
+    :func:`softmax_ood.scores.forward_batches`); restores the training flags. With ``bf16``
+    the forward pass runs under bf16 autocast; the logits are float32 either way."""
+    from .scores import forward_batches
+
+    _, logits = forward_batches(model, x, batch_size, bf16=bf16, channels_last=channels_last)
+    return logits.float()
 
 
 def _crop_flip(x: Tensor, gen: torch.Generator, pad: int = 4) -> Tensor:

@@ -1,14 +1,17 @@
 """The study registry: one line per study, and the one contract every study obeys.
 
 Each entry names the module that registers the study (``studies/<name>/study.py``). That module
-imports nothing heavy (the Snakefile loads it at parse time) and satisfies :class:`Study`:
-the required hooks below, each documented once, plus the optional ones in
-:data:`OPTIONAL_HOOKS`. ``tests/test_study_contract.py`` checks every registered study against it
-(parametrised over this registry), including the control frames of every claim.
+imports nothing heavy (the Snakefile loads it at parse time) and satisfies :class:`Study`: every
+hook below, each documented once and each with one signature (:data:`DATA_HOOKS`,
+:data:`HOOKS`; the functions its jobs name: :data:`ITEM_ARGUMENTS`), plus the optional ones in
+:data:`OPTIONAL_HOOKS`. :func:`contract_problems` says what a study lacks;
+``tests/test_study_contract.py`` checks every registered study with it (parametrised over this
+registry), and runs the control frames of every claim.
 
 Adding a study: a package ``studies/<name>/`` with those hooks (``departures`` reads its
-``departures.py``), its rules file, notebook and tests (``tests/controls.py``: one frame where each claim must hold and one where it must not),
-and one line in :data:`STUDIES`.
+``departures.py``), its rules file, notebook and tests (``tests/controls.py``: one frame where
+each claim must hold and one where it must not), and one line in :data:`STUDIES` (a package kept outside the library: an entry of
+:data:`EXTRA_STUDIES_ENV` instead, as ``tests/test_toy_study.py`` does).
 """
 
 from __future__ import annotations
@@ -21,18 +24,29 @@ from types import ModuleType
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "DATA_HOOKS",
+    "HOOKS",
+    "ITEM_ARGUMENTS",
     "OPTIONAL_HOOKS",
     "ClaimsJob",
     "ItemsJob",
     "ReportJob",
+    "claims_over_frames",
+    "EXTRA_STUDIES_ENV",
     "STUDIES",
+    "all_studies",
     "Study",
+    "contract_problems",
     "load_study",
+    "no_loss_variants",
+    "no_raw_sources",
     "items_over_frames",
     "registered_studies",
+    "results_dir",
     "resolve",
     "standard_report",
     "standard_targets",
+    "study_caption",
 ]
 
 
@@ -112,13 +126,14 @@ class ReportJob:
 class Study(Protocol):
     """What a study's registration module provides.
 
-    Attributes: ``NAME`` (the package name, also its config section and the prefix of its rule
-    names), ``TITLE`` (the paper), ``CATEGORY`` (its heading in Snakemake's ``--report``),
-    ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its Snakemake rules file: its own
-    compute, table and figure steps), ``TABLES`` and ``FIGURES`` (the names of its tables and
-    figures, written under ``results/<NAME>/<dataset>/``). Its claims table and its report are
-    made by the rules every study shares (``rules/study.smk``) from :meth:`claims_job` and
-    :meth:`report_job`.
+        Attributes: ``NAME`` (the package name, also its config section and the prefix of its rule
+        names), ``TITLE`` (the paper), ``CATEGORY`` (its heading in Snakemake's ``--report``),
+        ``SCHEMA`` (its config-section schema fragment), ``RULES`` (its Snakemake rules file: its own
+        compute, table and figure steps), ``TABLES`` and ``FIGURES`` (the names of its tables and
+        figures, written under ``results/<NAME>/<dataset>/``), ``HEADLINE`` (ids or fnmatch patterns
+    of its headline claims: the results page and section open with them). Its claims table and its report are
+        made by the rules every study shares (``rules/study.smk``) from :meth:`claims_job` and
+        :meth:`report_job`.
     """
 
     NAME: str
@@ -128,6 +143,7 @@ class Study(Protocol):
     RULES: Path
     TABLES: Sequence[str]
     FIGURES: Sequence[str]
+    HEADLINE: Sequence[str]
 
     def check(self, config: dict) -> None:
         """Cross-references of its section against the rest of the config; raises a one-sentence
@@ -159,24 +175,145 @@ class Study(Protocol):
         setting, the paper's value and section, ours, why, the claim ids it touches, scale).
         Its ``PAPER_VALUES`` there records the cited config values that equal the paper's."""
 
+    def table_job(self, config: dict) -> ItemsJob | None:
+        """Its tables drawn from its frames by the shared rule ``<NAME>_table``; ``None`` when
+        it makes no table there (none at all, or made in its own rules)."""
 
-#: Optional hooks: name -> what it does (a study omits what it does not need).
+    def figure_job(self, config: dict) -> ItemsJob | None:
+        """Its figures drawn from its frames by the shared rule ``<NAME>_figure``; ``None`` when
+        it draws no figure there."""
+
+    def raw_sources(self, config: dict) -> list[str]:
+        """Paper-scale download sources it reads beyond the core data (e.g. CIFAR-10-C),
+        downloaded by the core per-source rule (usually empty)."""
+
+
+#: The data attributes every study has (see :class:`Study`; ``HEADLINE``: claim ids or fnmatch
+#: patterns of its headline claims, with which the results page and section open).
+DATA_HOOKS: tuple[str, ...] = (
+    "NAME",
+    "TITLE",
+    "CATEGORY",
+    "SCHEMA",
+    "RULES",
+    "TABLES",
+    "FIGURES",
+    "HEADLINE",
+)
+
+#: The function hooks every study has, each with the one signature (its parameter names) the
+#: workflow calls it with (documented on :class:`Study`).
+HOOKS: dict[str, tuple[str, ...]] = {
+    hook: ("config",)
+    for hook in (
+        "check",
+        "loss_variants",
+        "runs",
+        "targets",
+        "claim_specs",
+        "claims_job",
+        "report_job",
+        "table_job",
+        "figure_job",
+        "departures",
+        "raw_sources",
+    )
+}
+
+#: The functions a study's jobs name, by the positional arguments the shared scripts pass:
+#: the claims function (:class:`ClaimsJob`), each table and each figure function (the mappings
+#: :class:`ItemsJob` names).
+ITEM_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "claims": ("frames", "section"),
+    "table": ("frames", "section"),
+    "figure": ("frames", "section", "path"),
+}
+
+#: Optional hooks: name -> what it does (only a study that compares with printed values has them).
 OPTIONAL_HOOKS: dict[str, str] = {
-    "raw_sources": "raw_sources(config) -> [source name]: paper-scale download sources it reads "
-    "beyond the core data (e.g. CIFAR-10-C), downloaded by the core per-source rule.",
     "PAPER_VALUES": "path of a CSV (table, id_dataset, row, loss, metric, value) of the paper's "
     "printed values; the results page shows each table's printed values beside ours.",
-    "HEADLINE": "claim ids (or fnmatch patterns) of its headline claims: the results page and "
-    "section open with them (default: the claim named 'headline', if any).",
-    "departures": "departures(config) -> [Departure]: its declared departures from the paper "
-    "(INTERFACES §2), shown beside the claims they touch.",
     "paper_names": "paper_names(config) -> {loss: {ours: paper id}, id_dataset, note}: how its "
     "tables' names map to PAPER_VALUES' (the page puts the printed value in our cell).",
-    "table_job": "table_job(config) -> ItemsJob: its tables drawn from its frames by the shared "
-    "rule <NAME>_table (a study without it makes its tables in its own rules).",
-    "figure_job": "figure_job(config) -> ItemsJob: its figures drawn from its frames by the "
-    "shared rule <NAME>_figure (a study without it draws its figures in its own rules).",
 }
+OPTIONAL_SIGNATURES: dict[str, tuple[str, ...]] = {"paper_names": ("config",)}
+
+
+def _parameters(function) -> list[tuple[str, object, bool]]:
+    import inspect
+
+    return [
+        (p.name, p.kind, p.default is inspect.Parameter.empty)
+        for p in inspect.signature(function).parameters.values()
+    ]
+
+
+def _hook_problem(where: str, function, names: tuple[str, ...]) -> str | None:
+    """Why ``function`` is not a hook called as ``function(<names>)`` by keyword or position
+    (exactly those parameters, none with a default), or None."""
+    import inspect
+
+    if not callable(function):
+        return f"{where} is not callable"
+    params = _parameters(function)
+    ok = (
+        [n for n, _, _ in params] == list(names)
+        and all(k == inspect.Parameter.POSITIONAL_OR_KEYWORD for _, k, _ in params)
+        and all(required for _, _, required in params)
+    )
+    shown = ", ".join(n for n, _, _ in params)
+    return None if ok else f"{where} has the signature ({shown}), not ({', '.join(names)})"
+
+
+def _item_problem(where: str, function, names: tuple[str, ...]) -> str | None:
+    """Why ``function`` cannot be called as ``function(*<names>)`` (the shared scripts pass
+    them by position): exactly that many positional parameters without a default."""
+    import inspect
+
+    if not callable(function):
+        return f"{where} is not callable"
+    params = _parameters(function)
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ok = len(params) == len(names) and all(k in positional and r for _, k, r in params)
+    shown = ", ".join(n for n, _, _ in params)
+    return None if ok else f"{where} takes ({shown}), not the {len(names)} ({', '.join(names)})"
+
+
+def contract_problems(study, config: dict | None = None) -> list[str]:
+    """What ``study`` (a registration module) lacks of the one study shape: each required data
+    hook, each function hook with its signature (:data:`HOOKS`), an optional hook present with
+    a wrong signature; with a validated ``config``, also the functions its jobs name (the claims
+    function, every table and figure function: :data:`ITEM_ARGUMENTS`). Empty when it obeys."""
+    name = getattr(study, "NAME", getattr(study, "__name__", "study"))
+    problems = [f"{name} has no {h}" for h in DATA_HOOKS if not hasattr(study, h)]
+    for hook, names in {**HOOKS, **OPTIONAL_SIGNATURES}.items():
+        if not hasattr(study, hook):
+            if hook in HOOKS:
+                problems.append(f"{name} has no hook {hook}({', '.join(names)})")
+            continue
+        problem = _hook_problem(f"{name}.{hook}", getattr(study, hook), names)
+        problems += [problem] if problem else []
+    if problems or config is None:
+        return problems
+    job = study.claims_job(config)
+    checks = [(f"{name}'s claims function {job.function}", resolve(job.function), "claims")]
+    for hook, kind in (("table_job", "table"), ("figure_job", "figure")):
+        items = getattr(study, hook)(config)
+        if items is None:
+            continue
+        mapping = resolve(items.functions)
+        for item in items.inputs:
+            if item not in mapping:
+                problems.append(f"{name}'s {kind} {item!r} is not in {items.functions}")
+                continue
+            checks.append(
+                (f"{name}'s {kind} function {items.functions}[{item}]", mapping[item], kind)
+            )
+    for where, function, kind in checks:
+        problem = _item_problem(where, function, ITEM_ARGUMENTS[kind])
+        problems += [problem] if problem else []
+    return problems
+
 
 #: name -> registration module, in the order the results section shows the papers.
 STUDIES: dict[str, str] = {
@@ -188,6 +325,31 @@ STUDIES: dict[str, str] = {
 }
 
 
+#: Environment variable naming studies registered outside this package, ``name=module`` entries
+#: separated by commas (each module importable, e.g. from ``PYTHONPATH``): a study package kept
+#: elsewhere (the toy study of ``tests/``) joins the workflow without an edit here. Enable it
+#: with ``studies:`` in a config overlay; its section defaults to its schema's defaults.
+EXTRA_STUDIES_ENV = "SOFTMAX_OOD_EXTRA_STUDIES"
+
+
+def all_studies() -> dict[str, str]:
+    """:data:`STUDIES` and, after them, the studies :data:`EXTRA_STUDIES_ENV` names."""
+    import os
+
+    out = dict(STUDIES)
+    for entry in filter(
+        None, (e.strip() for e in os.environ.get(EXTRA_STUDIES_ENV, "").split(","))
+    ):
+        name, sep, module = (x.strip() for x in entry.partition("="))
+        if not (sep and name and module) or name in STUDIES:
+            raise ValueError(
+                f"{EXTRA_STUDIES_ENV} has {entry!r}; each entry is name=module, a name not "
+                f"registered already ({', '.join(STUDIES)})"
+            )
+        out[name] = module
+    return out
+
+
 def resolve(ref: str):
     """The object a ``"module:name"`` reference names (a study's function or mapping)."""
     module, name = ref.split(":")
@@ -196,27 +358,62 @@ def resolve(ref: str):
 
 def load_study(name: str) -> ModuleType:
     """The registration module of study ``name``."""
-    if name not in STUDIES:
+    studies = all_studies()
+    if name not in studies:
         raise ValueError(
-            f"unknown study {name!r}; registered studies: {', '.join(sorted(STUDIES))}"
+            f"unknown study {name!r}; registered studies: {', '.join(sorted(studies))}"
         )
-    return importlib.import_module(STUDIES[name])
+    return importlib.import_module(studies[name])
 
 
 def registered_studies() -> dict[str, ModuleType]:
-    """Every registered study, name -> registration module (what the Snakefile hands the core)."""
-    return {name: load_study(name) for name in STUDIES}  # the papers' order
+    """Every registered study, name -> registration module (what the Snakefile hands the core):
+    :data:`STUDIES` in the papers' order, then any :data:`EXTRA_STUDIES_ENV` names."""
+    return {name: load_study(name) for name in all_studies()}
+
+
+def no_loss_variants(config: dict) -> dict:
+    """``loss_variants`` of a study that derives no loss variant (``loss_variants =
+    no_loss_variants`` in its registration)."""
+    return {}
+
+
+def no_raw_sources(config: dict) -> list[str]:
+    """``raw_sources`` of a study that reads no paper-scale source beyond the core data."""
+    return []
+
+
+def results_dir(name: str, config: dict) -> str:
+    """Where study ``name`` writes: ``results/<name>/<data.dataset>`` (the one place the path
+    is built)."""
+    return f"results/{name}/{config['data']['dataset']}"
 
 
 def standard_targets(name: str, config: dict, tables, figures) -> list[str]:
     """The usual final outputs of study ``name``: each table as parquet and markdown, each
     figure, the claims table and the report (for a study's ``targets(config)``)."""
-    base = f"results/{name}/{config['data']['dataset']}"
+    base = results_dir(name, config)
     return (
         [f"{base}/tables/{t}.{ext}" for t in tables for ext in ("parquet", "md")]
         + [f"{base}/figures/{f}.png" for f in figures]
         + [f"{base}/claims.parquet", f"{base}/claims.md"]
         + [f"reports/{name}.ipynb", f"reports/{name}.html"]
+    )
+
+
+def study_caption(study, kind: str) -> str:
+    """The Snakemake-report caption of a study's ``kind`` of output (``claims``, ``notebook``,
+    ``table``, ``figure``): ``captions/<kind>.rst`` in its package when it has one, else
+    ``workflow/report/<NAME>_<kind>.rst`` (relative to the workflow folder)."""
+    own = Path(study.RULES).parent / "captions" / f"{kind}.rst"
+    return str(own) if own.is_file() else f"workflow/report/{study.NAME}_{kind}.rst"
+
+
+def claims_over_frames(function: str, frames: Mapping, section: Mapping, **kw) -> ClaimsJob:
+    """A :class:`ClaimsJob` reading ``frames`` (frame name -> parquet path) by ``function``,
+    with the section's seeds; ``kw``: its other fields (``title``, ``mem_mb``)."""
+    return ClaimsJob(
+        inputs=dict(frames), function=function, section=section, seeds=section["seeds"], **kw
     )
 
 
@@ -238,7 +435,7 @@ def standard_report(
     the tables, figures and claims table under ``results/<name>/<dataset>/`` and prints the
     provenance record ``provenance`` (relative to that folder); ``inputs`` and ``parameters``
     add what else it reads."""
-    base = f"results/{name}/{config['data']['dataset']}"
+    base = results_dir(name, config)
     return ReportJob(
         inputs={
             "tables": [f"{base}/tables/{t}.parquet" for t in tables],

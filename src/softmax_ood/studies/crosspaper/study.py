@@ -18,7 +18,11 @@ from ..registry import (
     ClaimsJob,
     ItemsJob,
     ReportJob,
+    claims_over_frames,
     items_over_frames,
+    no_loss_variants,
+    no_raw_sources,
+    results_dir,
     standard_report,
     standard_targets,
 )
@@ -73,8 +77,7 @@ def check(config: dict) -> None:
         )
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def spec(config: dict) -> dict:
@@ -98,7 +101,7 @@ def runs(config: dict) -> list[Run]:
 
 def targets(config: dict) -> list[str]:
     return standard_targets(NAME, config, TABLES, FIGURES) + [
-        f"results/{NAME}/{config['data']['dataset']}/departures.md"
+        f"{results_dir(NAME, config)}/departures.md"
     ]
 
 
@@ -109,17 +112,15 @@ def claim_specs(config: dict) -> list:
 
 
 def _frames(config: dict) -> dict[str, str]:
-    base = f"results/{NAME}/{config['data']['dataset']}"
+    base = results_dir(NAME, config)
     return {k: f"{base}/{k}.parquet" for k in FRAMES}
 
 
 def claims_job(config: dict) -> ClaimsJob:
-    s = spec(config)
-    return ClaimsJob(
-        inputs=_frames(config),
-        function="softmax_ood.studies.crosspaper.claims:crosspaper_claims",
-        section=s,
-        seeds=s["seeds"],
+    return claims_over_frames(
+        "softmax_ood.studies.crosspaper.claims:crosspaper_claims",
+        _frames(config),
+        spec(config),
         title="Cross-paper claims: Kang's reversion and Ulmer's Theorem 1 on LogitNorm's networks",
     )
 
@@ -144,3 +145,6 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+raw_sources = no_raw_sources

@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from ...softmax import log_softmax
+
 __all__ = [
     "LOSS_NAMES",
     "distance_to_ocs",
@@ -104,11 +106,6 @@ def _loss(loss: str) -> str:
     if loss not in LOSS_NAMES:
         raise ValueError(f"unknown loss {loss!r}; expected one of {list(LOSS_NAMES)}")
     return loss
-
-
-def _log_softmax(z: np.ndarray) -> np.ndarray:
-    shifted = z - z.max(axis=1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
 
 def _softplus(z: np.ndarray) -> np.ndarray:
@@ -217,7 +214,7 @@ def predict(loss: str, outputs: Any) -> np.ndarray:
     """
     loss = _loss(loss)
     if loss == "ce":
-        return np.exp(_log_softmax(_outputs(outputs)))
+        return np.exp(log_softmax(_outputs(outputs), dim=1))
     if loss == "reward_mse":
         return _outputs(outputs)
     from ...losses import GaussianNLLLoss
@@ -242,7 +239,7 @@ def kl_categorical(logits: Any, ocs_probs: Any) -> np.ndarray:
     z = _outputs(logits, q.shape[0] if q.ndim == 1 else None, "logits")
     if q.ndim != 1 or not np.all(q > 0) or not math.isclose(q.sum(), 1.0, abs_tol=1e-9):
         raise ValueError("the OCS must be a probability vector with every entry > 0")
-    logp = _log_softmax(z)
+    logp = log_softmax(z, dim=1)
     return np.sum(np.exp(logp) * (logp - np.log(q)[None, :]), axis=1)
 
 

@@ -15,7 +15,10 @@ from ..registry import (
     ClaimsJob,
     ItemsJob,
     ReportJob,
+    claims_over_frames,
     items_over_frames,
+    no_loss_variants,
+    results_dir,
     standard_report,
     standard_targets,
 )
@@ -108,8 +111,7 @@ def check(config: dict) -> None:
         )
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def runs(config: dict) -> list[Run]:
@@ -232,14 +234,14 @@ def claim_specs(config: dict) -> list:
 FRAMES = ("grid", "components", "policies", "mechanism", "ood_scores", "fit", "levels", "selection")
 
 
+def _frames(config: dict) -> dict[str, str]:
+    base = results_dir(NAME, config)
+    return {k: f"{base}/{k}.parquet" for k in FRAMES}
+
+
 def claims_job(config: dict) -> ClaimsJob:
-    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
-    return ClaimsJob(
-        inputs={k: f"{base}/{k}.parquet" for k in FRAMES},
-        function="softmax_ood.studies.kang.claims:evaluate_kang_claims",
-        section=s,
-        seeds=s["seeds"],
-    )
+    function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
+    return claims_over_frames(function, _frames(config), spec(config))
 
 
 def report_job(config: dict) -> ReportJob:
@@ -247,9 +249,7 @@ def report_job(config: dict) -> ReportJob:
 
 
 def _items_job(config: dict, names, functions: str) -> ItemsJob:
-    base = f"results/{NAME}/{config['data']['dataset']}"
-    frames = {k: f"{base}/{k}.parquet" for k in FRAMES}
-    return items_over_frames(names, functions, frames, spec(config))
+    return items_over_frames(names, functions, _frames(config), spec(config))
 
 
 def table_job(config: dict) -> ItemsJob:

@@ -195,11 +195,6 @@ TABLES = {
 }
 
 
-def write_frames(frames: dict, out: dict, write) -> None:
-    for name, frame in frames.items():
-        write(frame.reset_index(drop=True), out[name])
-
-
 def eval_paths(paths: list[str]) -> dict[str, list[str]]:
     """Group per-run file paths by their file stem (``sets``, ``components``, ...)."""
     out: dict[str, list[str]] = {}

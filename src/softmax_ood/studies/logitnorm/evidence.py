@@ -116,7 +116,9 @@ def split_images(sizes: dict, fraction: float, seed: int) -> tuple[dict, dict]:
     A choice made on the selection images (which far sets count in the headline) cannot be moved
     by the confirmation images that judge the claims."""
     if not 0.0 < float(fraction) < 1.0:
-        raise ValueError(f"the selection fraction must lie strictly between 0 and 1, not {fraction}")
+        raise ValueError(
+            f"the selection fraction must lie strictly between 0 and 1, not {fraction}"
+        )
     streams = np.random.SeedSequence([int(seed), 1]).spawn(len(sizes))
     sel, conf = {}, {}
     for stream, name in zip(streams, sorted(sizes), strict=True):

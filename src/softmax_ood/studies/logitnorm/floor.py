@@ -144,8 +144,7 @@ def floor_frame(
     for name in sets:
         s_ood = pixel_statistics(images[name], images["train"])
         tests = {
-            p: _floor_test(name, s_id, s_ood, s_ref, scores, seeds, res)
-            for p, res in parts.items()
+            p: _floor_test(name, s_id, s_ood, s_ref, scores, seeds, res) for p, res in parts.items()
         }
         full, ts, ce_mean = tests["confirmation"]
         _, sel_ts, _ = tests["selection"]

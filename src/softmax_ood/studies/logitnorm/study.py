@@ -6,7 +6,15 @@ from pathlib import Path
 
 from ...config import check_names, config_error, study_section
 from ...runs import Run
-from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_report, standard_targets
+from ..registry import (
+    ClaimsJob,
+    ItemsJob,
+    ReportJob,
+    no_raw_sources,
+    results_dir,
+    standard_report,
+    standard_targets,
+)
 
 NAME = "logitnorm"
 CATEGORY = "LogitNorm"
@@ -130,7 +138,7 @@ def paper_names(config: dict) -> dict:
 
 
 def targets(config: dict) -> list[str]:
-    readme = f"results/{NAME}/{config['data']['dataset']}/readme_block.md"
+    readme = f"{results_dir(NAME, config)}/readme_block.md"
     return [*standard_targets(NAME, config, TABLES, FIGURES), readme]
 
 
@@ -138,7 +146,7 @@ FRAMES = ("runs", "ood", "curves", "samples", "floor")  # written by logitnorm_a
 
 
 def claims_job(config: dict) -> ClaimsJob:
-    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    base, s = results_dir(NAME, config), spec(config)
     return ClaimsJob(
         inputs={k: f"{base}/{k}.parquet" for k in FRAMES},
         function="softmax_ood.studies.logitnorm.claims:claims_table",
@@ -162,7 +170,7 @@ def report_job(config: dict) -> ReportJob:
 
 
 def table_job(config: dict) -> ItemsJob:
-    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    base, s = results_dir(NAME, config), spec(config)
     return ItemsJob(
         inputs={t: {k: f"{base}/{k}.parquet" for k in ("runs", "ood")} for t in TABLES},
         functions="softmax_ood.studies.logitnorm.tables:FRAME_TABLES",
@@ -173,7 +181,7 @@ def table_job(config: dict) -> ItemsJob:
 
 
 def figure_job(config: dict) -> ItemsJob:
-    base, s = f"results/{NAME}/{config['data']['dataset']}", spec(config)
+    base, s = results_dir(NAME, config), spec(config)
     # the frames each figure draws (the per-image samples, large at paper scale, only for Fig. 4)
     frames = {"fig1": ("curves",), "fig4": ("samples", "ood"), "fig5": ("runs", "ood")}
     return ItemsJob(
@@ -190,3 +198,6 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+raw_sources = no_raw_sources

@@ -9,7 +9,6 @@ SD_RUNS = SD_STUDY.fig5_runs(config)
 SD_F5 = config["seddik"]["fig5"]
 SD_DIR = "src/softmax_ood/studies/seddik"
 SD = "results/seddik/{dataset}"
-SDX = f"results/seddik/{DATASET}"
 
 
 rule seddik_frame:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...config import check_names, config_error
 from ...runs import Run
-from ..registry import ClaimsJob, ItemsJob, ReportJob
+from ..registry import ClaimsJob, ItemsJob, ReportJob, no_loss_variants, no_raw_sources, results_dir
 
 NAME = "seddik"
 CATEGORY = "Seddik"
@@ -57,8 +57,7 @@ def check(config: dict) -> None:
         raise config_error(f"{NAME}.validation.gammas is {gammas}, which does not sum to 1")
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def fig5_runs(config: dict) -> list[Run]:
@@ -82,7 +81,7 @@ def claim_specs(config: dict) -> list:
 
 
 def targets(config: dict) -> list[str]:
-    base = f"results/{NAME}/{config['data']['dataset']}"
+    base = results_dir(NAME, config)
     return (
         [f"{base}/figures/{f}.png" for f in FIGURES]
         + [f"{base}/claims.parquet", f"{base}/claims.md"]
@@ -135,7 +134,7 @@ def frame_kwargs(config: dict, name: str) -> dict:
 
 
 def claims_job(config: dict) -> ClaimsJob:
-    frames = f"results/{NAME}/{config['data']['dataset']}/frames"
+    frames = f"{results_dir(NAME, config)}/frames"
     return ClaimsJob(
         inputs={k: f"{frames}/{k}.parquet" for k in ("fig2", "fig4", "fig5", "validation")},
         function="softmax_ood.studies.seddik.claims:claims_table",
@@ -173,7 +172,7 @@ def report_job(config: dict) -> ReportJob:
 def figure_job(config: dict) -> ItemsJob:
     """Each figure from its own frame (Figs. 2-4 and the validation: functions of the config;
     Fig. 5: the trained network's features)."""
-    frames = f"results/{NAME}/{config['data']['dataset']}/frames"
+    frames = f"{results_dir(NAME, config)}/frames"
     return ItemsJob(
         inputs={f: {f: f"{frames}/{f}.parquet"} for f in FIGURES},
         functions="softmax_ood.studies.seddik.figures:FRAME_FIGURES",
@@ -187,3 +186,11 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+raw_sources = no_raw_sources
+
+
+def table_job(config: dict) -> None:
+    """No table: the paper prints figures only (its report tabulates their data)."""
+    return None

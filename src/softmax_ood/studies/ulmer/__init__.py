@@ -7,6 +7,6 @@ of the paper's §3.3 and their input gradients computed from the stable log-soft
 (:mod:`.scaling`), one (dataset, seed) job (:mod:`.experiment`), the seed tables
 (:mod:`.tables`), the claims (:mod:`.claims`), the softmax-properties note's checks
 (:mod:`.softmax_note`) and the figures (:mod:`.figures`). Registration: :mod:`.study`; rules:
-``rules.smk``; notebook: ``report.ipynb``; integration snippets: ``INTEGRATION.md``. Nothing is
+``rules.smk``; notebook: ``report.ipynb``. Nothing is
 imported here on purpose: import the submodule you need.
 """

@@ -24,7 +24,6 @@ deterministic functions of ``x`` (needed for input gradients, see
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -243,11 +242,6 @@ class MCDropoutNet(UncertaintyModel):
 
     def training_logits(self, x):
         return self.net(x, stochastic=True)
-
-
-def _softplus_inverse(y: float) -> float:
-    """:math:`\\rho` with :math:`\\log(1 + e^\\rho) = y` (for ``y > 0``)."""
-    return float(y + math.log(-math.expm1(-y)))
 
 
 class BayesLinear(nn.Module):

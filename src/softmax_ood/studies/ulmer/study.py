@@ -11,7 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import check_names, config_error, study_section
-from ..registry import ClaimsJob, ItemsJob, ReportJob, standard_targets
+from ..registry import (
+    ClaimsJob,
+    ItemsJob,
+    ReportJob,
+    no_loss_variants,
+    no_raw_sources,
+    results_dir,
+    standard_targets,
+)
 
 NAME = "ulmer"
 CATEGORY = "Ulmer & Cinà"
@@ -42,7 +50,7 @@ FIGURES = [f"scaling_{ds}" for ds in DATASETS] + ["directions", *FIG1, "softmax_
 def base(config: dict) -> str:
     """Where the study writes: ``results/ulmer/<data.dataset>`` like every study (the study
     trains on its own data sets, which are subfolders and table-name suffixes below it)."""
-    return f"results/{NAME}/{config['data']['dataset']}"
+    return results_dir(NAME, config)
 
 
 def check(config: dict) -> None:
@@ -74,8 +82,7 @@ def check(config: dict) -> None:
         )
 
 
-def loss_variants(config: dict) -> dict:
-    return {}
+loss_variants = no_loss_variants
 
 
 def runs(config: dict) -> list:
@@ -221,3 +228,12 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+raw_sources = no_raw_sources
+
+
+def table_job(config: dict) -> None:
+    """Its tables are made in its own rules (the aggregate and note rules), not by the shared
+    table rule."""
+    return None

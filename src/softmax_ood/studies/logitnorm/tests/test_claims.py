@@ -89,9 +89,7 @@ def test_all_hold_and_c1_is_the_relative_reduction(good, spec, cache):
         per_seed = []
         for seed in spec["seeds"]:
             a = _arrays(samples, spec, loss, seed)
-            per_seed.append(
-                np.mean([fpr95_first(a["id"][conf["id"]], a[s][conf[s]]) for s in far])
-            )
+            per_seed.append(np.mean([fpr95_first(a["id"][conf["id"]], a[s][conf[s]]) for s in far]))
         return float(np.mean(per_seed))
 
     ce, ln = avg(spec["baseline"]), avg(spec["method"])
