@@ -402,3 +402,46 @@ def test_a_headline_tested_in_many_settings_is_counted_not_recited(tmp_path):
     s.tables = []
     html = page_html([s], many, {})
     assert 'href="#claims-a"' in html and 'id="claims-a"' in html
+
+
+def test_an_equivalence_headline_gives_the_papers_difference_not_the_bar(tmp_path):
+    """For an equivalence row the engine's ``effect`` is the paper's difference itself: a
+    "perfect match" claim (effect 0) within a bar of 2 reads "paper 0; claim within ± 2", not
+    "paper 2; claim < 2" (threshold minus a distance)."""
+    s, _ = _fake_outputs(tmp_path)
+    specs = [
+        _Spec("P1", "fitted", "ratio", 0.5, "<", kind="premise"),
+        _Spec("C1", "matches", "gap", 2.0, "<", requires=("P1",), effect=0.0, test="equivalence"),
+    ]
+    ms = {
+        "P1": Measurement(0.15, samples=(0.1, 0.2, 0.15)),
+        "C1": Measurement(0.5, samples=(0.3, 0.5, 0.7)),
+    }
+    claims = collect_claims({"a": evaluate_claims("Fake", specs, ms, alpha=0.05)})
+    (row,) = headline_frame([s], claims).to_dict("records")
+    assert row["paper's number"] == "paper 0; claim within ± 2"
+    assert row["label"] == "holds"
+
+
+def test_a_headline_whose_settings_disagree_reads_mixed_not_its_commonest_verdict(tmp_path):
+    """Kang's 42 settings (21 hold, 15 cannot test, ...) are not a "holds" row: the label is
+    "mixed" with the counts, and the row is not coloured as held."""
+    s, claims = _fake_outputs(tmp_path)
+    _, bad = _fake_outputs(tmp_path, premise_ok=False)
+    c1_ok = claims[claims["claim_id"] == "C1"]
+    c1_bad = bad[bad["claim_id"] == "C1"]
+    many = pd.concat(
+        [claims]
+        + [c1_ok.assign(claim_id=f"C1:{i}") for i in range(3)]
+        + [c1_bad.assign(claim_id=f"C1:x{i}") for i in range(2)],
+        ignore_index=True,
+    )
+    s.headline = ["C1", *(f"C1:{i}" for i in range(3)), *(f"C1:x{i}" for i in range(2))]
+    head = headline_frame([s], many)
+    (row,) = head.to_dict("records")
+    assert row["label"] == "mixed" and row["verdict"] == "2 cannot test, 4 holds"
+    s.tables = []
+    html = page_html([s], many, {})
+    headline = html[html.index('<h2 id="headline">') : html.index('<h2 id="a">')]
+    assert "mixed (2 cannot test, 4 holds)" in headline
+    assert 'class="rs-v-holds' not in headline and 'class="rs-v-other' in headline

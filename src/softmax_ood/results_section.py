@@ -701,12 +701,22 @@ def _short(x: float) -> str:
 
 
 def _paper_number(row: Mapping) -> str:
-    """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``."""
+    """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``. For an
+    equivalence row the engine's ``effect`` is the paper's difference itself (not a distance
+    from the bar) and the claim is that ours lies within ± the bar: ``"paper 0; claim within
+    ± 2"``."""
     d, thr, eff = (
         str(row.get("direction") or ""),
         _num(row.get("threshold")),
         _num(row.get("effect")),
     )
+    if str(row.get("test") or "") == "equivalence" and math.isfinite(thr):
+        needs = f"claim within ± {_short(thr)}"
+        return (
+            f"paper {_short(eff)}; {needs}"
+            if math.isfinite(eff)
+            else f"paper gives no number; {needs}"
+        )
     needs = f"claim {d} {_short(thr)}" if d else ""
     if math.isfinite(eff) and d:
         paper = thr + eff if d.startswith(">") else thr - eff
@@ -775,7 +785,9 @@ def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids
         "ours": f"{len(values)} values from {_short(min(values))} to {_short(max(values))}"
         if values
         else "n/a",
-        "label": labels.index[0],
+        # one label only when every setting reads the same: the commonest of mixed verdicts
+        # would read as the verdict ("holds: 15 cannot test, 21 holds, 2 opposite ...")
+        "label": labels.index[0] if len(labels) == 1 else "mixed",
         "verdict": ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items())),
         "regime_ok": all(regimes) if all(r is not None for r in regimes) else None,
         "regime met": f"in {sum(r is True for r in regimes)} of {len(ids)} settings",
@@ -844,11 +856,18 @@ def headline_frame(
 
 def _headline_view(head: pd.DataFrame) -> pd.DataFrame:
     """The headline frame as shown: the paper by first author and year (the full title heads
-    its section), the verdict as its short label followed by the engine's words."""
+    its section), the verdict as its short label followed by the engine's words (a claim tested
+    in settings whose verdicts differ: "mixed (15 cannot test, 21 holds, ...)")."""
     view = head.copy()
     view["paper"] = [t.split(",")[0] for t in view["paper"]]
     view["verdict"] = [
-        "" if not v else v if v.startswith(lab) else f"{lab}: {v}"
+        ""
+        if not v
+        else v
+        if v.startswith(lab)
+        else f"{lab} ({v})"
+        if lab == "mixed"
+        else f"{lab}: {v}"
         for lab, v in zip(view["label"], view["verdict"], strict=True)
     ]
     return view
