@@ -303,6 +303,9 @@ def test_the_page_opens_with_the_headline_and_shows_departures_beside_claims(tmp
     html = page_html([s], claims, {})
     first = html.index('<h2 id="headline">')
     assert first < html.index('<h2 id="a">') < html.index('id="claim-a-C1"')
+    # nothing before the headline but the styles: the counts and the legend come after it
+    assert html.index("<style>") < first < html.index("How to read a verdict")
+    assert "<p>" not in html[:first]
     assert 'href="#claim-a-C1"' in html[first : html.index('<h2 id="a">')]
     section = html[html.index('<h2 id="a">') :]
     assert "Departures from the paper (2)" in section and "App. B.2" in section

@@ -1271,11 +1271,13 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
 
 
 def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict) -> str:
-    """The whole results page body (styles, every paper's section, the sortable claims table)."""
+    """The whole results page body: styles, the headline table first (on the first screen),
+    then the counts, the audit's summary and how to read a verdict, every paper's section and
+    the sortable claims table."""
     n_ok = sum(1 for r in audit.values() if r["ok"])
     kinds = claims["kind"].value_counts().to_dict() if len(claims) else {}
     head = (
-        f"{_CSS}<p>{len(studies)} papers; {len(claims)} rows: {kinds.get('premise', 0)} premises, "
+        f"<p>{len(studies)} papers; {len(claims)} rows: {kinds.get('premise', 0)} premises, "
         f"{kinds.get('claim', 0)} claims, {kinds.get('sanity', 0)} sanity checks. Audit: "
         f"{n_ok} of {len(audit)} tables, figures and claims tables have every recorded hash "
         "matching the files on disk.</p>"
@@ -1290,7 +1292,8 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         "when the interval lies outside it, and is <b>not established</b> when the interval "
         "straddles the bar. Sanity rows are true by construction and never count as support.</p>"
     )
-    sections = [headline_html(studies, claims)]
+    # the headline first: on the first screen, before the counts and how to read a verdict
+    sections = [headline_html(studies, claims), head]
     sections += [study_section_html(s, claims, audit) for s in studies]
     allc = _with_needed(claims.reset_index(drop=True))
     # every claim row links to the provenance record of its study's claims table
@@ -1314,5 +1317,5 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         ],
     )
     return "\n".join(
-        [head, *sections, '<h2 id="claims-all">Every claim, every paper</h2>', table, _SORT_JS]
+        [_CSS, *sections, '<h2 id="claims-all">Every claim, every paper</h2>', table, _SORT_JS]
     )
