@@ -448,3 +448,48 @@ def test_a_headline_whose_settings_disagree_reads_mixed_not_its_commonest_verdic
     headline = html[html.index('<h2 id="headline">') : html.index('<h2 id="a">')]
     assert "mixed (2 cannot test, 4 holds)" in headline
     assert 'class="rs-v-holds' not in headline and 'class="rs-v-other' in headline
+
+
+@pytest.mark.skipif(
+    __import__("shutil").which("pdflatex") is None,
+    reason="no pdflatex (workflow/setup.sh installs Debian's texlive)",
+)
+def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path):
+    """The default's PDF had two tables running off the foot of their page (``Overfull \\vbox``,
+    444 pt and 91 pt: Kang's departures, each touching 100+ claims, and Ulmer's claims with long
+    texts) and printed ``[U+2113]``-style codes for ℓ, √, ₂ ...: a departure's claims are grouped
+    (``k:* (150)``), a part of a table ends before a page is full, no box overflows, and every
+    character the studies print is typeset."""
+    import subprocess
+
+    from softmax_ood.results_section import claims_grouped
+
+    s, claims = _fake_outputs(tmp_path)
+    many = ", ".join(f"k:setting_{i}" for i in range(150))
+    s.departures = departure_records(
+        [{**s.departures[0], "claims": f"C1, {many}"}] * 3 + s.departures[1:]
+    )
+    assert claims_grouped(s.departures[0]["claims"]) == "C1, k:* (150)"
+    long_text = "a long free-text claim about ‖w − m‖₂ / √(Σ v), ℓ₂, ξ̃ and § 3 " * 12
+    t = tmp_path / "results/a/d/tables/tall.parquet"
+    t.parent.mkdir(parents=True)
+    pd.DataFrame({"row": [f"r{i}" for i in range(39)], "text": [long_text] * 39}).to_parquet(t)
+    s.tables = ["results/a/d/tables/tall.parquet"]
+    out = tmp_path / "results/a/d/latex/tall.tex"
+    out.parent.mkdir(parents=True)
+    out.write_text(table_latex(pd.read_parquet(t), "tall"))
+    assert "(continued)" in out.read_text()  # 39 rows of 10 lines each: more than one part
+    tex = section_tex([s], claims=claims)
+    assert "k:* (150)" in tex and "setting\\_\\allowbreak{}7," not in tex
+    (tmp_path / "results/results_section.tex").write_text(tex)
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "results_section.tex"],
+        cwd=tmp_path / "results",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    log = (tmp_path / "results/results_section.log").read_text(errors="replace")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert re.findall(r"Overfull \\[hv]box.*", log) == []
+    assert "[U+" not in tex + out.read_text()

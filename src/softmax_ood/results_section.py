@@ -35,6 +35,7 @@ __all__ = [
     "DEPARTURE_COLUMNS",
     "OPTIONAL_CLAIM_COLUMNS",
     "claim_interval",
+    "claims_grouped",
     "departure_records",
     "headline_frame",
     "headline_ids",
@@ -328,23 +329,65 @@ _UNICODE = {
     "ω": r"$\omega$",
     "Δ": r"$\Delta$",
     "Σ": r"$\Sigma$",
+    "Φ": r"$\Phi$",
+    "ξ": r"$\xi$",
+    "ℓ": r"$\ell$",
+    "§": r"\S{}",
+    "¹": r"$^1$",
+    "⁻": r"$^-$",
+    "₂": r"$_2$",
+    "₋": r"$_-$",
+    "ᵢ": r"$_i$",
+    "½": r"$\frac12$",
+    "′": r"$'$",
+    "″": r"$''$",
+    "←": r"$\leftarrow$",
+    "∂": r"$\partial$",
+    "∈": r"$\in$",
+    "√": r"$\surd$",
+    "∝": r"$\propto$",
+    "∞": r"$\infty$",
+    "≠": r"$\neq$",
+    "≡": r"$\equiv$",
+    "⊗": r"$\otimes$",
+    "⊙": r"$\odot$",
+    "∑": r"$\sum$",
+    "∼": r"$\sim$",
+    "ỹ": r"\~{y}",
 }
+#: combining accents: set over the character before them (``x̃`` -> ``\~{x}``, ``ξ̃`` -> ``$\tilde{\xi}$``)
+_COMBINING = {"\u0303": (r"\~", r"\tilde"), "\u0304": (r"\=", r"\bar")}
 
 
 def latex_escape(text) -> str:
     """``text`` safe for pdflatex: special characters escaped, the Unicode this project prints
     mapped to LaTeX, anything else written as ``[U+XXXX]``."""
-    out = []
+    out: list[str] = []
     for ch in str(text):
         if ch in _LATEX_SPECIAL:
             out.append(_LATEX_SPECIAL[ch])
         elif ord(ch) < 128:
             out.append(ch)
+        elif ch in _COMBINING and out:
+            text_accent, math_accent = _COMBINING[ch]
+            base = out.pop()
+            if _is_math(base):
+                out.append(f"${math_accent}{{{base[1:-1]}}}$")
+            else:
+                out.append(f"{text_accent}{{{base}}}")
         elif ch in _UNICODE:
-            out.append(_UNICODE[ch])
+            piece = _UNICODE[ch]
+            if _is_math(piece) and out and _is_math(out[-1]):  # one formula: no "$$"
+                out[-1] = out[-1][:-1] + piece[1:]
+            else:
+                out.append(piece)
         else:
             out.append(f"[U+{ord(ch):04X}]")
     return "".join(out)
+
+
+def _is_math(piece: str) -> bool:
+    return len(piece) > 2 and piece.startswith("$") and piece.endswith("$")
 
 
 def _fmt(v) -> str:
@@ -384,8 +427,17 @@ def _display_columns(df: pd.DataFrame) -> list[tuple[str, list[str]]]:
 
 
 #: a table wider than the text is scaled down to the text width (graphicx's ``\width``), never
-#: up; defined in each fragment too, so a fragment ``\input`` elsewhere still compiles
-_FIT = r"\providecommand{\rsfit}[1]{\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{#1}}"
+#: up, and one still taller than 0.85 of the text height down to that (a box cannot break
+#: across pages: taller, it runs off the page's foot); defined in each fragment too, so a
+#: fragment ``\input`` elsewhere still compiles
+_FIT = (
+    r"\providecommand{\rsfit}[1]{\resizebox*{!}{\ifdim\totalheight>0.85\textheight"
+    r" 0.85\textheight\else\totalheight\fi}{\resizebox{\ifdim\width>\linewidth\linewidth"
+    r"\else\width\fi}{!}{#1}}}"
+)
+#: the lines of ``\scriptsize`` text one part of a table holds (with its caption, a page of
+#: the text height before any scaling): a part ends at this many lines or ``rows_per_part`` rows
+_LINES_PER_PART = 66
 #: a text column longer than this many characters is set as a paragraph column
 _WRAP_CHARS = 30
 _BREAK_AFTER = re.compile(r"(\\_|[:/,=])")
@@ -411,7 +463,7 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
     longest = [max([len(h), *(len(x) for x in cells)]) for h, cells in cols]
     wrap = [not n and m > _WRAP_CHARS for n, m in zip(numeric, longest, strict=True)]
     align = "".join(
-        rf"p{{{min(max(m * 0.45, 8), 24):.0f}em}}" if w else "r" if n else "l"
+        rf"p{{{_wrap_em(m):.0f}em}}" if w else "r" if n else "l"
         for n, w, m in zip(numeric, wrap, longest, strict=True)
     )
 
@@ -420,8 +472,9 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
 
     head = " & ".join(esc(h, w) for (h, _), w in zip(cols, wrap, strict=True)) + r" \\"
     lines = [_FIT, r"{\scriptsize"]
-    starts = list(range(0, max(len(df), 1), rows_per_part))
-    for k, start in enumerate(starts):
+    starts = _part_starts(cols, wrap, longest, len(df), rows_per_part)
+    ends = [*starts[1:], len(df)]
+    for k, (start, end) in enumerate(zip(starts, ends, strict=True)):
         cap = caption if k == 0 else f"{caption} (continued)"
         lines += [
             r"\begin{center}",
@@ -431,7 +484,7 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
         if note and k == 0:
             lines.append(rf"\parbox{{\linewidth}}{{\sloppy {latex_escape(note)}}}\par\smallskip")
         lines += [rf"\rsfit{{\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule"]
-        for i in range(start, min(start + rows_per_part, len(df))):
+        for i in range(start, end):
             lines.append(
                 " & ".join(esc(cells[i], w) for (_, cells), w in zip(cols, wrap, strict=True))
                 + r" \\"
@@ -439,6 +492,36 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
         lines += [r"\bottomrule", r"\end{tabular}}", r"\end{center}"]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _wrap_em(longest: int) -> float:
+    """The width (em) of a paragraph column whose longest cell has ``longest`` characters."""
+    return min(max(longest * 0.45, 8), 24)
+
+
+def _part_starts(cols, wrap, longest, n: int, rows_per_part: int) -> list[int]:
+    """The first row of each part of a table: a new part after ``rows_per_part`` rows or once
+    the rows' estimated lines pass :data:`_LINES_PER_PART` (a paragraph cell of ``w`` em holds
+    about ``2 w`` characters a line in ``\\scriptsize``), so no part is taller than a page."""
+    width = [_wrap_em(m) for m in longest]
+    per_row = [
+        max(
+            [1]
+            + [
+                math.ceil(len(cells[i]) / (2 * w)) + 1
+                for (_, cells), wr, w in zip(cols, wrap, width, strict=True)
+                if wr
+            ]
+        )
+        for i in range(n)
+    ]
+    starts, used, rows = [0], 0, 0
+    for i, h in enumerate(per_row):
+        if rows and (rows >= rows_per_part or used + h > _LINES_PER_PART):
+            starts.append(i)
+            used, rows = 0, 0
+        used, rows = used + h, rows + 1
+    return starts
 
 
 def figure_pdf(png: str | Path, pdf: str | Path, dpi: int | None = None) -> None:
@@ -522,8 +605,7 @@ def claims_tex(s: StudyOutputs, claims: pd.DataFrame) -> str:
 def departures_tex(s: StudyOutputs) -> str:
     if not s.departures:
         return "No departure from the paper is declared by this study.\n"
-    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
-    return table_latex(df, f"{s.name}: departures from the paper")
+    return table_latex(_departures_shown(s), f"{s.name}: departures from the paper")
 
 
 def section_tex(
@@ -748,6 +830,32 @@ def _regime(s: StudyOutputs, claims: pd.DataFrame, cid: str) -> tuple[bool | Non
     if failed:
         return False, f"no: {', '.join(failed)} of {len(rows)} premises fail"
     return True, f"yes: all {len(rows)} premises hold"
+
+
+def claims_grouped(claims: str, keep: int = 3) -> str:
+    """A departure's ``", "``-joined claim ids as a reader takes them in: ids sharing the part
+    before their first ``:`` are one entry ``"score_rises:* (12)"`` when there are more than
+    ``keep`` of them (Kang's departures touch 100+ claims, one per loss x shift), else listed;
+    first-seen order."""
+    ids = [c.strip() for c in str(claims or "").split(",") if c.strip()]
+    groups: dict[str, list[str]] = {}
+    for c in ids:
+        groups.setdefault(c.split(":", 1)[0] if ":" in c else c, []).append(c)
+    out = []
+    for prefix, members in groups.items():
+        if len(members) > keep:
+            out.append(f"{prefix}:* ({len(members)})")
+        else:
+            out += members
+    return ", ".join(out)
+
+
+def _departures_shown(s: StudyOutputs) -> pd.DataFrame:
+    """The study's departures as shown (page and LaTeX): the claims each touches grouped
+    (:func:`claims_grouped`)."""
+    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
+    df["claims"] = [claims_grouped(c) for c in df["claims"]]
+    return df
 
 
 def _departures_touching(s: StudyOutputs, cid: str) -> list[dict]:
@@ -1154,7 +1262,7 @@ def departures_html(s: StudyOutputs) -> str:
             f'<h3 id="departures-{_esc(s.name)}">Departures from the paper</h3>'
             "<p>None declared by this study.</p>"
         )
-    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
+    df = _departures_shown(s)
     return (
         f'<h3 id="departures-{_esc(s.name)}">Departures from the paper ({len(df)})</h3>'
         + _table_html(df)
