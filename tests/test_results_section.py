@@ -152,6 +152,17 @@ def test_the_papers_printed_values_stand_beside_our_table(tmp_path):
     beside = beside[: beside.index("</table>")]
     assert "<td>30.00 ± 2 (paper 28.64; Δ +1.36)</td>" in beside  # one cell, ours then theirs
     assert ">x<" not in beside  # only this table's printed rows
+    assert "Ours only" not in html
+    # a table with no printed value recorded says so over it, on the page and in the LaTeX
+    pd.DataFrame({"row": ["a"], "m_mean": [1.0], "m_std": [0.1]}).to_parquet(
+        tmp_path / "table9.parquet"
+    )
+    s.tables.append(str(tmp_path / "table9.parquet"))
+    html = page_html([s], collect_claims({"a": _claims("A")}), {})
+    nine = html[html.index("<h3>Table table9</h3>") :]
+    assert nine.index("Ours only: the study records no printed value") < nine.index("<table")
+    assert "Ours only" in study_table_latex(s, s.tables[1])
+    assert "Ours only" not in study_table_latex(s, s.tables[0])
 
 
 def test_the_page_shows_the_direction_beside_the_threshold():
@@ -493,3 +504,17 @@ def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert re.findall(r"Overfull \\[hv]box.*", log) == []
     assert "[U+" not in tex + out.read_text()
+
+
+def test_a_t_tested_row_gets_its_interval_though_its_detail_says_exact():
+    """Seddik's C3-weights is a one-sided t-test over networks whose detail mentions "the
+    exact-theory r": its interval is stated; an exact binomial or permutation test's p gives
+    none (not a t-test's)."""
+    row = {"value": 1.6026, "threshold": 2.0, "p_value": 0.000169, "n": 5, "alpha": 0.05}
+    t_row = {**row, "detail": "power at the exact-theory r = 1.41; one-sided t-test over networks"}
+    lo, hi = claim_interval(t_row)
+    assert lo < 1.6026 < hi < 2.0
+    assert claim_interval({**t_row, "detail": "5 of 5 seeds exactly 0"}) == (lo, hi)
+    for other in ("exact binomial test", "exact permutation p over 100 permutations"):
+        lo2, _ = claim_interval({**row, "detail": other})
+        assert lo2 != lo2  # nan: no t interval for another test's p

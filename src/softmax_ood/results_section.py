@@ -462,9 +462,10 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
     ]
     longest = [max([len(h), *(len(x) for x in cells)]) for h, cells in cols]
     wrap = [not n and m > _WRAP_CHARS for n, m in zip(numeric, longest, strict=True)]
+    widths = _column_ems(longest, wrap)
     align = "".join(
-        rf"p{{{_wrap_em(m):.0f}em}}" if w else "r" if n else "l"
-        for n, w, m in zip(numeric, wrap, longest, strict=True)
+        rf"p{{{e:.0f}em}}" if w else "r" if n else "l"
+        for n, w, e in zip(numeric, wrap, widths, strict=True)
     )
 
     def esc(text, w):
@@ -472,7 +473,7 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
 
     head = " & ".join(esc(h, w) for (h, _), w in zip(cols, wrap, strict=True)) + r" \\"
     lines = [_FIT, r"{\scriptsize"]
-    starts = _part_starts(cols, wrap, longest, len(df), rows_per_part)
+    starts = _part_starts(cols, wrap, widths, len(df), rows_per_part)
     ends = [*starts[1:], len(df)]
     for k, (start, end) in enumerate(zip(starts, ends, strict=True)):
         cap = caption if k == 0 else f"{caption} (continued)"
@@ -494,16 +495,33 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
     return "\n".join(lines) + "\n"
 
 
-def _wrap_em(longest: int) -> float:
-    """The width (em) of a paragraph column whose longest cell has ``longest`` characters."""
-    return min(max(longest * 0.45, 8), 24)
+#: the text width in ``\\scriptsize`` em (500 pt of letter paper less 2 cm margins, 7.35 pt
+#: em), and the narrowest paragraph column
+_TEXT_EM, _MIN_WRAP_EM = 66, 8
 
 
-def _part_starts(cols, wrap, longest, n: int, rows_per_part: int) -> list[int]:
+def _column_ems(longest: Sequence[int], wrap: Sequence[bool]) -> list[float]:
+    """Each column's width in ``\\scriptsize`` em: a paragraph column 0.45 em per character of
+    its longest cell (8 to 24 em), all of them narrowed together (to 8 em at least) so that the
+    table, with its other columns (about 0.5 em a character) and their separators, fits the
+    text width without scaling where it can -- a scaled table's type shrinks with it."""
+    want = [
+        min(max(m * 0.45, _MIN_WRAP_EM), 24) if w else 0.5 * m
+        for m, w in zip(longest, wrap, strict=True)
+    ]
+    fixed = sum(e for e, w in zip(want, wrap, strict=True) if not w) + 1.7 * len(want)
+    flexible = sum(e for e, w in zip(want, wrap, strict=True) if w)
+    room = _TEXT_EM - fixed
+    if flexible <= room or flexible == 0:
+        return want
+    k = max(room, 0) / flexible
+    return [max(e * k, _MIN_WRAP_EM) if w else e for e, w in zip(want, wrap, strict=True)]
+
+
+def _part_starts(cols, wrap, width, n: int, rows_per_part: int) -> list[int]:
     """The first row of each part of a table: a new part after ``rows_per_part`` rows or once
     the rows' estimated lines pass :data:`_LINES_PER_PART` (a paragraph cell of ``w`` em holds
     about ``2 w`` characters a line in ``\\scriptsize``), so no part is taller than a page."""
-    width = [_wrap_em(m) for m in longest]
     per_row = [
         max(
             [1]
@@ -582,7 +600,7 @@ def headline_tex(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     ]
     for s in studies:
         out.append(
-            rf"\paragraph{{{latex_escape(s.title.split(',')[0])}.}} "
+            rf"\paragraph{{{latex_escape(_short_title(s.title))}.}} "
             + _para_tex(headline_paragraph(s, head, claims))
         )
     return "\n".join(out) + "\n"
@@ -655,6 +673,14 @@ def section_tex(
     return "\n".join(lines) + "\n"
 
 
+#: said over a table the study records no printed value of the paper for (no row of its
+#: ``PAPER_VALUES`` names it), so a reader does not hunt for the paper's number
+_NO_PRINTED = (
+    "Ours only: the study records no printed value of the paper for this table (its paper "
+    "values name no row of it), so there is nothing to set beside ours."
+)
+
+
 def study_table_latex(s: StudyOutputs, table: str) -> str:
     """One of the study's tables as LaTeX, the paper's printed values beside ours where the
     study ships them (:func:`side_by_side_cells`)."""
@@ -668,7 +694,7 @@ def study_table_latex(s: StudyOutputs, table: str) -> str:
             return table_latex(
                 beside, caption + " (ours, mean ± std; the paper's value beside)", note
             )
-    return table_latex(ours, caption)
+    return table_latex(ours, caption, _NO_PRINTED)
 
 
 def _prov_of(path: str) -> str:
@@ -719,6 +745,11 @@ def _num(x) -> float:
     return x
 
 
+#: a ``detail`` naming a test whose p is not a t-test's (the word "exact" alone is not one:
+#: "exactly 0", "the exact-theory r" appear in t-tested rows' details)
+_NOT_T = re.compile(r"binomial|permutation|\bexact (test|interval)|fisher")
+
+
 def claim_interval(row: Mapping) -> tuple[float, float]:
     """The (1 - 2 alpha) interval of a claim row's statistic (the two-sided interval whose
     ends are the one-sided test's bounds at ``alpha``): the row's own ``ci_low``/``ci_high``
@@ -743,7 +774,7 @@ def claim_interval(row: Mapping) -> tuple[float, float]:
         half = stats.norm.isf(alpha) * math.sqrt(1.06 / (n - 3))
         z = math.atanh(value)
         return math.tanh(z - half), math.tanh(z + half)
-    if not 0 < p < 1 or not math.isfinite(thr) or re.search(r"binomial|exact", detail):
+    if not 0 < p < 1 or not math.isfinite(thr) or _NOT_T.search(detail):
         return math.nan, math.nan  # not a t-test's p (e.g. an exact binomial test's)
     if abs(p - 0.5**n) < 1e-12 * p:  # the engine's sign test: every sample equal
         return value, value
@@ -962,12 +993,18 @@ def headline_frame(
     return pd.DataFrame(rows)
 
 
+def _short_title(title: str) -> str:
+    """A paper's title up to its first comma or colon: ``"Wei et al. 2022"``,
+    ``"Cross-paper"``."""
+    return re.split(r"[,:]", title, maxsplit=1)[0]
+
+
 def _headline_view(head: pd.DataFrame) -> pd.DataFrame:
     """The headline frame as shown: the paper by first author and year (the full title heads
     its section), the verdict as its short label followed by the engine's words (a claim tested
     in settings whose verdicts differ: "mixed (15 cannot test, 21 holds, ...)")."""
     view = head.copy()
-    view["paper"] = [t.split(",")[0] for t in view["paper"]]
+    view["paper"] = [_short_title(t) for t in view["paper"]]
     view["verdict"] = [
         ""
         if not v
@@ -1345,7 +1382,10 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
                 + _table_html(beside, cls="rs-beside")
             )
         else:
-            parts.append(_table_html(pd.read_parquet(t)))
+            parts.append(
+                f'<p class="rs-paper-note">{_esc(_NO_PRINTED)}</p>'
+                + _table_html(pd.read_parquet(t))
+            )
         parts.append(provenance_html(t, audit.get(t)))
     for f in s.figures:
         caption = _caption_of(f)
