@@ -481,7 +481,7 @@ def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path
         [{**s.departures[0], "claims": f"C1, {many}"}] * 3 + s.departures[1:]
     )
     assert claims_grouped(s.departures[0]["claims"]) == "C1, k:* (150)"
-    long_text = "a long free-text claim about ‖w − m‖₂ / √(Σ v), ℓ₂, ξ̃ and § 3 " * 12
+    long_text = "a long free-text claim about ‖w − m‖₂ / √(Σ v), ℓ₂, ξ̃, ξᵢ₋, x²ᵀ and § 3 " * 12
     t = tmp_path / "results/a/d/tables/tall.parquet"
     t.parent.mkdir(parents=True)
     pd.DataFrame({"row": [f"r{i}" for i in range(39)], "text": [long_text] * 39}).to_parquet(t)
@@ -518,3 +518,22 @@ def test_a_t_tested_row_gets_its_interval_though_its_detail_says_exact():
     for other in ("exact binomial test", "exact permutation p over 100 permutations"):
         lo2, _ = claim_interval({**row, "detail": other})
         assert lo2 != lo2  # nan: no t interval for another test's p
+
+
+def test_a_wide_text_table_is_laid_out_to_the_text_width_not_scaled_down():
+    """The default's headline table (8 text columns, a 250-character claim) was scaled to
+    unreadable type: its text columns now share the text width as ragged paragraph columns
+    (8 em at the least, so a long word still fits its column)."""
+    from softmax_ood.results_section import _TEXT_EM, HEADLINE_COLUMNS
+
+    row = {c: "a few words of text here" for c in HEADLINE_COLUMNS}
+    row["claim"] = "a long claim about the paper's headline result " * 5
+    row["details"], row["paper"] = "Section 1", "Wei et al. 2022"
+    tex = table_latex(pd.DataFrame([row] * 3), "headline")
+    ems = [float(x) for x in re.findall(r"p\{([\d.]+)em\}", tex)]
+    assert len(ems) == 6 and min(ems) >= 8 and max(ems) == ems[0]  # the claim widest
+    fixed = 0.5 * (len("Section 1") + len("Wei et al. 2022")) + 1.7 * len(HEADLINE_COLUMNS)
+    # at most a fifth wider than the text (type scaled to 0.8 of \scriptsize at the least);
+    # the former layout (24 em claim, the other text columns one line each) was 1.7 times wider
+    assert sum(ems) + fixed <= 1.25 * _TEXT_EM
+    assert r"\raggedright" in tex

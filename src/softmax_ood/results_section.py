@@ -377,13 +377,18 @@ def latex_escape(text) -> str:
                 out.append(f"{text_accent}{{{base}}}")
         elif ch in _UNICODE:
             piece = _UNICODE[ch]
-            if _is_math(piece) and out and _is_math(out[-1]):  # one formula: no "$$"
+            script = piece[1] in "_^" if _is_math(piece) else False
+            if script and out and _is_math(out[-1]) and not _SCRIPTED.search(out[-1]):
+                # ‖₂ -> $\|_2$ (a sub/superscript on what precedes it; never two in a row)
                 out[-1] = out[-1][:-1] + piece[1:]
             else:
                 out.append(piece)
         else:
             out.append(f"[U+{ord(ch):04X}]")
     return "".join(out)
+
+
+_SCRIPTED = re.compile(r"[_^][^$]*\$$")
 
 
 def _is_math(piece: str) -> bool:
@@ -440,7 +445,7 @@ _FIT = (
 _LINES_PER_PART = 66
 #: a text column longer than this many characters is set as a paragraph column
 _WRAP_CHARS = 30
-_BREAK_AFTER = re.compile(r"(\\_|[:/,=])")
+_BREAK_AFTER = re.compile(r"(\\_|[:/,=@]|\.(?=[A-Za-z]))")
 
 
 def _breakable(tex: str) -> str:
@@ -462,9 +467,9 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
     ]
     longest = [max([len(h), *(len(x) for x in cells)]) for h, cells in cols]
     wrap = [not n and m > _WRAP_CHARS for n, m in zip(numeric, longest, strict=True)]
-    widths = _column_ems(longest, wrap)
+    wrap, widths = _column_ems(longest, wrap, numeric)
     align = "".join(
-        rf"p{{{e:.0f}em}}" if w else "r" if n else "l"
+        rf">{{\raggedright\arraybackslash}}p{{{e:.1f}em}}" if w else "r" if n else "l"
         for n, w, e in zip(numeric, wrap, widths, strict=True)
     )
 
@@ -496,26 +501,37 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
 
 
 #: the text width in ``\\scriptsize`` em (500 pt of letter paper less 2 cm margins, 7.35 pt
-#: em), and the narrowest paragraph column
+#: em), and the narrowest paragraph column a table wants before it is too wide
 _TEXT_EM, _MIN_WRAP_EM = 66, 8
 
 
-def _column_ems(longest: Sequence[int], wrap: Sequence[bool]) -> list[float]:
-    """Each column's width in ``\\scriptsize`` em: a paragraph column 0.45 em per character of
-    its longest cell (8 to 24 em), all of them narrowed together (to 8 em at least) so that the
-    table, with its other columns (about 0.5 em a character) and their separators, fits the
-    text width without scaling where it can -- a scaled table's type shrinks with it."""
+def _column_ems(
+    longest: Sequence[int], wrap: Sequence[bool], numeric: Sequence[bool]
+) -> tuple[list[bool], list[float]]:
+    """Which columns are paragraph columns and each column's width in ``\\scriptsize`` em.
+
+    A paragraph column wants 0.45 em per character of its longest cell (8 to 24 em); the other
+    columns take about 0.5 em a character, each with its separators (1.7 em). When that is
+    wider than the text, every text column longer than 16 characters becomes a paragraph
+    column too, and the room left by the others is shared among them in proportion to the
+    square root of their longest cell (at least 8 em each), so a table fits the text width
+    without scaling where it can -- a scaled table's type shrinks with it."""
     want = [
         min(max(m * 0.45, _MIN_WRAP_EM), 24) if w else 0.5 * m
         for m, w in zip(longest, wrap, strict=True)
     ]
-    fixed = sum(e for e, w in zip(want, wrap, strict=True) if not w) + 1.7 * len(want)
-    flexible = sum(e for e, w in zip(want, wrap, strict=True) if w)
-    room = _TEXT_EM - fixed
-    if flexible <= room or flexible == 0:
-        return want
-    k = max(room, 0) / flexible
-    return [max(e * k, _MIN_WRAP_EM) if w else e for e, w in zip(want, wrap, strict=True)]
+    if sum(want) + 1.7 * len(want) <= _TEXT_EM:
+        return list(wrap), want
+    wrap = [w or (not n and m > 16) for w, n, m in zip(wrap, numeric, longest, strict=True)]
+    fixed = sum(0.5 * m for m, w in zip(longest, wrap, strict=True) if not w)
+    room = _TEXT_EM - fixed - 1.7 * len(want)
+    weight = [math.sqrt(min(m, 400)) if w else 0.0 for m, w in zip(longest, wrap, strict=True)]
+    total = sum(weight)
+    ems = [
+        min(max(room * x / total, _MIN_WRAP_EM), 0.45 * m + 1) if w else 0.5 * m
+        for x, m, w in zip(weight, longest, wrap, strict=True)
+    ]
+    return wrap, ems
 
 
 def _part_starts(cols, wrap, width, n: int, rows_per_part: int) -> list[int]:
