@@ -105,8 +105,11 @@ def test_the_results_section_compiles_with_pdflatex(smoke_runs, tmp_path):
         assert proc.returncode == 0, proc.stdout[-3000:]
     assert (work / "results_section.pdf").stat().st_size > 10_000
     log = (work / "results_section.log").read_text(errors="replace")
-    overfull = re.findall(r"Overfull \\hbox.*", log)
-    assert not overfull, overfull  # every table fits the text width
+    # every table fits the text width, and no table runs off the foot of its page
+    overfull = re.findall(r"Overfull \\[hv]box.*", log)
+    assert not overfull, overfull
+    # every character the studies print is typeset, none written as [U+XXXX]
+    assert not [p.name for p in work.rglob("*.tex") if "[U+" in p.read_text()]
     tex = (work / "results_section.tex").read_text()
     assert tex.index("Headline claims") < tex.index(r"\section{")  # the headline table first
 
