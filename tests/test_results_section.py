@@ -326,6 +326,24 @@ def test_the_page_opens_with_the_headline_and_shows_departures_beside_claims(tmp
     )
 
 
+def _overfull_boxes(folder, tex: str) -> list[str]:
+    """``tex`` compiled in ``folder`` with pdflatex (it must succeed): the log's overfull boxes,
+    horizontal (wider than the text) and vertical (off the page's foot)."""
+    import subprocess
+
+    (folder / "results_section.tex").write_text(tex)
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "results_section.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    log = (folder / "results_section.log").read_text(errors="replace")
+    return re.findall(r"Overfull \\[hv]box.*", log)
+
+
 def _wide(tmp_path):
     t = tmp_path / "results/a/d/tables/wide.parquet"
     t.parent.mkdir(parents=True)
@@ -343,7 +361,6 @@ def _wide(tmp_path):
     reason="no pdflatex (workflow/setup.sh installs Debian's texlive)",
 )
 def test_the_latex_section_fits_the_page_with_no_overfull_box(tmp_path):
-    import subprocess
 
     s, claims = _fake_outputs(tmp_path)
     t = _wide(tmp_path)
@@ -361,17 +378,7 @@ def test_the_latex_section_fits_the_page_with_no_overfull_box(tmp_path):
     assert t.is_file()
     tex = section_tex([s], claims=claims)
     assert tex.index("Headline claims") < tex.index(r"\section{Fake")
-    (tmp_path / "results/results_section.tex").write_text(tex)
-    proc = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "results_section.tex"],
-        cwd=tmp_path / "results",
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    log = (tmp_path / "results/results_section.log").read_text(errors="replace")
-    assert proc.returncode == 0, proc.stdout[-3000:]
-    assert log.count("Overfull \\hbox") == 0, re.findall(r"Overfull \\hbox.*", log)
+    assert _overfull_boxes(tmp_path / "results", tex) == []
     assert "(continued)" in out.read_text()  # 55 rows: two parts
 
 
@@ -471,7 +478,6 @@ def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path
     texts) and printed ``[U+2113]``-style codes for ℓ, √, ₂ ...: a departure's claims are grouped
     (``k:* (150)``), a part of a table ends before a page is full, no box overflows, and every
     character the studies print is typeset."""
-    import subprocess
 
     from softmax_ood.results_section import claims_grouped
 
@@ -492,17 +498,7 @@ def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path
     assert "(continued)" in out.read_text()  # 39 rows of 10 lines each: more than one part
     tex = section_tex([s], claims=claims)
     assert "k:* (150)" in tex and "setting\\_\\allowbreak{}7," not in tex
-    (tmp_path / "results/results_section.tex").write_text(tex)
-    proc = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "results_section.tex"],
-        cwd=tmp_path / "results",
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    log = (tmp_path / "results/results_section.log").read_text(errors="replace")
-    assert proc.returncode == 0, proc.stdout[-3000:]
-    assert re.findall(r"Overfull \\[hv]box.*", log) == []
+    assert _overfull_boxes(tmp_path / "results", tex) == []
     assert "[U+" not in tex + out.read_text()
 
 
