@@ -485,10 +485,12 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
         lines += [
             r"\begin{center}",
             r"\makeatletter\def\@captype{table}\makeatother",
-            rf"\caption{{{latex_escape(cap)}}}",
+            rf"\caption{{{latex_escape(cap)}}}\nopagebreak",  # never a caption alone at a foot
         ]
         if note and k == 0:
-            lines.append(rf"\parbox{{\linewidth}}{{\sloppy {latex_escape(note)}}}\par\smallskip")
+            lines.append(
+                rf"\parbox{{\linewidth}}{{\sloppy {latex_escape(note)}}}\par\nopagebreak\smallskip"
+            )
         lines += [rf"\rsfit{{\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule"]
         for i in range(start, end):
             lines.append(
