@@ -496,6 +496,13 @@ def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path
     out.parent.mkdir(parents=True)
     out.write_text(table_latex(pd.read_parquet(t), "tall"))
     assert "(continued)" in out.read_text()  # 39 rows of 10 lines each: more than one part
+    # each part's caption and rows in one minipage: a caption never stays alone at a foot
+    frag = out.read_text()
+    assert frag.count(r"\begin{minipage}") == frag.count(r"\caption{") > 1
+    for part in frag.split(r"\begin{minipage}")[1:]:
+        assert (
+            part.index(r"\caption{") < part.index(r"\end{tabular}") < part.index(r"\end{minipage}")
+        )
     tex = section_tex([s], claims=claims)
     assert "k:* (150)" in tex and "setting\\_\\allowbreak{}7," not in tex
     assert _overfull_boxes(tmp_path / "results", tex) == []

@@ -482,22 +482,23 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
     ends = [*starts[1:], len(df)]
     for k, (start, end) in enumerate(zip(starts, ends, strict=True)):
         cap = caption if k == 0 else f"{caption} (continued)"
+        # caption, note and rows in one unbreakable box: never a caption alone at a page's foot
+        # (the rows are at most 0.85 of the text height, :data:`_FIT`)
         lines += [
             r"\begin{center}",
+            r"\begin{minipage}{\linewidth}\centering",
             r"\makeatletter\def\@captype{table}\makeatother",
-            rf"\caption{{{latex_escape(cap)}}}\nopagebreak",  # never a caption alone at a foot
+            rf"\caption{{{latex_escape(cap)}}}",
         ]
         if note and k == 0:
-            lines.append(
-                rf"\parbox{{\linewidth}}{{\sloppy {latex_escape(note)}}}\par\nopagebreak\smallskip"
-            )
+            lines.append(rf"\parbox{{\linewidth}}{{\sloppy {latex_escape(note)}}}\par\smallskip")
         lines += [rf"\rsfit{{\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule"]
         for i in range(start, end):
             lines.append(
                 " & ".join(esc(cells[i], w) for (_, cells), w in zip(cols, wrap, strict=True))
                 + r" \\"
             )
-        lines += [r"\bottomrule", r"\end{tabular}}", r"\end{center}"]
+        lines += [r"\bottomrule", r"\end{tabular}}", r"\end{minipage}", r"\end{center}"]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
