@@ -29,6 +29,8 @@ from test_report_browser import (  # noqa: E402
 )
 
 pytestmark = pytest.mark.slow
+#: the height of the first screen at WIDTH (a 1280 x 800 window)
+FIRST_SCREEN = 800
 
 PROBE = """<script>
 window.addEventListener("load", () => {
@@ -38,8 +40,13 @@ window.addEventListener("load", () => {
   const images = [...document.querySelectorAll("img")].map((img) => [img.naturalWidth, img.naturalHeight, img.getBoundingClientRect().width]);
   const ps = Array.from(table.tBodies[0].rows).map((r) => r.cells[p].textContent.trim());
   const links = [...document.querySelectorAll("a.rs-prov-link")].map((a) => a.getAttribute("href"));
+  // where each headline row starts and ends on the page (before any sorting scrolls)
+  const headline = [...document.querySelectorAll("table.rs-headline tbody tr")].map((r) => {
+    const b = r.getBoundingClientRect();
+    return [b.top + window.scrollY, b.bottom + window.scrollY];
+  });
   document.documentElement.setAttribute("data-probe", JSON.stringify({
-    images, ps, links, sorted: table.getAttribute("data-sorted"),
+    images, ps, links, headline, sorted: table.getAttribute("data-sorted"),
     height: document.documentElement.scrollHeight,
   }));
 });
@@ -98,8 +105,11 @@ def test_the_results_section_compiles_with_pdflatex(smoke_runs, tmp_path):
         assert proc.returncode == 0, proc.stdout[-3000:]
     assert (work / "results_section.pdf").stat().st_size > 10_000
     log = (work / "results_section.log").read_text(errors="replace")
-    overfull = re.findall(r"Overfull \\hbox.*", log)
-    assert not overfull, overfull  # every table fits the text width
+    # every table fits the text width, and no table runs off the foot of its page
+    overfull = re.findall(r"Overfull \\[hv]box.*", log)
+    assert not overfull, overfull
+    # every character the studies print is typeset, none written as [U+XXXX]
+    assert not [p.name for p in work.rglob("*.tex") if "[U+" in p.read_text()]
     tex = (work / "results_section.tex").read_text()
     assert tex.index("Headline claims") < tex.index(r"\section{")  # the headline table first
 
@@ -143,6 +153,10 @@ def test_the_page_in_chromium_figures_links_and_sorting(smoke_runs, tmp_path):
     ps = [float(x) for x in rec["ps"] if x != "n/a"]
     assert ps == sorted(ps) and all(x == "n/a" for x in rec["ps"][len(ps) :])
     assert shot.is_file() and _not_blank(shot)
+    # the first screen (1280 x 800) answers "which headline claims reproduce, in which regime":
+    # every headline row (claim, paper's number, ours, verdict, regime) lies on it
+    assert rec["headline"], "no headline row on the page"
+    assert max(bottom for _, bottom in rec["headline"]) <= FIRST_SCREEN, rec["headline"]
     print(f"results page: {len(figures)} figures, screenshot {shot}", file=sys.stderr)
 
 

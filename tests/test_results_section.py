@@ -161,6 +161,17 @@ def test_the_papers_printed_values_stand_beside_our_table(tmp_path):
     beside = beside[: beside.index("</table>")]
     assert "<td>30.00 ± 2 (paper 28.64; Δ +1.36)</td>" in beside  # one cell, ours then theirs
     assert ">x<" not in beside  # only this table's printed rows
+    assert "Ours only" not in html
+    # a table with no printed value recorded says so over it, on the page and in the LaTeX
+    pd.DataFrame({"row": ["a"], "m_mean": [1.0], "m_std": [0.1]}).to_parquet(
+        tmp_path / "table9.parquet"
+    )
+    s.tables.append(str(tmp_path / "table9.parquet"))
+    html = page_html([s], collect_claims({"a": _claims("A")}), {})
+    nine = html[html.index("<h3>Table table9</h3>") :]
+    assert nine.index("Ours only: the study records no printed value") < nine.index("<table")
+    assert "Ours only" in study_table_latex(s, s.tables[1])
+    assert "Ours only" not in study_table_latex(s, s.tables[0])
 
 
 def test_the_page_shows_the_direction_beside_the_threshold():
@@ -312,6 +323,9 @@ def test_the_page_opens_with_the_headline_and_shows_departures_beside_claims(tmp
     html = page_html([s], claims, {})
     first = html.index('<h2 id="headline">')
     assert first < html.index('<h2 id="a">') < html.index('id="claim-a-C1"')
+    # nothing before the headline but the styles: the counts and the legend come after it
+    assert html.index("<style>") < first < html.index("How to read a verdict")
+    assert "<p>" not in html[:first]
     assert 'href="#claim-a-C1"' in html[first : html.index('<h2 id="a">')]
     section = html[html.index('<h2 id="a">') :]
     assert "Departures from the paper (2)" in section and "App. B.2" in section
@@ -319,6 +333,24 @@ def test_the_page_opens_with_the_headline_and_shows_departures_beside_claims(tmp
     assert c1[: c1.index("</tr>")].endswith(
         "<td>recipes.paper-sgd.milestones_and_a_very_long_setting_name_without_spaces</td>"
     )
+
+
+def _overfull_boxes(folder, tex: str) -> list[str]:
+    """``tex`` compiled in ``folder`` with pdflatex (it must succeed): the log's overfull boxes,
+    horizontal (wider than the text) and vertical (off the page's foot)."""
+    import subprocess
+
+    (folder / "results_section.tex").write_text(tex)
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "results_section.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    log = (folder / "results_section.log").read_text(errors="replace")
+    return re.findall(r"Overfull \\[hv]box.*", log)
 
 
 def _wide(tmp_path):
@@ -338,7 +370,6 @@ def _wide(tmp_path):
     reason="no pdflatex (workflow/setup.sh installs Debian's texlive)",
 )
 def test_the_latex_section_fits_the_page_with_no_overfull_box(tmp_path):
-    import subprocess
 
     s, claims = _fake_outputs(tmp_path)
     t = _wide(tmp_path)
@@ -356,17 +387,7 @@ def test_the_latex_section_fits_the_page_with_no_overfull_box(tmp_path):
     assert t.is_file()
     tex = section_tex([s], claims=claims)
     assert tex.index("Headline claims") < tex.index(r"\section{Fake")
-    (tmp_path / "results/results_section.tex").write_text(tex)
-    proc = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "results_section.tex"],
-        cwd=tmp_path / "results",
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    log = (tmp_path / "results/results_section.log").read_text(errors="replace")
-    assert proc.returncode == 0, proc.stdout[-3000:]
-    assert log.count("Overfull \\hbox") == 0, re.findall(r"Overfull \\hbox.*", log)
+    assert _overfull_boxes(tmp_path / "results", tex) == []
     assert "(continued)" in out.read_text()  # 55 rows: two parts
 
 
@@ -411,3 +432,120 @@ def test_a_headline_tested_in_many_settings_is_counted_not_recited(tmp_path):
     s.tables = []
     html = page_html([s], many, {})
     assert 'href="#claims-a"' in html and 'id="claims-a"' in html
+
+
+def test_an_equivalence_headline_gives_the_papers_difference_not_the_bar(tmp_path):
+    """For an equivalence row the engine's ``effect`` is the paper's difference itself: a
+    "perfect match" claim (effect 0) within a bar of 2 reads "paper 0; claim within ± 2", not
+    "paper 2; claim < 2" (threshold minus a distance)."""
+    s, _ = _fake_outputs(tmp_path)
+    specs = [
+        _Spec("P1", "fitted", "ratio", 0.5, "<", kind="premise"),
+        _Spec("C1", "matches", "gap", 2.0, "<", requires=("P1",), effect=0.0, test="equivalence"),
+    ]
+    ms = {
+        "P1": Measurement(0.15, samples=(0.1, 0.2, 0.15)),
+        "C1": Measurement(0.5, samples=(0.3, 0.5, 0.7)),
+    }
+    claims = collect_claims({"a": evaluate_claims("Fake", specs, ms, alpha=0.05)})
+    (row,) = headline_frame([s], claims).to_dict("records")
+    assert row["paper's number"] == "paper 0; claim within ± 2"
+    assert row["label"] == "holds"
+
+
+def test_a_headline_whose_settings_disagree_reads_mixed_not_its_commonest_verdict(tmp_path):
+    """Kang's 42 settings (21 hold, 15 cannot test, ...) are not a "holds" row: the label is
+    "mixed" with the counts, and the row is not coloured as held."""
+    s, claims = _fake_outputs(tmp_path)
+    _, bad = _fake_outputs(tmp_path, premise_ok=False)
+    c1_ok = claims[claims["claim_id"] == "C1"]
+    c1_bad = bad[bad["claim_id"] == "C1"]
+    many = pd.concat(
+        [claims]
+        + [c1_ok.assign(claim_id=f"C1:{i}") for i in range(3)]
+        + [c1_bad.assign(claim_id=f"C1:x{i}") for i in range(2)],
+        ignore_index=True,
+    )
+    s.headline = ["C1", *(f"C1:{i}" for i in range(3)), *(f"C1:x{i}" for i in range(2))]
+    head = headline_frame([s], many)
+    (row,) = head.to_dict("records")
+    assert row["label"] == "mixed" and row["verdict"] == "2 cannot test, 4 holds"
+    s.tables = []
+    html = page_html([s], many, {})
+    headline = html[html.index('<h2 id="headline">') : html.index('<h2 id="a">')]
+    assert "mixed (2 cannot test, 4 holds)" in headline
+    assert 'class="rs-v-holds' not in headline and 'class="rs-v-other' in headline
+
+
+@pytest.mark.skipif(
+    __import__("shutil").which("pdflatex") is None,
+    reason="no pdflatex (workflow/setup.sh installs Debian's texlive)",
+)
+def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path):
+    """The default's PDF had two tables running off the foot of their page (``Overfull \\vbox``,
+    444 pt and 91 pt: Kang's departures, each touching 100+ claims, and Ulmer's claims with long
+    texts) and printed ``[U+2113]``-style codes for ℓ, √, ₂ ...: a departure's claims are grouped
+    (``k:* (150)``), a part of a table ends before a page is full, no box overflows, and every
+    character the studies print is typeset."""
+
+    from softmax_ood.results_section import claims_grouped
+
+    s, claims = _fake_outputs(tmp_path)
+    many = ", ".join(f"k:setting_{i}" for i in range(150))
+    s.departures = departure_records(
+        [{**s.departures[0], "claims": f"C1, {many}"}] * 3 + s.departures[1:]
+    )
+    assert claims_grouped(s.departures[0]["claims"]) == "C1, k:* (150)"
+    long_text = "a long free-text claim about ‖w − m‖₂ / √(Σ v), ℓ₂, ξ̃, ξᵢ₋, x²ᵀ and § 3 " * 12
+    t = tmp_path / "results/a/d/tables/tall.parquet"
+    t.parent.mkdir(parents=True)
+    pd.DataFrame({"row": [f"r{i}" for i in range(39)], "text": [long_text] * 39}).to_parquet(t)
+    s.tables = ["results/a/d/tables/tall.parquet"]
+    out = tmp_path / "results/a/d/latex/tall.tex"
+    out.parent.mkdir(parents=True)
+    out.write_text(table_latex(pd.read_parquet(t), "tall"))
+    assert "(continued)" in out.read_text()  # 39 rows of 10 lines each: more than one part
+    # each part's caption and rows in one minipage: a caption never stays alone at a foot
+    frag = out.read_text()
+    assert frag.count(r"\begin{minipage}") == frag.count(r"\caption{") > 1
+    for part in frag.split(r"\begin{minipage}")[1:]:
+        assert (
+            part.index(r"\caption{") < part.index(r"\end{tabular}") < part.index(r"\end{minipage}")
+        )
+    tex = section_tex([s], claims=claims)
+    assert "k:* (150)" in tex and "setting\\_\\allowbreak{}7," not in tex
+    assert _overfull_boxes(tmp_path / "results", tex) == []
+    assert "[U+" not in tex + out.read_text()
+
+
+def test_a_t_tested_row_gets_its_interval_though_its_detail_says_exact():
+    """Seddik's C3-weights is a one-sided t-test over networks whose detail mentions "the
+    exact-theory r": its interval is stated; an exact binomial or permutation test's p gives
+    none (not a t-test's)."""
+    row = {"value": 1.6026, "threshold": 2.0, "p_value": 0.000169, "n": 5, "alpha": 0.05}
+    t_row = {**row, "detail": "power at the exact-theory r = 1.41; one-sided t-test over networks"}
+    lo, hi = claim_interval(t_row)
+    assert lo < 1.6026 < hi < 2.0
+    assert claim_interval({**t_row, "detail": "5 of 5 seeds exactly 0"}) == (lo, hi)
+    for other in ("exact binomial test", "exact permutation p over 100 permutations"):
+        lo2, _ = claim_interval({**row, "detail": other})
+        assert lo2 != lo2  # nan: no t interval for another test's p
+
+
+def test_a_wide_text_table_is_laid_out_to_the_text_width_not_scaled_down():
+    """The default's headline table (8 text columns, a 250-character claim) was scaled to
+    unreadable type: its text columns now share the text width as ragged paragraph columns
+    (8 em at the least, so a long word still fits its column)."""
+    from softmax_ood.results_section import _TEXT_EM, HEADLINE_COLUMNS
+
+    row = {c: "a few words of text here" for c in HEADLINE_COLUMNS}
+    row["claim"] = "a long claim about the paper's headline result " * 5
+    row["details"], row["paper"] = "Section 1", "Wei et al. 2022"
+    tex = table_latex(pd.DataFrame([row] * 3), "headline")
+    ems = [float(x) for x in re.findall(r"p\{([\d.]+)em\}", tex)]
+    assert len(ems) == 6 and min(ems) >= 8 and max(ems) == ems[0]  # the claim widest
+    fixed = 0.5 * (len("Section 1") + len("Wei et al. 2022")) + 1.7 * len(HEADLINE_COLUMNS)
+    # at most a fifth wider than the text (type scaled to 0.8 of \scriptsize at the least);
+    # the former layout (24 em claim, the other text columns one line each) was 1.7 times wider
+    assert sum(ems) + fixed <= 1.25 * _TEXT_EM
+    assert r"\raggedright" in tex

@@ -35,6 +35,7 @@ __all__ = [
     "DEPARTURE_COLUMNS",
     "OPTIONAL_CLAIM_COLUMNS",
     "claim_interval",
+    "claims_grouped",
     "departure_records",
     "headline_frame",
     "headline_ids",
@@ -315,23 +316,70 @@ _UNICODE = {
     "ω": r"$\omega$",
     "Δ": r"$\Delta$",
     "Σ": r"$\Sigma$",
+    "Φ": r"$\Phi$",
+    "ξ": r"$\xi$",
+    "ℓ": r"$\ell$",
+    "§": r"\S{}",
+    "¹": r"$^1$",
+    "⁻": r"$^-$",
+    "₂": r"$_2$",
+    "₋": r"$_-$",
+    "ᵢ": r"$_i$",
+    "½": r"$\frac12$",
+    "′": r"$'$",
+    "″": r"$''$",
+    "←": r"$\leftarrow$",
+    "∂": r"$\partial$",
+    "∈": r"$\in$",
+    "√": r"$\surd$",
+    "∝": r"$\propto$",
+    "∞": r"$\infty$",
+    "≠": r"$\neq$",
+    "≡": r"$\equiv$",
+    "⊗": r"$\otimes$",
+    "⊙": r"$\odot$",
+    "∑": r"$\sum$",
+    "∼": r"$\sim$",
+    "ỹ": r"\~{y}",
 }
+#: combining accents: set over the character before them (``x̃`` -> ``\~{x}``, ``ξ̃`` -> ``$\tilde{\xi}$``)
+_COMBINING = {"\u0303": (r"\~", r"\tilde"), "\u0304": (r"\=", r"\bar")}
 
 
 def latex_escape(text) -> str:
     """``text`` safe for pdflatex: special characters escaped, the Unicode this project prints
     mapped to LaTeX, anything else written as ``[U+XXXX]``."""
-    out = []
+    out: list[str] = []
     for ch in str(text):
         if ch in _LATEX_SPECIAL:
             out.append(_LATEX_SPECIAL[ch])
         elif ord(ch) < 128:
             out.append(ch)
+        elif ch in _COMBINING and out:
+            text_accent, math_accent = _COMBINING[ch]
+            base = out.pop()
+            if _is_math(base):
+                out.append(f"${math_accent}{{{base[1:-1]}}}$")
+            else:
+                out.append(f"{text_accent}{{{base}}}")
         elif ch in _UNICODE:
-            out.append(_UNICODE[ch])
+            piece = _UNICODE[ch]
+            script = piece[1] in "_^" if _is_math(piece) else False
+            if script and out and _is_math(out[-1]) and not _SCRIPTED.search(out[-1]):
+                # ‖₂ -> $\|_2$ (a sub/superscript on what precedes it; never two in a row)
+                out[-1] = out[-1][:-1] + piece[1:]
+            else:
+                out.append(piece)
         else:
             out.append(f"[U+{ord(ch):04X}]")
     return "".join(out)
+
+
+_SCRIPTED = re.compile(r"[_^][^$]*\$$")
+
+
+def _is_math(piece: str) -> bool:
+    return len(piece) > 2 and piece.startswith("$") and piece.endswith("$")
 
 
 def _fmt(v) -> str:
@@ -371,11 +419,20 @@ def _display_columns(df: pd.DataFrame) -> list[tuple[str, list[str]]]:
 
 
 #: a table wider than the text is scaled down to the text width (graphicx's ``\width``), never
-#: up; defined in each fragment too, so a fragment ``\input`` elsewhere still compiles
-_FIT = r"\providecommand{\rsfit}[1]{\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{#1}}"
+#: up, and one still taller than 0.85 of the text height down to that (a box cannot break
+#: across pages: taller, it runs off the page's foot); defined in each fragment too, so a
+#: fragment ``\input`` elsewhere still compiles
+_FIT = (
+    r"\providecommand{\rsfit}[1]{\resizebox*{!}{\ifdim\totalheight>0.85\textheight"
+    r" 0.85\textheight\else\totalheight\fi}{\resizebox{\ifdim\width>\linewidth\linewidth"
+    r"\else\width\fi}{!}{#1}}}"
+)
+#: the lines of ``\scriptsize`` text one part of a table holds (with its caption, a page of
+#: the text height before any scaling): a part ends at this many lines or ``rows_per_part`` rows
+_LINES_PER_PART = 66
 #: a text column longer than this many characters is set as a paragraph column
 _WRAP_CHARS = 30
-_BREAK_AFTER = re.compile(r"(\\_|[:/,=])")
+_BREAK_AFTER = re.compile(r"(\\_|[:/,=@]|\.(?=[A-Za-z]))")
 
 
 def _breakable(tex: str) -> str:
@@ -397,9 +454,10 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
     ]
     longest = [max([len(h), *(len(x) for x in cells)]) for h, cells in cols]
     wrap = [not n and m > _WRAP_CHARS for n, m in zip(numeric, longest, strict=True)]
+    wrap, widths = _column_ems(longest, wrap, numeric)
     align = "".join(
-        rf"p{{{min(max(m * 0.45, 8), 24):.0f}em}}" if w else "r" if n else "l"
-        for n, w, m in zip(numeric, wrap, longest, strict=True)
+        rf">{{\raggedright\arraybackslash}}p{{{e:.1f}em}}" if w else "r" if n else "l"
+        for n, w, e in zip(numeric, wrap, widths, strict=True)
     )
 
     def esc(text, w):
@@ -407,25 +465,87 @@ def table_latex(df: pd.DataFrame, caption: str, note: str = "", rows_per_part: i
 
     head = " & ".join(esc(h, w) for (h, _), w in zip(cols, wrap, strict=True)) + r" \\"
     lines = [_FIT, r"{\scriptsize"]
-    starts = list(range(0, max(len(df), 1), rows_per_part))
-    for k, start in enumerate(starts):
+    starts = _part_starts(cols, wrap, widths, len(df), rows_per_part)
+    ends = [*starts[1:], len(df)]
+    for k, (start, end) in enumerate(zip(starts, ends, strict=True)):
         cap = caption if k == 0 else f"{caption} (continued)"
+        # caption, note and rows in one unbreakable box: never a caption alone at a page's foot
+        # (the rows are at most 0.85 of the text height, :data:`_FIT`)
         lines += [
             r"\begin{center}",
+            r"\begin{minipage}{\linewidth}\centering",
             r"\makeatletter\def\@captype{table}\makeatother",
             rf"\caption{{{latex_escape(cap)}}}",
         ]
         if note and k == 0:
             lines.append(rf"\parbox{{\linewidth}}{{\sloppy {latex_escape(note)}}}\par\smallskip")
         lines += [rf"\rsfit{{\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule"]
-        for i in range(start, min(start + rows_per_part, len(df))):
+        for i in range(start, end):
             lines.append(
                 " & ".join(esc(cells[i], w) for (_, cells), w in zip(cols, wrap, strict=True))
                 + r" \\"
             )
-        lines += [r"\bottomrule", r"\end{tabular}}", r"\end{center}"]
+        lines += [r"\bottomrule", r"\end{tabular}}", r"\end{minipage}", r"\end{center}"]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+#: the text width in ``\\scriptsize`` em (500 pt of letter paper less 2 cm margins, 7.35 pt
+#: em), and the narrowest paragraph column a table wants before it is too wide
+_TEXT_EM, _MIN_WRAP_EM = 66, 8
+
+
+def _column_ems(
+    longest: Sequence[int], wrap: Sequence[bool], numeric: Sequence[bool]
+) -> tuple[list[bool], list[float]]:
+    """Which columns are paragraph columns and each column's width in ``\\scriptsize`` em.
+
+    A paragraph column wants 0.45 em per character of its longest cell (8 to 24 em); the other
+    columns take about 0.5 em a character, each with its separators (1.7 em). When that is
+    wider than the text, every text column longer than 16 characters becomes a paragraph
+    column too, and the room left by the others is shared among them in proportion to the
+    square root of their longest cell (at least 8 em each), so a table fits the text width
+    without scaling where it can -- a scaled table's type shrinks with it."""
+    want = [
+        min(max(m * 0.45, _MIN_WRAP_EM), 24) if w else 0.5 * m
+        for m, w in zip(longest, wrap, strict=True)
+    ]
+    if sum(want) + 1.7 * len(want) <= _TEXT_EM:
+        return list(wrap), want
+    wrap = [w or (not n and m > 16) for w, n, m in zip(wrap, numeric, longest, strict=True)]
+    fixed = sum(0.5 * m for m, w in zip(longest, wrap, strict=True) if not w)
+    room = _TEXT_EM - fixed - 1.7 * len(want)
+    weight = [math.sqrt(min(m, 400)) if w else 0.0 for m, w in zip(longest, wrap, strict=True)]
+    total = sum(weight)
+    ems = [
+        min(max(room * x / total, _MIN_WRAP_EM), 0.45 * m + 1) if w else 0.5 * m
+        for x, m, w in zip(weight, longest, wrap, strict=True)
+    ]
+    return wrap, ems
+
+
+def _part_starts(cols, wrap, width, n: int, rows_per_part: int) -> list[int]:
+    """The first row of each part of a table: a new part after ``rows_per_part`` rows or once
+    the rows' estimated lines pass :data:`_LINES_PER_PART` (a paragraph cell of ``w`` em holds
+    about ``2 w`` characters a line in ``\\scriptsize``), so no part is taller than a page."""
+    per_row = [
+        max(
+            [1]
+            + [
+                math.ceil(len(cells[i]) / (2 * w)) + 1
+                for (_, cells), wr, w in zip(cols, wrap, width, strict=True)
+                if wr
+            ]
+        )
+        for i in range(n)
+    ]
+    starts, used, rows = [0], 0, 0
+    for i, h in enumerate(per_row):
+        if rows and (rows >= rows_per_part or used + h > _LINES_PER_PART):
+            starts.append(i)
+            used, rows = 0, 0
+        used, rows = used + h, rows + 1
+    return starts
 
 
 def figure_pdf(png: str | Path, pdf: str | Path, dpi: int | None = None) -> None:
@@ -486,7 +606,7 @@ def headline_tex(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     ]
     for s in studies:
         out.append(
-            rf"\paragraph{{{latex_escape(s.title.split(',')[0])}.}} "
+            rf"\paragraph{{{latex_escape(_short_title(s.title))}.}} "
             + _para_tex(headline_paragraph(s, head, claims))
         )
     return "\n".join(out) + "\n"
@@ -509,8 +629,7 @@ def claims_tex(s: StudyOutputs, claims: pd.DataFrame) -> str:
 def departures_tex(s: StudyOutputs) -> str:
     if not s.departures:
         return "No departure from the paper is declared by this study.\n"
-    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
-    return table_latex(df, f"{s.name}: departures from the paper")
+    return table_latex(_departures_shown(s), f"{s.name}: departures from the paper")
 
 
 def section_tex(
@@ -560,6 +679,14 @@ def section_tex(
     return "\n".join(lines) + "\n"
 
 
+#: said over a table the study records no printed value of the paper for (no row of its
+#: ``PAPER_VALUES`` names it), so a reader does not hunt for the paper's number
+_NO_PRINTED = (
+    "Ours only: the study records no printed value of the paper for this table (its paper "
+    "values name no row of it), so there is nothing to set beside ours."
+)
+
+
 def study_table_latex(s: StudyOutputs, table: str) -> str:
     """One of the study's tables as LaTeX, the paper's printed values beside ours where the
     study ships them (:func:`side_by_side_cells`)."""
@@ -573,7 +700,7 @@ def study_table_latex(s: StudyOutputs, table: str) -> str:
             return table_latex(
                 beside, caption + " (ours, mean ± std; the paper's value beside)", note
             )
-    return table_latex(ours, caption)
+    return table_latex(ours, caption, _NO_PRINTED)
 
 
 def _prov_of(path: str) -> str:
@@ -624,6 +751,11 @@ def _num(x) -> float:
     return x
 
 
+#: a ``detail`` naming a test whose p is not a t-test's (the word "exact" alone is not one:
+#: "exactly 0", "the exact-theory r" appear in t-tested rows' details)
+_NOT_T = re.compile(r"binomial|permutation|\bexact (test|interval)|fisher")
+
+
 def claim_interval(row: Mapping) -> tuple[float, float]:
     """The (1 - 2 alpha) interval of a claim row's statistic (the two-sided interval whose
     ends are the one-sided test's bounds at ``alpha``): the row's own ``ci_low``/``ci_high``
@@ -648,7 +780,7 @@ def claim_interval(row: Mapping) -> tuple[float, float]:
         half = stats.norm.isf(alpha) * math.sqrt(1.06 / (n - 3))
         z = math.atanh(value)
         return math.tanh(z - half), math.tanh(z + half)
-    if not 0 < p < 1 or not math.isfinite(thr) or re.search(r"binomial|exact", detail):
+    if not 0 < p < 1 or not math.isfinite(thr) or _NOT_T.search(detail):
         return math.nan, math.nan  # not a t-test's p (e.g. an exact binomial test's)
     if abs(p - 0.5**n) < 1e-12 * p:  # the engine's sign test: every sample equal
         return value, value
@@ -688,12 +820,22 @@ def _short(x: float) -> str:
 
 
 def _paper_number(row: Mapping) -> str:
-    """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``."""
+    """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``. For an
+    equivalence row the engine's ``effect`` is the paper's difference itself (not a distance
+    from the bar) and the claim is that ours lies within ± the bar: ``"paper 0; claim within
+    ± 2"``."""
     d, thr, eff = (
         str(row.get("direction") or ""),
         _num(row.get("threshold")),
         _num(row.get("effect")),
     )
+    if str(row.get("test") or "") == "equivalence" and math.isfinite(thr):
+        needs = f"claim within ± {_short(thr)}"
+        return (
+            f"paper {_short(eff)}; {needs}"
+            if math.isfinite(eff)
+            else f"paper gives no number; {needs}"
+        )
     needs = f"claim {d} {_short(thr)}" if d else ""
     if math.isfinite(eff) and d:
         paper = thr + eff if d.startswith(">") else thr - eff
@@ -725,6 +867,32 @@ def _regime(s: StudyOutputs, claims: pd.DataFrame, cid: str) -> tuple[bool | Non
     if failed:
         return False, f"no: {', '.join(failed)} of {len(rows)} premises fail"
     return True, f"yes: all {len(rows)} premises hold"
+
+
+def claims_grouped(claims: str, keep: int = 3) -> str:
+    """A departure's ``", "``-joined claim ids as a reader takes them in: ids sharing the part
+    before their first ``:`` are one entry ``"score_rises:* (12)"`` when there are more than
+    ``keep`` of them (Kang's departures touch 100+ claims, one per loss x shift), else listed;
+    first-seen order."""
+    ids = [c.strip() for c in str(claims or "").split(",") if c.strip()]
+    groups: dict[str, list[str]] = {}
+    for c in ids:
+        groups.setdefault(c.split(":", 1)[0] if ":" in c else c, []).append(c)
+    out = []
+    for prefix, members in groups.items():
+        if len(members) > keep:
+            out.append(f"{prefix}:* ({len(members)})")
+        else:
+            out += members
+    return ", ".join(out)
+
+
+def _departures_shown(s: StudyOutputs) -> pd.DataFrame:
+    """The study's departures as shown (page and LaTeX): the claims each touches grouped
+    (:func:`claims_grouped`)."""
+    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
+    df["claims"] = [claims_grouped(c) for c in df["claims"]]
+    return df
 
 
 def _departures_touching(s: StudyOutputs, cid: str) -> list[dict]:
@@ -762,7 +930,9 @@ def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids
         "ours": f"{len(values)} values from {_short(min(values))} to {_short(max(values))}"
         if values
         else "n/a",
-        "label": labels.index[0],
+        # one label only when every setting reads the same: the commonest of mixed verdicts
+        # would read as the verdict ("holds: 15 cannot test, 21 holds, 2 opposite ...")
+        "label": labels.index[0] if len(labels) == 1 else "mixed",
         "verdict": ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items())),
         "regime_ok": all(regimes) if all(r is not None for r in regimes) else None,
         "regime met": f"in {sum(r is True for r in regimes)} of {len(ids)} settings",
@@ -829,13 +999,26 @@ def headline_frame(
     return pd.DataFrame(rows)
 
 
+def _short_title(title: str) -> str:
+    """A paper's title up to its first comma or colon: ``"Wei et al. 2022"``,
+    ``"Cross-paper"``."""
+    return re.split(r"[,:]", title, maxsplit=1)[0]
+
+
 def _headline_view(head: pd.DataFrame) -> pd.DataFrame:
     """The headline frame as shown: the paper by first author and year (the full title heads
-    its section), the verdict as its short label followed by the engine's words."""
+    its section), the verdict as its short label followed by the engine's words (a claim tested
+    in settings whose verdicts differ: "mixed (15 cannot test, 21 holds, ...)")."""
     view = head.copy()
-    view["paper"] = [t.split(",")[0] for t in view["paper"]]
+    view["paper"] = [_short_title(t) for t in view["paper"]]
     view["verdict"] = [
-        "" if not v else v if v.startswith(lab) else f"{lab}: {v}"
+        ""
+        if not v
+        else v
+        if v.startswith(lab)
+        else f"{lab} ({v})"
+        if lab == "mixed"
+        else f"{lab}: {v}"
         for lab, v in zip(view["label"], view["verdict"], strict=True)
     ]
     return view
@@ -1122,7 +1305,7 @@ def departures_html(s: StudyOutputs) -> str:
             f'<h3 id="departures-{_esc(s.name)}">Departures from the paper</h3>'
             "<p>None declared by this study.</p>"
         )
-    df = pd.DataFrame(s.departures, columns=DEPARTURE_COLUMNS)
+    df = _departures_shown(s)
     return (
         f'<h3 id="departures-{_esc(s.name)}">Departures from the paper ({len(df)})</h3>'
         + _table_html(df)
@@ -1205,7 +1388,10 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
                 + _table_html(beside, cls="rs-beside")
             )
         else:
-            parts.append(_table_html(pd.read_parquet(t)))
+            parts.append(
+                f'<p class="rs-paper-note">{_esc(_NO_PRINTED)}</p>'
+                + _table_html(pd.read_parquet(t))
+            )
         parts.append(provenance_html(t, audit.get(t)))
     for f in s.figures:
         caption = _caption_of(f)
@@ -1239,11 +1425,13 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
 
 
 def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict) -> str:
-    """The whole results page body (styles, every paper's section, the sortable claims table)."""
+    """The whole results page body: styles, the headline table first (on the first screen),
+    then the counts, the audit's summary and how to read a verdict, every paper's section and
+    the sortable claims table."""
     n_ok = sum(1 for r in audit.values() if r["ok"])
     kinds = claims["kind"].value_counts().to_dict() if len(claims) else {}
     head = (
-        f"{_CSS}<p>{len(studies)} papers; {len(claims)} rows: {kinds.get('premise', 0)} premises, "
+        f"<p>{len(studies)} papers; {len(claims)} rows: {kinds.get('premise', 0)} premises, "
         f"{kinds.get('claim', 0)} claims, {kinds.get('sanity', 0)} sanity checks. Audit: "
         f"{n_ok} of {len(audit)} tables, figures and claims tables have every recorded hash "
         "matching the files on disk.</p>"
@@ -1258,7 +1446,8 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         "when the interval lies outside it, and is <b>not established</b> when the interval "
         "straddles the bar. Sanity rows are true by construction and never count as support.</p>"
     )
-    sections = [headline_html(studies, claims)]
+    # the headline first: on the first screen, before the counts and how to read a verdict
+    sections = [headline_html(studies, claims), head]
     sections += [study_section_html(s, claims, audit) for s in studies]
     allc = _with_needed(claims.reset_index(drop=True))
     # every claim row links to the provenance record of its study's claims table
@@ -1282,5 +1471,5 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         ],
     )
     return "\n".join(
-        [head, *sections, '<h2 id="claims-all">Every claim, every paper</h2>', table, _SORT_JS]
+        [_CSS, *sections, '<h2 id="claims-all">Every claim, every paper</h2>', table, _SORT_JS]
     )
