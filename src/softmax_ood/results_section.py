@@ -78,6 +78,7 @@ CLAIM_COLUMNS = [
     "holds",
     "supports",
     "effect",
+    "paper_value",
     "detail",
 ]
 #: columns a study's table may add (used on the page where present): its own interval of the
@@ -701,13 +702,18 @@ def _short(x: float) -> str:
 
 
 def _paper_number(row: Mapping) -> str:
-    """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``."""
+    """The paper's number and where the claim stands: ``"paper 68.4; claim > 0"``. The paper's
+    number is the row's ``paper_value`` where finite (the spec's own, when its ``effect`` is a
+    power target rather than the paper's), else ``threshold ± effect``."""
     d, thr, eff = (
         str(row.get("direction") or ""),
         _num(row.get("threshold")),
         _num(row.get("effect")),
     )
     needs = f"claim {d} {_short(thr)}" if d else ""
+    given = _num(row.get("paper_value"))
+    if math.isfinite(given):
+        return f"paper {_short(given)}; {needs}" if needs else f"paper {_short(given)}"
     if math.isfinite(eff) and d:
         paper = thr + eff if d.startswith(">") else thr - eff
         return f"paper {_short(paper)}; {needs}"

@@ -110,6 +110,7 @@ COLUMNS = [
     "alpha",
     "n",
     "effect",
+    "paper_value",
     "power",
     "detail",
     "test",
@@ -141,6 +142,11 @@ class ClaimSpec:
         threshold (e.g. the paper's FPR95 reduction in points); ``None`` when the paper gives none.
         For ``test="equivalence"``: the true difference at which the TOST power is computed
         (0: the claim exactly true).
+    :param paper_value: the paper's own number for this statistic, where it is not
+        ``threshold ± effect`` (e.g. a claim tested as "reduction > 0" with a power target of
+        its own as ``effect``, whose paper printed a different reduction); ``None`` when
+        ``threshold ± effect`` is the paper's number or the paper gives none. Copied to the
+        table's ``paper_value`` column (NaN when ``None``); the results page prefers it.
     :param premise: alias of ``kind="premise"`` (older spelling).
     :param test: ``"one-sided"`` (default; ``None`` reads the same) or ``"equivalence"``
         (``threshold`` is the bar, ``direction`` must be ``"<"`` or ``"<="``: |difference|
@@ -158,6 +164,7 @@ class ClaimSpec:
     requires: tuple[str, ...] = ()
     all_of: tuple[str, ...] = ()
     effect: float | None = None
+    paper_value: float | None = None
     premise: bool = field(default=False, repr=False)
     test: str | None = "one-sided"
     selection: str = ""
@@ -596,6 +603,7 @@ def evaluate_claims(
                 "alpha": float(alpha),
                 "n": int(m.n),
                 "effect": math.nan if s.effect is None else float(s.effect),
+                "paper_value": math.nan if s.paper_value is None else float(s.paper_value),
                 "power": math.nan if sanity else float(t.power),
                 "detail": m.detail,
                 "test": s.test,

@@ -96,7 +96,9 @@ def test_all_hold_and_c1_is_the_relative_reduction(good, spec, cache):
 
     ce, ln = avg(spec["baseline"]), avg(spec["method"])
     assert c1["value"] == pytest.approx(100 * (ce - ln) / ce, abs=1e-9)
-    assert c1["effect"] == pytest.approx(100 / 3)
+    assert c1["effect"] == pytest.approx(100 / 3)  # the power target, not the paper's number
+    # the paper's own: Table 1's CIFAR-10 average, (49.52 - 15.65) / 49.52
+    assert c1["paper_value"] == pytest.approx(100 * 33.87 / 49.52)
     assert c1["power"] > 0.8 and c1["n"] == 5
     assert "test images" in c1["detail"]
 
