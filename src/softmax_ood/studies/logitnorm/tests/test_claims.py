@@ -11,10 +11,11 @@ import yaml
 
 from softmax_ood.analysis.claims import COLUMNS, render_claims_markdown
 from softmax_ood.config import validate_config
-from softmax_ood.metrics import fpr_at_tpr
+from softmax_ood.metrics import auroc, fpr_at_tpr
 from softmax_ood.studies.logitnorm.claims import evaluate_logitnorm_claims
 from softmax_ood.studies.logitnorm.evidence import (
     Resamples,
+    auroc_ranks,
     fpr95_first,
     fpr_at_tpr_closest,
     msp_arrays,
@@ -182,6 +183,7 @@ def test_fpr_conventions_match_their_definitions():
         b = np.round(rng.normal(0, 1, int(rng.integers(5, 60))), 1)
         assert fpr95_first(a, b) == pytest.approx(100 * fpr_at_tpr(a, b))
         assert fpr_at_tpr_closest(a, b) == pytest.approx(_ref_closest(a, b))
+        assert auroc_ranks(a, b) == pytest.approx(100 * auroc(a, b))  # ties count one half
 
 
 def test_two_stage_adds_the_test_image_spread():
