@@ -10,8 +10,9 @@ Premises first:
 * ``P1`` CE overconfident on ID data (temperature fitted on validation > 1).
 * ``P2`` CE's logits larger on ID than on OOD (Table 5's observation).
 * ``P-floor-<set>`` one per OOD test set: the set is not trivial (the pixel-statistics floor's
-  FPR95 exceeds CE's, :mod:`.floor`). Far sets where it fails are *trivial* and left out of the
-  headline average; the headline sets are the others.
+  FPR95 exceeds CE's, :mod:`.floor`). Far sets where it fails on the selection half of the
+  test images are left out of the headline average (:func:`.floor.set_status` names them: *not
+  kept*, or *trivial* where the floor solves them); the headline sets are the others.
 * ``P-ce-fpr`` the paper's regime: CE's MSP FPR95 on the headline sets is substantial
   (``ce_fpr_floor``; the paper's 49.52 % beside it).
 * ``P-ln-norm`` LogitNorm's raw ID logit norm within ``logit_norm_factor`` of the paper's 1.48;
@@ -55,7 +56,7 @@ from ...analysis.premises import FITTED_SHARE, fitted
 from ...analysis.seeds import one_recipe, seed_average, seed_values, study_frames
 from ...calibration import ece
 from .evidence import Resamples, auroc_ranks, fpr95_first, has_scores, msp_arrays, two_stage
-from .floor import resamples_for
+from .floor import resamples_for, set_status
 from .shifts import far_near
 from .study import trained_on_main
 
@@ -515,7 +516,7 @@ def measure(
             f"{r['se_images']:.2f}"
             + f"; on the selection images floor - CE {r['selection_value']:.2f} pp, p "
             + f"{r['selection_p_value']:.3g}"
-            + ("; TRIVIAL: left out of the headline" if r["trivial"] else ""),
+            + (f"; {set_status(r)}: left out of the headline" if r["trivial"] else ""),
             float(r["p_value"]),
             n=int(r["n"]),
             method="two-stage t",
