@@ -22,6 +22,7 @@ def _failing(spec: dict) -> dict:
     fpr = world.KNOBS["fpr"]
     out = {
         "P0": {"ce_loss": 1.5},
+        "P0-ln": {"ln_loss": 1.5},
         "P1": {"ce_temp": 0.6},
         "P2": {"ce_norm_ood": 14.0},
         "P-ce-fpr": {"fpr": {ce: 0.08, ln: 0.05, spec["penalty"]: 0.1}},

@@ -21,6 +21,7 @@ from softmax_ood.studies.logitnorm.frames import mark_trivial
 N_ID, N_OOD = 160, 160  # each half of the selection/confirmation split: 80
 KNOBS = {
     "ce_loss": 0.05,  # final training loss (constant solution: log 5 = 1.61)
+    "ln_loss": 0.1,  # LogitNorm's final training loss (the same constant solution)
     "ce_temp": 1.5,
     "ce_norm_id": 12.0,
     "ce_norm_ood": 10.0,
@@ -217,6 +218,18 @@ def build(spec: dict, floor_cache: dict | None = None, **over) -> dict:
                     "train_loss": k["ce_loss"] * (1 + j) if e == 20 else 1.0,
                     "train_acc": 0.995 if fit else 0.5 + 0.08 * e,
                     "logit_norm_id": norm * (1 + 0.001 * seed * (-1) ** e),
+                }
+            )
+            curves.append(
+                {
+                    **key,
+                    "arch": arch,
+                    "loss": ln,
+                    "seed": seed,
+                    "epoch": e,
+                    "train_loss": k["ln_loss"] * (1 + j) if e == 20 else 1.0,
+                    "train_acc": 0.99 if fit else 0.5 + 0.08 * e,
+                    "logit_norm_id": 1.5,
                 }
             )
     frames = {
