@@ -797,8 +797,11 @@ SELECTION = {
     "of the test images (a test, not a point estimate; CE's and the floor's scores only, "
     "LogitNorm's play no part); this row is that test on the disjoint confirmation images",
     "P-*": "fixed in advance: the premise's bar (config claims section)",
-    "P0": "fixed in advance: the premise's bar (config claims section)",
-    "P0-ln": "fixed in advance: the premise's bar (config claims section)",
+    "P0*": "fixed in advance: the premise's bar (config claims section)",
+    "P1": "fixed in advance: the premise's bar (config claims section)",
+    "P2": "fixed in advance: the premise's bar and OOD set (config claims section)",
+    "C2": "fixed in advance: the tolerance (config claims section)",
+    "C8": "fixed in advance: the training-accuracy level the slope starts at (config)",
     "*": "fixed in advance: tau = the paper's CIFAR-10 value 0.04, the paper's recipe and scores "
     "(each value cited in the config); the far sets: those whose floor test holds on the "
     "selection share of the test images, disjoint from the confirmation images read here",
@@ -808,11 +811,27 @@ SELECTION = {
 def claim_specs(spec: dict) -> list[ClaimSpec]:
     """The claims, as data (thresholds in the statistic's unit), each with what decided its
     settings and what confirms it (:data:`SELECTION`)."""
+    from dataclasses import replace
+
     from ...analysis.selection import annotate, seeds_text
 
+    seeds = seeds_text(spec["seeds"])
+    # rows not computed on the bootstrap of the confirmation images: what each one reads
+    own = {
+        "P0": f"{seeds}: the final epoch's training loss (curves frame)",
+        "P0-ln": f"{seeds}: the final epoch's training loss (curves frame)",
+        "P1": f"{seeds}: the temperature fitted on the validation split (seeds only)",
+        "P2": f"{seeds}: all ID test images and all {spec['norm_ood_set']} images (seeds only, "
+        "no bootstrap)",
+        "P-ln-norm": f"{seeds}: all ID test images (seeds only, no bootstrap)",
+        "C2": f"{seeds}: all ID test images (seeds only, no bootstrap)",
+        "C5-norm": f"{seeds}: all ID test images (seeds only, no bootstrap)",
+        "C8": f"{seeds}: the training curves, every epoch after the fit (seeds only)",
+    }
+    specs = [replace(c, confirmation=own[c.id]) if c.id in own else c for c in _claim_specs(spec)]
     return annotate(
-        _claim_specs(spec),
+        specs,
         SELECTION,
-        f"{seeds_text(spec['seeds'])} x a bootstrap of the confirmation test images (the "
+        f"{seeds} x a bootstrap of the confirmation test images (the "
         f"{100 * (1 - float(spec['selection_fraction'])):g} % of each set no selection read)",
     )
