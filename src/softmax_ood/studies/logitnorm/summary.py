@@ -44,7 +44,9 @@ def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
             f"p = {_f(r.get('selection_p_value'), '.3g')} | "
             f"{set_status(r) if r['shift'] != 'near' else 'near (apart)'} |"
         )
+    regime = regime_sentence(claims)
     lines += [
+        *(["", regime] if regime else []),
         "",
         "| kind | id | value | needed | p | n | power | verdict |",
         "|---|---|---:|---|---:|---:|---:|---|",
@@ -58,6 +60,26 @@ def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
             f"{_f(r['power'])} | {r['verdict']} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def regime_sentence(claims: pd.DataFrame) -> str:
+    """Why the paper's regime is not reached, from the rows (nothing typed): every premise
+    that does not hold, outside the per-set floor rows, with its statistic's detail, and every
+    claim whose statistic is undefined (e.g. C8: CE never reached the training accuracy its
+    slope starts at). Empty when every premise holds and no statistic is undefined."""
+    parts = []
+    for _, r in claims.iterrows():
+        cid = str(r["claim_id"])
+        if cid.startswith("P-floor-"):
+            continue
+        failed = r["kind"] == "premise" and not str(r["verdict"]).startswith("holds")
+        undefined = str(r["verdict"]).startswith("cannot test: the statistic is undefined")
+        if failed or undefined:
+            what = "undefined" if undefined else f"{r['verdict']} ({_f(r['value'], '.3g')})"
+            parts.append(f"{cid} {what}: {r['detail']}")
+    if not parts:
+        return ""
+    return "The paper's regime is not reached here: " + "; ".join(parts) + "."
 
 
 def doc_section(page_text: str) -> str:
