@@ -421,6 +421,18 @@ def test_selection_and_confirmation_are_columns_and_shown():
     assert "settings chosen on: selection seeds 100-102" in md and "as claimed (p opp." in md
 
 
+def test_the_papers_own_number_is_a_column_nan_unless_given():
+    """A claim whose effect is a power target of its own carries the paper's number apart."""
+    specs = [
+        ClaimSpec("a", "t", "s", effect=33.3, paper_value=68.4),
+        ClaimSpec("b", "t", "s", effect=2.0),
+    ]
+    m = Measurement(1.0, samples=(1.0, 1.1, 0.9))
+    df = _judge(specs, {"a": m, "b": m})
+    assert df.loc["a", "paper_value"] == 68.4 and df.loc["a", "effect"] == 33.3
+    assert np.isnan(df.loc["b", "paper_value"])
+
+
 def test_selection_is_made_on_selection_data_and_confirmation_cannot_move_it():
     """Issue 25: perturbing only confirmation outputs changes no selection."""
     from softmax_ood.analysis.claims import one_sided_t

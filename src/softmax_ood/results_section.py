@@ -79,6 +79,8 @@ CLAIM_COLUMNS = [
     "holds",
     "supports",
     "effect",
+    "paper_value",
+    "effect_source",
     "detail",
 ]
 #: columns a study's table may add (used on the page where present): its own interval of the
@@ -820,15 +822,18 @@ def _short(x: float) -> str:
 
 
 def _paper_number(row: Mapping) -> str:
-    """The paper's number and where the claim stands: ``"paper 33.3; claim > 0"``. For an
-    equivalence row the engine's ``effect`` is the paper's difference itself (not a distance
-    from the bar) and the claim is that ours lies within ± the bar: ``"paper 0; claim within
-    ± 2"``."""
+    """The paper's number and where the claim stands: ``"paper 68.4; claim > 0"``. The paper's
+    number is the row's ``paper_value`` where finite (the spec's own, when its ``effect`` is a
+    power target rather than the paper's), else ``threshold ± effect``. For an equivalence row
+    the engine's ``effect`` is the paper's difference itself (not a distance from the bar) and
+    the claim is that ours lies within ± the bar: ``"paper 0; claim within ± 2"``."""
     d, thr, eff = (
         str(row.get("direction") or ""),
         _num(row.get("threshold")),
         _num(row.get("effect")),
     )
+    if str(row.get("effect_source") or "paper") != "paper":
+        eff = math.nan  # a power target, not the paper's number
     if str(row.get("test") or "") == "equivalence" and math.isfinite(thr):
         needs = f"claim within ± {_short(thr)}"
         return (
@@ -837,6 +842,9 @@ def _paper_number(row: Mapping) -> str:
             else f"paper gives no number; {needs}"
         )
     needs = f"claim {d} {_short(thr)}" if d else ""
+    given = _num(row.get("paper_value"))
+    if math.isfinite(given):
+        return f"paper {_short(given)}; {needs}" if needs else f"paper {_short(given)}"
     if math.isfinite(eff) and d:
         paper = thr + eff if d.startswith(">") else thr - eff
         return f"paper {_short(paper)}; {needs}"

@@ -110,6 +110,8 @@ COLUMNS = [
     "alpha",
     "n",
     "effect",
+    "paper_value",
+    "effect_source",
     "power",
     "detail",
     "test",
@@ -123,6 +125,7 @@ COLUMNS = [
 ]
 KINDS = ("premise", "claim", "sanity")
 TESTS = ("one-sided", "equivalence")
+EFFECT_SOURCES = ("paper", "power target")
 EXACT_RANK_MAX_N = 10  #: up to this many points a rank correlation's p is exact (permutations)
 POWER_TARGET = 0.8
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
@@ -141,6 +144,15 @@ class ClaimSpec:
         threshold (e.g. the paper's FPR95 reduction in points); ``None`` when the paper gives none.
         For ``test="equivalence"``: the true difference at which the TOST power is computed
         (0: the claim exactly true).
+    :param paper_value: the paper's own number for this statistic, where it is not
+        ``threshold ± effect`` (e.g. a claim tested as "reduction > 0" with a power target of
+        its own as ``effect``, whose paper printed a different reduction); ``None`` when
+        ``threshold ± effect`` is the paper's number or the paper gives none. Copied to the
+        table's ``paper_value`` column (NaN when ``None``); the results page prefers it.
+    :param effect_source: where ``effect`` comes from: ``"paper"`` (the paper's own effect, the
+        default) or ``"power target"`` (a size fixed in the config for the power calculation
+        where the paper gives none, or a smaller one than the paper's); the results page then
+        never shows ``threshold ± effect`` as the paper's number.
     :param premise: alias of ``kind="premise"`` (older spelling).
     :param test: ``"one-sided"`` (default; ``None`` reads the same) or ``"equivalence"``
         (``threshold`` is the bar, ``direction`` must be ``"<"`` or ``"<="``: |difference|
@@ -158,6 +170,8 @@ class ClaimSpec:
     requires: tuple[str, ...] = ()
     all_of: tuple[str, ...] = ()
     effect: float | None = None
+    paper_value: float | None = None
+    effect_source: str = "paper"
     premise: bool = field(default=False, repr=False)
     test: str | None = "one-sided"
     selection: str = ""
@@ -181,6 +195,11 @@ class ClaimSpec:
         if self.direction not in _OPS:
             raise ValueError(
                 f"claim {self.id}: direction {self.direction!r} is not one of {list(_OPS)}"
+            )
+        if self.effect_source not in EFFECT_SOURCES:
+            raise ValueError(
+                f"claim {self.id}: effect_source {self.effect_source!r} is not one of "
+                f"{list(EFFECT_SOURCES)}"
             )
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind {self.kind!r} is not one of {list(KINDS)}")
@@ -596,6 +615,8 @@ def evaluate_claims(
                 "alpha": float(alpha),
                 "n": int(m.n),
                 "effect": math.nan if s.effect is None else float(s.effect),
+                "paper_value": math.nan if s.paper_value is None else float(s.paper_value),
+                "effect_source": s.effect_source,
                 "power": math.nan if sanity else float(t.power),
                 "detail": m.detail,
                 "test": s.test,

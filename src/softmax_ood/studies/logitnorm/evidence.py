@@ -35,6 +35,7 @@ import pandas as pd
 __all__ = [
     "Resamples",
     "TwoStage",
+    "auroc_ranks",
     "fpr95_first",
     "fpr_at_tpr_closest",
     "has_scores",
@@ -51,6 +52,18 @@ def fpr95_first(id_scores: np.ndarray, ood_scores: np.ndarray, tpr: float = 0.95
     s = np.sort(np.asarray(id_scores, dtype=np.float64))[::-1]
     k = max(1, math.ceil(tpr * len(s) - 1e-9))
     return 100.0 * float(np.mean(np.asarray(ood_scores, dtype=np.float64) >= s[k - 1]))
+
+
+def auroc_ranks(id_scores: np.ndarray, ood_scores: np.ndarray) -> float:
+    """AUROC (%) from ranks (Mann-Whitney; ties count one half, as
+    :func:`softmax_ood.metrics.auroc`, tested): fast enough for every bootstrap resample."""
+    from scipy.stats import rankdata
+
+    a = np.asarray(id_scores, dtype=np.float64)
+    o = np.asarray(ood_scores, dtype=np.float64)
+    n1, n2 = len(a), len(o)
+    r = rankdata(np.concatenate([a, o]))
+    return 100.0 * float(r[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n2)
 
 
 def fpr_at_tpr_closest(id_scores, ood_scores, tpr: float = 0.95) -> float:

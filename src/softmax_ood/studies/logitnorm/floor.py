@@ -14,6 +14,11 @@ row "the set is not trivial" asks the same question again (:mod:`.evidence`: per
 generous to itself as on the full set), so a headline set whose premise row does not hold is one
 the floor nearly solves on fresh images. Perturbing the confirmation images' scores cannot change
 which sets are kept (a test says so).
+
+The frame's ``trivial`` column is that selection mark ("not kept"). What the report calls a set
+is :func:`set_status`, defined here once: *trivial* only for a set the floor solves (its FPR95 on
+the confirmation images at or below CE's MSP FPR95), *not kept* for a far set left out only
+because the selection-half floor test was not significant (its p named), *kept* otherwise.
 """
 
 from __future__ import annotations
@@ -27,7 +32,14 @@ import pandas as pd
 from ...analysis.pixelfloor import floor_from_statistics, pixel_statistics
 from .evidence import Resamples, fpr95_first, msp_arrays, split_images, two_stage
 
-__all__ = ["FLOOR_COLUMNS", "floor_frame", "image_sizes", "load_images", "resamples_for"]
+__all__ = [
+    "FLOOR_COLUMNS",
+    "floor_frame",
+    "image_sizes",
+    "load_images",
+    "resamples_for",
+    "set_status",
+]
 
 FLOOR_COLUMNS = [
     "ood_set",
@@ -177,3 +189,15 @@ def floor_frame(
     out = pd.DataFrame(rows, columns=FLOOR_COLUMNS)
     out["n"] = out["n"].astype("int64")
     return out
+
+
+def set_status(row) -> str:
+    """What a floor row's set is called (module docstring): ``"trivial (floor - CE ... pp on the
+    confirmation images)"`` when the floor solves it, ``"not kept (selection-half floor test p =
+    ...)"`` when the selection test alone left it out, ``"kept"`` otherwise."""
+    if not bool(row["trivial"]):
+        return "kept"
+    value = float(row["value"])
+    if value <= 0:
+        return f"trivial (floor - CE {value:.1f} pp on the confirmation images)"
+    return f"not kept (selection-half floor test p = {float(row['selection_p_value']):.2g})"

@@ -12,6 +12,8 @@ import math
 
 import pandas as pd
 
+from .floor import set_status
+
 __all__ = ["BEGIN", "DOC_PAGE", "END", "doc_section", "readme_block"]
 
 DOC_PAGE = "docs/studies/logitnorm.md"  # relative to the checkout: the page holding the block
@@ -26,11 +28,12 @@ def _f(x, fmt=".2f") -> str:
 
 def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
     """Markdown: per OOD set the pixel floor vs CE on the confirmation images (the premise row)
-    and on the selection images (which alone decides ``trivial``), then the premise and claim
+    and on the selection images (which alone decides whether a far set is kept;
+    :func:`.floor.set_status`), then the premise and claim
     rows with value, p, n, power and verdict."""
     lines = [
         "| OOD set | shift | pixel floor FPR95 (%) | detector | CE MSP FPR95 (%) | floor - CE (pp), p | "
-        "selection images: floor - CE (pp), p | trivial |",
+        "selection images: floor - CE (pp), p | in the headline |",
         "|---|---|---:|---|---:|---|---|---|",
     ]
     for _, r in floor.sort_values(["shift", "ood_set"]).iterrows():
@@ -38,9 +41,12 @@ def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
             f"| {r['ood_set']} | {r['shift']} | {_f(r['floor_fpr95'], '.1f')} | "
             f"{r['floor_detector']} | {_f(r['ce_fpr95'], '.1f')} | {_f(r['value'], '.1f')}, "
             f"p = {_f(r['p_value'], '.3g')} | {_f(r.get('selection_value'), '.1f')}, "
-            f"p = {_f(r.get('selection_p_value'), '.3g')} | {'yes' if r['trivial'] else 'no'} |"
+            f"p = {_f(r.get('selection_p_value'), '.3g')} | "
+            f"{set_status(r) if r['shift'] != 'near' else 'near (apart)'} |"
         )
+    regime = regime_sentence(claims)
     lines += [
+        *(["", regime] if regime else []),
         "",
         "| kind | id | value | needed | p | n | power | verdict |",
         "|---|---|---:|---|---:|---:|---:|---|",
@@ -54,6 +60,26 @@ def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
             f"{_f(r['power'])} | {r['verdict']} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def regime_sentence(claims: pd.DataFrame) -> str:
+    """Why the paper's regime is not reached, from the rows (nothing typed): every premise
+    that does not hold, outside the per-set floor rows, with its statistic's detail, and every
+    claim whose statistic is undefined (e.g. C8: CE never reached the training accuracy its
+    slope starts at). Empty when every premise holds and no statistic is undefined."""
+    parts = []
+    for _, r in claims.iterrows():
+        cid = str(r["claim_id"])
+        if cid.startswith("P-floor-"):
+            continue
+        failed = r["kind"] == "premise" and not str(r["verdict"]).startswith("holds")
+        undefined = str(r["verdict"]).startswith("cannot test: the statistic is undefined")
+        if failed or undefined:
+            what = "undefined" if undefined else f"{r['verdict']} ({_f(r['value'], '.3g')})"
+            parts.append(f"{cid} {what}: {r['detail']}")
+    if not parts:
+        return ""
+    return "The paper's regime is not reached here: " + "; ".join(parts) + "."
 
 
 def doc_section(page_text: str) -> str:

@@ -203,6 +203,7 @@ def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                         ">",
                         requires=(fid, f"K-{ds}-{kind}"),
                         effect=share_effect,
+                        effect_source="power target",
                     )
                 )
                 specs.append(
@@ -217,6 +218,7 @@ def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                         ">",
                         requires=(fid, nid, f"K-{ds}-{kind}"),
                         effect=share_effect,
+                        effect_source="power target",
                     )
                 )
         if "ensemble" in kinds:
@@ -232,6 +234,7 @@ def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
                     "<",
                     requires=(fid,),
                     effect=auroc_effect,
+                    effect_source="power target",
                 )
             )
         if "single" in kinds:

@@ -22,12 +22,17 @@ def _failing(spec: dict) -> dict:
     fpr = world.KNOBS["fpr"]
     out = {
         "P0": {"ce_loss": 1.5},
+        "P0-ln": {"ln_loss": 1.5},
         "P1": {"ce_temp": 0.6},
         "P2": {"ce_norm_ood": 14.0},
         "P-ce-fpr": {"fpr": {ce: 0.08, ln: 0.05, spec["penalty"]: 0.1}},
         "P-ln-norm": {"ln_norm": 90.0},
         "headline": {"fpr": {**fpr, ln: fpr[ce] + 0.05}},
         "C1": {"fpr": {**fpr, ln: fpr[ce] + 0.05}},
+        # LogitNorm's MSP worse than CE's: its AUROC lower too
+        "C1-auroc": {"fpr": {**fpr, ln: fpr[ce] + 0.05}},
+        # CE's post-hoc scores (Energy among them) better than LogitNorm's MSP (0.15)
+        "C9": {"score_fpr": {ce: 0.08, ln: 0.12}},
         "C2": {"acc": {ce: 0.98, ln: 0.90}},
         "C4": {"ece_ts": {ce: 3.0, ln: 6.0}},
         "C5-norm": {"lp_norm": 14.0},

@@ -21,6 +21,7 @@ from softmax_ood.studies.logitnorm.frames import mark_trivial
 N_ID, N_OOD = 160, 160  # each half of the selection/confirmation split: 80
 KNOBS = {
     "ce_loss": 0.05,  # final training loss (constant solution: log 5 = 1.61)
+    "ln_loss": 0.1,  # LogitNorm's final training loss (the same constant solution)
     "ce_temp": 1.5,
     "ce_norm_id": 12.0,
     "ce_norm_ood": 10.0,
@@ -207,18 +208,20 @@ def build(spec: dict, floor_cache: dict | None = None, **over) -> dict:
         for e in range(1, 21):
             fit = e >= 5
             norm = 10.0 * math.exp(k["ce_norm_growth"] * (e - 5)) if fit else 2.0 * e
-            curves.append(
-                {
-                    **key,
-                    "arch": arch,
-                    "loss": ce,
-                    "seed": seed,
-                    "epoch": e,
-                    "train_loss": k["ce_loss"] * (1 + j) if e == 20 else 1.0,
-                    "train_acc": 0.995 if fit else 0.5 + 0.08 * e,
-                    "logit_norm_id": norm * (1 + 0.001 * seed * (-1) ** e),
-                }
-            )
+            # CE's curve (its norm grows after the fit, C8) and LogitNorm's (a flat norm)
+            for loss, final, n_id in ((ce, k["ce_loss"], norm), (ln, k["ln_loss"], 1.5)):
+                curves.append(
+                    {
+                        **key,
+                        "arch": arch,
+                        "loss": loss,
+                        "seed": seed,
+                        "epoch": e,
+                        "train_loss": final * (1 + j) if e == 20 else 1.0,
+                        "train_acc": 0.995 if fit else 0.5 + 0.08 * e,
+                        "logit_norm_id": n_id * (1 + 0.001 * seed * (-1) ** e),
+                    }
+                )
     frames = {
         "runs": pd.DataFrame(runs),
         "ood": pd.DataFrame(ood),
