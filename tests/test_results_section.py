@@ -289,6 +289,10 @@ def test_the_headline_row_states_paper_ours_interval_verdict_regime_and_departur
     given = claims.assign(paper_value=[68.4 if c == "C1" else float("nan") for c in claims["claim_id"]])
     (row,) = headline_frame([s], given).to_dict("records")
     assert row["paper's number"] == "paper 68.4; claim > 0"
+    # an effect that is only a power target is never shown as the paper's number
+    target = claims.assign(effect_source="power target")
+    (row,) = headline_frame([s], target).to_dict("records")
+    assert row["paper's number"] == "paper gives no number; claim > 0"
     # samples 4, 5, 6: mean 5, sd 1, n 3 -> 90 % interval 5 ± t(0.95, 2) / sqrt(3)
     half = 2.919986 / 3**0.5
     assert row["ours"] == f"5 [{5 - half:.4g}, {5 + half:.4g}] (90 % CI, n = 3)"
