@@ -26,18 +26,18 @@ from ..registry import (
 NAME = "crosspaper"
 CATEGORY = "Cross-paper"
 TITLE = (
-    "Cross-paper: Kang et al. 2024's reversion and Ulmer & Cinà 2021's Theorem 1 asked of "
-    "Wei et al. 2022's LogitNorm networks, on Kang's discriminator axis"
+    "Cross-paper: Kang et al. 2024's reversion, Ulmer & Cinà 2021's Theorem 1 and Seddik et al. "
+    "2021's Theorem 4.8 asked of Wei et al. 2022's LogitNorm networks, on Kang's discriminator axis"
 )
-HEADLINE = ("ocs_trend:*", "rays_certain:*")
+HEADLINE = ("ocs_trend:*", "rays_certain:*", "seddik_weights:*")
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 SRC = HERE.parents[1]
-TABLES = ["reversion", "rays", "axis"]
-FIGURES = ["reversion", "rays", "axis"]
+TABLES = ["reversion", "rays", "axis", "seddik"]
+FIGURES = ["reversion", "rays", "axis", "seddik"]
 #: the frames its compute rules write under results/crosspaper/<dataset>/
-FRAMES = ("shift", "rays", "fit", "levels", "ood_scores")
+FRAMES = ("shift", "rays", "fit", "levels", "ood_scores", "seddik")
 #: the loss family each role must name (``losses:`` entries of the core config)
 ROLES = {"baseline": "ce", "method": "logitnorm"}
 
@@ -120,7 +120,10 @@ def claims_job(config: dict) -> ClaimsJob:
         function="softmax_ood.studies.crosspaper.claims:crosspaper_claims",
         section=s,
         seeds=s["seeds"],
-        title="Cross-paper claims: Kang's reversion and Ulmer's Theorem 1 on LogitNorm's networks",
+        title=(
+            "Cross-paper claims: Kang's reversion, Ulmer's Theorem 1 and Seddik's Theorem 4.8 "
+            "on LogitNorm's networks"
+        ),
     )
 
 
