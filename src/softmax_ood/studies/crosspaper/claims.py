@@ -83,11 +83,12 @@ test images x the runs' seeds.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, spearman
+from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, spearman
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from ..kang.claims import _per_seed as kang_per_seed
 from ..seddik import claims as seddik
@@ -334,9 +335,9 @@ def seddik_specs(section: dict, expected_ratio: dict | None = None) -> list[Clai
     wbar, lbar = seddik.WEIGHT_RATIO_BAR, seddik.LOGIT_GAP_BAR
     conf = f"seeds {', '.join(str(s) for s in section['seeds'])} × the test part of the pooled ID splits {', '.join(section['seddik']['splits'])}"
     sel = (
-        "fixed in advance: the Seddik study's bars (C3-weights {w:g}, C3-logits {lg:g} predicted "
-        "SD, accuracy ± {b:g} points) and its Fig. 5 settings (lambda, row norm, thirds)"
-    ).format(w=wbar, lg=lbar, b=b)
+        f"fixed in advance: the Seddik study's bars (C3-weights {wbar:g}, C3-logits {lbar:g} predicted "
+        f"SD, accuracy ± {b:g} points) and its Fig. 5 settings (lambda, row norm, thirds)"
+    )
     kw = {"selection": sel, "confirmation": conf}
     expected = expected_ratio or {}
     out = []
@@ -704,20 +705,15 @@ def measure_seddik(frame: pd.DataFrame, section: dict) -> dict[str, Measurement]
         if not stats[base] or not stats[method]:
             m[f"seddik_same_{what}"] = Measurement(math.nan, "a loss has no features")
             continue
-        a, z = stats[base][what].dropna(), stats[method][what].dropna()
-        common = sorted(set(a.index) & set(z.index))
-        diff = z.loc[common] - a.loc[common]
-        if not len(diff):
-            m[f"seddik_same_{what}"] = Measurement(math.nan, f"{what}: no seed with both losses")
+        try:
+            d = paired(stats[method][what], stats[base][what], names=(method, base))
+        except ValueError as err:
+            m[f"seddik_same_{what}"] = Measurement(math.nan, f"{what}: {err}")
             continue
-        better = base if diff.mean() > 0 else method
-        m[f"seddik_same_{what}"] = Measurement(
-            float(diff.mean()),
-            f"{what}: {base} {a.loc[common].mean():.3g}, {method} {z.loc[common].mean():.3g} "
-            f"(mean over seeds); {method} − {base} per seed "
-            + ", ".join(f"{k}: {v:.3g}" for k, v in diff.items())
-            + f"; smaller on average (nearer the theory): {better}'s features",
-            samples=tuple(diff.to_numpy()),
+        better = base if d.value > 0 else method
+        m[f"seddik_same_{what}"] = replace(
+            d,
+            detail=f"{what}: {d.detail}; smaller on average (nearer the theory): {better}'s features",
         )
     return m
 

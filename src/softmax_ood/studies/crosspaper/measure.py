@@ -301,7 +301,15 @@ def seddik_kwargs(section: dict) -> dict:
     """Keyword arguments of :func:`softmax_ood.studies.seddik.experiments.fig5_networks` from this
     study's ``seddik`` block (the Seddik study's fig5 settings: same names, same meaning)."""
     c = section["seddik"]
-    keys = ("lam", "row_norm", "center", "stats_from", "stats_fraction", "fit_fraction", "split_seed")
+    keys = (
+        "lam",
+        "row_norm",
+        "center",
+        "stats_from",
+        "stats_fraction",
+        "fit_fraction",
+        "split_seed",
+    )
     return {
         **{k: c[k] for k in keys},
         "seed": int(c["draw_seed"]),

@@ -258,8 +258,10 @@ def cases(config: dict) -> Iterator[tuple]:
     # weights 3 predicted fluctuations off, logit means 1 predicted SD off, accuracy 10 points
     # below the theory; LogitNorm's features predicted much worse / borderline than CE's
     for loss, key in ((base, "seddik_ce"), (method, "seddik_ln")):
-        yield f"features_informative:{loss}", False, table(
-            **{key: {"theory": 0.995, "practice": 0.995}}
+        yield (
+            f"features_informative:{loss}",
+            False,
+            table(**{key: {"theory": 0.995, "practice": 0.995}}),
         )
         yield f"stats_independent:{loss}", False, table(**{key: {"shared": 100}})
         yield f"seddik_weights:{loss}", False, table(**{key: {"weight_offset": 3.0}})

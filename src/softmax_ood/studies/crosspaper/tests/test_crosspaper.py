@@ -146,17 +146,23 @@ def test_theorem_48_predicts_mixture_features_and_fails_on_shuffled_class_statis
         groups = np.array([f"test/{c}" for c in y])
         part = pool_parts(groups, kw["fit_fraction"], kw["split_seed"], kw["stats_fraction"])
         fit, test, st = part == "fit", part == "test", part == "stats"
-        args = {k: v for k, v in kw.items() if k not in ("fit_fraction", "split_seed", "stats_fraction")}
+        args = {
+            k: v for k, v in kw.items() if k not in ("fit_fraction", "split_seed", "stats_fraction")
+        }
         f = fig5_frame(
-            X[fit], y[fit], X[test], y[test], k=3,
-            features_stats=X[st], y_stats=rng.permutation(y[st]), **args,
+            X[fit],
+            y[fit],
+            X[test],
+            y[test],
+            k=3,
+            features_stats=X[st],
+            y_stats=rng.permutation(y[st]),
+            **args,
         )
         f.insert(0, "seed", int(seed))
         shuffled.append(f)
     shuffled = pd.concat(shuffled, ignore_index=True)
-    frame = pd.concat(
-        [good.assign(loss=base), shuffled.assign(loss=method)], ignore_index=True
-    )
+    frame = pd.concat([good.assign(loss=base), shuffled.assign(loss=method)], ignore_index=True)
     m = claims.measure_seddik(frame, section)
     assert m[f"stats_independent:{base}"].value == 0 == m[f"stats_independent:{method}"].value
     assert m[f"seddik_weights:{base}"].value < 2.0 < m[f"seddik_weights:{method}"].value
