@@ -65,6 +65,13 @@ def check(config: dict) -> None:
     )
     if not s["grid"]["corruptions"] and not s["grid"]["rotations"]:
         raise config_error(f"{NAME}.grid needs at least one corruption or rotation to shift along")
+    sd = s["seddik"]
+    if sd["stats_from"] == "independent" and sd["fit_fraction"] + sd["stats_fraction"] >= 1:
+        raise config_error(
+            f"{NAME}.seddik.stats_fraction is {sd['stats_fraction']} with fit_fraction "
+            f"{sd['fit_fraction']}; stats_from: independent needs fit_fraction + stats_fraction "
+            "< 1 (a test part must remain)"
+        )
     r = s["rays"]
     if r["max_exponent"] <= r["min_exponent"]:
         raise config_error(

@@ -50,6 +50,14 @@ def test_a_role_naming_the_wrong_loss_family_stops_with_one_sentence(config):
         study.check(bad)
 
 
+def test_seddik_parts_that_leave_no_test_part_stop_with_one_sentence(config):
+    bad = copy.deepcopy(config)
+    bad["crosspaper"]["seddik"]["fit_fraction"] = 0.6
+    bad["crosspaper"]["seddik"]["stats_fraction"] = 0.5
+    with pytest.raises(ConfigError, match="crosspaper.seddik.stats_fraction is 0.5 with"):
+        study.check(bad)
+
+
 def test_log_odds_and_normalised_logits_on_hand_built_logits():
     z = np.array([[3.0, 1.0, 0.0], [0.0, 0.0, 5.0]])
     p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
