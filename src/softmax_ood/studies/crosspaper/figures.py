@@ -131,8 +131,8 @@ def fig_seddik(frames: dict, section: dict, path) -> None:
     with style():
         fig, axes = new_figure((REPORT_WIDTH_IN, 2.6), ncols=3)
         for ax, col, bar, title in (
-            (axes[0], "r", WEIGHT_RATIO_BAR, "weights: r = ‖w − E w‖ / √ΣVar w"),
-            (axes[1], "logit_gap", LOGIT_GAP_BAR, "logit means: |gap| / predicted SD"),
+            (axes[0], "r", WEIGHT_RATIO_BAR, "weights ratio r"),
+            (axes[1], "logit_gap", LOGIT_GAP_BAR, "logit-mean gap (SD)"),
         ):
             for i, (loss, role) in enumerate(losses):
                 g = per[per["loss"] == loss]
@@ -143,7 +143,7 @@ def fig_seddik(frames: dict, section: dict, path) -> None:
             ax.axhline(bar, color="grey", ls="--", lw=1)
             ax.set_xticks(range(len(losses)), [loss for loss, _ in losses])
             ax.set_xlim(-0.6, len(losses) - 0.4)
-            ax.set_ylim(bottom=0)
+            ax.set_ylim(0, max(1.15 * bar, 1.1 * float(per[col].max()) if len(per) else bar))
             ax.set(title=title)
         ax = axes[2]
         w = frame[frame["panel"] == "weights"]
@@ -157,7 +157,7 @@ def fig_seddik(frames: dict, section: dict, path) -> None:
             ax.plot(th, pr.loc[th.index], ls="", marker=".", ms=2, color=color_of(role), label=loss)
         lim = ax.get_xlim()
         ax.plot(lim, lim, color="grey", lw=0.8, ls=":")
-        ax.set(title="weights, first network", xlabel="predicted mean", ylabel="learned")
+        ax.set(title="weights (first network)", xlabel="predicted mean", ylabel="learned")
         ax.legend(loc="upper left", frameon=True)
         save_figure(fig, path)
 
