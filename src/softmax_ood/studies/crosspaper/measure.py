@@ -301,17 +301,9 @@ def seddik_kwargs(section: dict) -> dict:
     """Keyword arguments of :func:`softmax_ood.studies.seddik.experiments.fig5_networks` from this
     study's ``seddik`` block (the Seddik study's fig5 settings: same names, same meaning)."""
     c = section["seddik"]
-    keys = (
-        "lam",
-        "row_norm",
-        "center",
-        "stats_from",
-        "stats_fraction",
-        "fit_fraction",
-        "split_seed",
-    )
+    own = ("splits", "draw_seed", "solver", "train")  # read by seddik_frame or renamed here
     return {
-        **{k: c[k] for k in keys},
+        **{k: v for k, v in c.items() if k not in own},
         "seed": int(c["draw_seed"]),
         "solver": dict(c["solver"]),
         "train": dict(c["train"]),
