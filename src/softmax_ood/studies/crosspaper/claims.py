@@ -56,6 +56,29 @@ Sanity rows (true by construction, never counted as support):
   raw logits' MSP log-odds (largest relative gap <= 1e-9), not the normalised logits' (their
   median relative gap is in the detail): this answers "which of the two does its OOD score use".
 
+Claims (c), Seddik et al.'s Theorem 4.8 asked of the same networks' penultimate features (the
+Seddik study's Fig. 5 frame, ``seddik``, per loss; the Seddik study's own measurements, reused):
+
+* ``features_informative:<loss>`` (premise) -- the features are informative and the match is
+  not trivial: every network's softmax classifier's test accuracy lies more than
+  ``seddik_gap_points`` inside both guessing (100/k %) and 100 % (exact binomial tests, p = the
+  largest; Seddik's P3).
+* ``stats_independent:<loss>`` (sanity) -- the theory's class statistics share no point with
+  the fit or test part (Seddik's S2; true by construction with ``stats_from: independent``).
+* ``seddik_weights:<loss>`` -- the learned weights lie where the theory puts them: mean over
+  networks of ``r = ‖w − E w‖ / √(Σ Var w)`` below Seddik's C3-weights bar
+  (:data:`~softmax_ood.studies.seddik.claims.WEIGHT_RATIO_BAR`), one-sided t-test over seeds;
+  power at the exact theory's ``r = √(1 + n_fit/n_stats)``.
+* ``seddik_logits:<loss>`` -- the test logits' class means lie within Seddik's C3-logits bar
+  (:data:`~softmax_ood.studies.seddik.claims.LOGIT_GAP_BAR` predicted SD) of the predicted ones.
+* ``seddik_accuracy:<loss>`` -- Seddik's C3: per network an exact binomial TOST of the test
+  accuracy against its theory within ``± seddik_gap_points``, every network.
+* ``seddik_same_weights`` / ``seddik_same_logits`` -- the theory predicts LogitNorm's features as
+  well as CE's: per seed the statistic of ``seddik_weights`` / ``seddik_logits``, LogitNorm minus
+  CE (the same seed's networks), equivalence (TOST) within ``± weights_difference_bar`` /
+  ``± logits_difference_bar``; "does not hold": the detail says which loss's features the theory
+  predicts better; a straddling interval is "not established".
+
 Selection: every setting (shifts, image budget, alphas, bars) is fixed in the config before any
 verdict; the discriminator's alpha is the authors' 10, fixed in advance. Every verdict reads the
 test images x the runs' seeds.
@@ -64,19 +87,30 @@ test images x the runs' seeds.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, spearman
+from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, spearman
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from ..kang.claims import _per_seed as kang_per_seed
+from ..seddik import claims as seddik
 
-__all__ = ["PAPERS", "claim_specs", "crosspaper_claims", "evaluate_crosspaper_claims"]
+__all__ = [
+    "PAPERS",
+    "claim_specs",
+    "crosspaper_claims",
+    "evaluate_crosspaper_claims",
+    "measure_seddik",
+    "seddik_per_seed",
+    "seddik_specs",
+]
 
 WEI = "Wei et al. 2022 (LogitNorm)"  # the LogitNorm study's paper name
 KANG = "Kang et al. 2024"
 ULMER = "Ulmer & Cinà 2021"
+SEDDIK = seddik.PAPER
 #: the papers each kind of row joins (the ``paper`` column)
 PAPERS = {
     "fitted": WEI,
@@ -92,6 +126,13 @@ PAPERS = {
     "rays_linear": f"{ULMER} × {WEI}",
     "normalised_bounded": f"{ULMER} × {WEI}",
     "score_reads_raw": f"{ULMER} × {WEI}",
+    "features_informative": f"{SEDDIK} × {WEI}",
+    "stats_independent": f"{SEDDIK} × {WEI}",
+    "seddik_weights": f"{SEDDIK} × {WEI}",
+    "seddik_logits": f"{SEDDIK} × {WEI}",
+    "seddik_accuracy": f"{SEDDIK} × {WEI}",
+    "seddik_same_weights": f"{SEDDIK} × {WEI}",
+    "seddik_same_logits": f"{SEDDIK} × {WEI}",
 }
 RAY = "ray"
 FAR = "far_ood"
@@ -103,9 +144,9 @@ def shifts(section: dict) -> list[str]:
     return list(g["corruptions"]) + (["rotation"] if g["rotations"] else [])
 
 
-def claim_specs(section: dict) -> list[ClaimSpec]:
+def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[ClaimSpec]:
     """Every row of the claims table for the study section ``section`` (its ``losses``:
-    ``baseline`` and ``method``)."""
+    ``baseline`` and ``method``); ``expected_ratio``: :func:`seddik_specs`'."""
     c = section["claims"]
     base, method = section["baseline"], section["method"]
     losses = [base, method]
@@ -291,6 +332,124 @@ def claim_specs(section: dict) -> list[ClaimSpec]:
             kind="sanity",
         ),
     ]
+    rows = out + seddik_specs(section, expected_ratio)
+    # the table's order: premises, claims, sanity rows, each in declaration order
+    return sorted(rows, key=lambda s: ("premise", "claim", "sanity").index(s.kind))
+
+
+def seddik_specs(section: dict, expected_ratio: dict | None = None) -> list[ClaimSpec]:
+    """The rows of (c): Seddik's Theorem 4.8 on both networks' features. ``expected_ratio``
+    (loss -> :func:`~softmax_ood.studies.seddik.claims.expected_weight_ratio` of its frame) sets
+    ``seddik_weights``' effect (``None``: no effect, power n/a), as Seddik's ``claim_specs``."""
+    c = section["claims"]
+    base, method = section["baseline"], section["method"]
+    b = float(c["seddik_gap_points"])
+    wbar, lbar = seddik.WEIGHT_RATIO_BAR, seddik.LOGIT_GAP_BAR
+    conf = f"seeds {', '.join(str(s) for s in section['seeds'])} × the test part of the pooled ID splits {', '.join(section['seddik']['splits'])}"
+    sel = (
+        f"fixed in advance: the Seddik study's bars (C3-weights {wbar:g}, C3-logits {lbar:g} predicted "
+        f"SD, accuracy ± {b:g} points) and its Fig. 5 settings (lambda, row norm, thirds)"
+    )
+    kw = {"selection": sel, "confirmation": conf}
+    expected = expected_ratio or {}
+    out = []
+    for loss in (base, method):
+        out += [
+            ClaimSpec(
+                f"features_informative:{loss}",
+                f"Premise: the {loss} network's penultimate features are informative and the "
+                "match is not trivial: the softmax classifier's test accuracy lies more than "
+                f"{b:g} points inside both guessing (100/k %) and 100 %",
+                "smallest over networks of min(accuracy − 100/k, 100 − accuracy), points; exact "
+                "binomial tests per network, p = the largest",
+                b,
+                ">",
+                kind="premise",
+                **kw,
+            ),
+            ClaimSpec(
+                f"stats_independent:{loss}",
+                f"Sanity: the theory's class statistics on the {loss} features share no point "
+                "with the classifier's fit or test part (true by construction with "
+                "stats_from: independent)",
+                "largest over networks of the share of the statistics' points that are also fit "
+                "or test points",
+                0.0,
+                "<=",
+                kind="sanity",
+                **kw,
+            ),
+        ]
+    for loss in (base, method):
+        needs = (f"fitted:{loss}", f"features_informative:{loss}", f"stats_independent:{loss}")
+        r = expected.get(loss)
+        out += [
+            ClaimSpec(
+                f"seddik_weights:{loss}",
+                f"Seddik's Theorem 4.8 predicts the softmax classifier trained on the {loss} "
+                "network's features: its weights lie within twice the theory's predicted "
+                "fluctuation of the predicted mean",
+                "mean over seeds of r = ‖w − predicted mean‖₂ / √(Σ predicted variance); "
+                "one-sided t-test over seeds (one r per network)",
+                wbar,
+                "<",
+                requires=needs,
+                effect=None if r is None or not math.isfinite(r) else wbar - r,
+                **kw,
+            ),
+            ClaimSpec(
+                f"seddik_logits:{loss}",
+                f"Seddik's Theorem 4.8 predicts the law of the test logits on the {loss} "
+                f"features: per true class and logit the measured mean lies within {lbar:g} "
+                "predicted SD of the predicted mean (on average)",
+                "mean over seeds of the mean over (true class, logit) of |measured − predicted "
+                "mean| / predicted SD; one-sided t-test over seeds",
+                lbar,
+                "<",
+                requires=needs,
+                effect=lbar,
+                **kw,
+            ),
+            ClaimSpec(
+                f"seddik_accuracy:{loss}",
+                f"Seddik's Theorem 4.8 predicts the test accuracy of the softmax classifier on "
+                f"the {loss} features (within ± {b:g} points, every network)",
+                "largest |theory − practice| test accuracy over networks, points; exact binomial "
+                "TOST per network (90 % Clopper–Pearson interval), p = the largest",
+                b,
+                "<",
+                requires=needs,
+                effect=0.0,
+                test="equivalence",
+                **kw,
+            ),
+        ]
+    both = tuple(
+        f"{kind}:{loss}"
+        for loss in (base, method)
+        for kind in ("fitted", "features_informative", "stats_independent")
+    )
+    for what, unit, bar_key in (
+        ("weights", "r (units of the predicted fluctuation)", "weights_difference_bar"),
+        ("logits", "logit-mean gap (predicted SDs)", "logits_difference_bar"),
+    ):
+        bar = float(c[bar_key])
+        out.append(
+            ClaimSpec(
+                f"seddik_same_{what}",
+                f"The theory predicts the {what} of a softmax classifier on LogitNorm's features "
+                f"as well as on CE's: the {what} statistic of {method} and {base} agree within "
+                f"± {bar:g}",
+                f"per seed {unit}, {method} − {base} (the same seed's networks); equivalence "
+                f"(TOST, 90 % t interval) within ± {bar:g}",
+                bar,
+                "<",
+                test="equivalence",
+                effect=0.0,
+                requires=both,
+                **kw,
+            )
+        )
     return out
 
 
@@ -507,12 +666,89 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         f"{method}: largest relative gap of the core's MSP score to the raw logits' log-odds "
         f"{raw_gap:.2g}; to the normalised logits' (median over rays) {norm_gap:.3g}",
     )
+    m.update(measure_seddik(frames["seddik"], section))
     return m
+
+
+def _of_loss(frame: pd.DataFrame, loss: str) -> pd.DataFrame:
+    return frame[frame["loss"] == loss].drop(columns="loss")
+
+
+def seddik_per_seed(frame: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Per loss and network (seed) of the ``seddik`` frame: the Seddik statistics of (c), one
+    network at a time: ``r`` (C3-weights), ``r_exact`` (the exact theory's), ``logit_gap``
+    (C3-logits), the softmax classifier's and the theory's test accuracy (%) and its test points."""
+    rows = []
+    for (loss, seed), g in frame.groupby(["loss", "seed"], sort=False):
+        g = g.drop(columns="loss")
+        acc = g[(g["panel"] == "accuracy") & (g["split"] == "test") & (g["cls"] == "all")]
+        prac = acc[acc["source"] == "practice"]
+        rows.append(
+            {
+                "loss": loss,
+                "seed": int(seed),
+                "r": seddik.features_weights(g, seddik.WEIGHT_RATIO_BAR, alpha).value,
+                "r_exact": seddik.expected_weight_ratio(g),
+                "logit_gap": seddik.features_logits(g).value,
+                "accuracy": 100 * float(prac["value"].iloc[0]),
+                "theory_accuracy": 100 * float(acc[acc["source"] == "theory"]["value"].iloc[0]),
+                "n_test": int(prac["n_points"].iloc[0]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def measure_seddik(frame: pd.DataFrame, section: dict) -> dict[str, Measurement]:
+    """The measurements of (c) from the ``seddik`` frame (:func:`.measure.seddik_frame`): the
+    Seddik study's own functions on each loss's rows, and per seed the paired differences."""
+    c = section["claims"]
+    base, method = section["baseline"], section["method"]
+    b, alpha = float(c["seddik_gap_points"]), float(c["alpha"])
+    m: dict[str, Measurement] = {}
+    stats = {}
+    for loss in (base, method):
+        f = _of_loss(frame, loss)
+        if f.empty:
+            for kind in ("features_informative", "stats_independent", *SEDDIK_CLAIMS):
+                m[f"{kind}:{loss}"] = Measurement(math.nan, f"no features of the {loss} networks")
+            stats[loss] = {}
+            continue
+        m[f"features_informative:{loss}"] = seddik.features_informative(f, b)
+        m[f"stats_independent:{loss}"] = seddik.statistics_independent(f)
+        m[f"seddik_weights:{loss}"] = seddik.features_weights(f, seddik.WEIGHT_RATIO_BAR, alpha)
+        m[f"seddik_logits:{loss}"] = seddik.features_logits(f)
+        m[f"seddik_accuracy:{loss}"] = seddik.features_gap(f, b, alpha)
+        per = seddik_per_seed(frame[frame["loss"] == loss], alpha).set_index("seed")
+        stats[loss] = {"weights": per["r"], "logits": per["logit_gap"]}
+    for what in ("weights", "logits"):
+        if not stats[base] or not stats[method]:
+            m[f"seddik_same_{what}"] = Measurement(math.nan, "a loss has no features")
+            continue
+        try:
+            d = paired(stats[method][what], stats[base][what], names=(method, base))
+        except ValueError as err:
+            m[f"seddik_same_{what}"] = Measurement(math.nan, f"{what}: {err}")
+            continue
+        better = base if d.value > 0 else method
+        m[f"seddik_same_{what}"] = replace(
+            d,
+            detail=f"{what}: {d.detail}; smaller on average (nearer the theory): {better}'s features",
+        )
+    return m
+
+
+#: the (c) claims measured per loss
+SEDDIK_CLAIMS = ("seddik_weights", "seddik_logits", "seddik_accuracy")
 
 
 def evaluate_crosspaper_claims(frames: dict, section: dict) -> pd.DataFrame:
     """The claims table (premises first), its ``paper`` column naming both papers of each row."""
-    specs = claim_specs(section)
+    frame = frames["seddik"]
+    expected = {
+        loss: seddik.expected_weight_ratio(_of_loss(frame, loss))
+        for loss in (section["baseline"], section["method"])
+    }
+    specs = claim_specs(section, expected)
     table = evaluate_claims(
         WEI, specs, measure(frames, section), alpha=float(section["claims"]["alpha"])
     )

@@ -75,6 +75,20 @@ DEPARTURES: list[Departure] = [
         "setting",
     ),
     Departure(
+        "crosspaper.seddik",
+        "ResNet-18 features of BigGAN images (three classes, p = 512, n = 3,000)",
+        "Seddik Sec. 5, Fig. 5",
+        "the LogitNorm study's WRN-10-1 CE and LogitNorm networks' penultimate features (p = 64) "
+        "of the 9,000 ID test images, k = 9, cut per class into three thirds (fit n = 3,000, "
+        "class statistics, test), as the Seddik study's Fig. 5 (n/p ~ 47 against the paper's ~ 6)",
+        "the question is whether the theory predicts a classifier on another paper's learned "
+        "features; the settings, bars and measurements are the Seddik study's, so CE's rows "
+        "repeat its C3 rows on the same networks",
+        ("seddik_weights:*", "seddik_logits:*", "seddik_accuracy:*", "seddik_same_*"),
+        "all",
+        "setting",
+    ),
+    Departure(
         "crosspaper.discriminator.featurizer",
         "an ImageNet ResNet-18",
         "Kang App. B.3",

@@ -1,6 +1,7 @@
 """The cross-paper figures, each a function of the frames, the section and the output path
 (``study.figure_job``): (a) relative distance to the OCS vs the OOD score per shift family,
-(b) raw vs normalised confidence along the rays, (d) every paper's OOD sets on Kang's axis."""
+(b) raw vs normalised confidence along the rays, (c) Seddik's Theorem 4.8 on both networks'
+features, (d) every paper's OOD sets on Kang's axis."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pandas as pd
 
 from ...analysis.style import REPORT_WIDTH_IN, color_of, marker_of, new_figure, save_figure, style
 
-__all__ = ["FIGURES", "fig_axis", "fig_rays", "fig_reversion"]
+__all__ = ["FIGURES", "fig_axis", "fig_rays", "fig_reversion", "fig_seddik"]
 
 
 def _line(ax, x, mean, sd, role: str, label: str) -> None:
@@ -117,4 +118,48 @@ def fig_axis(frames: dict, section: dict, path) -> None:
         save_figure(fig, path)
 
 
-FIGURES = {"reversion": fig_reversion, "rays": fig_rays, "axis": fig_axis}
+def fig_seddik(frames: dict, section: dict, path) -> None:
+    """(c) Per loss and network: the weights ratio r (bar 2, the exact theory's r dotted) and the
+    logit-mean gap in predicted SDs (bar 0.5); right: learned vs predicted weights of each loss's
+    first network."""
+    from ..seddik.claims import LOGIT_GAP_BAR, WEIGHT_RATIO_BAR
+    from .claims import seddik_per_seed
+
+    frame = frames["seddik"]
+    per = seddik_per_seed(frame, float(section["claims"]["alpha"]))
+    losses = [(section["baseline"], "ce"), (section["method"], "logitnorm")]
+    with style():
+        fig, axes = new_figure((REPORT_WIDTH_IN, 2.6), ncols=3)
+        for ax, col, bar, title in (
+            (axes[0], "r", WEIGHT_RATIO_BAR, "weights ratio r"),
+            (axes[1], "logit_gap", LOGIT_GAP_BAR, "logit-mean gap (SD)"),
+        ):
+            for i, (loss, role) in enumerate(losses):
+                g = per[per["loss"] == loss]
+                x = i + np.linspace(-0.15, 0.15, max(len(g), 1))[: len(g)]
+                ax.plot(x, g[col], ls="", marker=marker_of(role) or "o", ms=4, color=color_of(role))
+                if col == "r" and len(g):
+                    ax.hlines(g["r_exact"].mean(), i - 0.3, i + 0.3, colors="grey", ls=":", lw=1)
+            ax.axhline(bar, color="grey", ls="--", lw=1)
+            ax.set_xticks(range(len(losses)), [loss for loss, _ in losses])
+            ax.set_xlim(-0.6, len(losses) - 0.4)
+            ax.set_ylim(0, max(1.15 * bar, 1.1 * float(per[col].max()) if len(per) else bar))
+            ax.set(title=title)
+        ax = axes[2]
+        w = frame[frame["panel"] == "weights"]
+        for loss, role in losses:
+            g = w[w["loss"] == loss]
+            if g.empty:
+                continue
+            g = g[g["seed"] == g["seed"].min()]
+            th = g[g["source"] == "theory"].set_index(["output", "index"])["value"]
+            pr = g[g["source"] == "practice"].set_index(["output", "index"])["value"]
+            ax.plot(th, pr.loc[th.index], ls="", marker=".", ms=2, color=color_of(role), label=loss)
+        lim = ax.get_xlim()
+        ax.plot(lim, lim, color="grey", lw=0.8, ls=":")
+        ax.set(title="weights (first network)", xlabel="predicted mean", ylabel="learned")
+        ax.legend(loc="upper left", frameon=True)
+        save_figure(fig, path)
+
+
+FIGURES = {"reversion": fig_reversion, "rays": fig_rays, "axis": fig_axis, "seddik": fig_seddik}

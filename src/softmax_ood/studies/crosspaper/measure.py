@@ -25,7 +25,12 @@ Frames (one row per ...):
   normalised logit (``max_i |z_i| / (tau ||z||)``), the normalised-logit MSP, the mean raw logit
   norm, and how far the core's MSP score lies from the raw and from the normalised logits' MSP;
 * ``fit`` -- (loss, seed): final training loss (the run's last epoch, ``curve.tsv``) and the
-  loss of the OCS on the images it was trained on.
+  loss of the OCS on the images it was trained on;
+* ``seddik`` -- (c) Seddik et al.'s Theorem 4.8 on each network's penultimate features: the
+  Seddik study's Fig. 5 frame (:func:`softmax_ood.studies.seddik.experiments.fig5_networks` on
+  :func:`softmax_ood.studies.seddik.features.extract_network_features`, its panels ``weights``,
+  ``logits``, ``logit_moments``, ``accuracy``, ``statistics``) of every network, with a leading
+  ``loss`` column (:func:`seddik_frame`).
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ __all__ = [
     "grid_spec",
     "ray_alphas",
     "score_grid",
+    "seddik_frame",
+    "seddik_kwargs",
 ]
 
 #: the fitted premise's name of each core loss family (:data:`analysis.premises.LOSS_FLOORS`)
@@ -288,3 +295,38 @@ def evaluate_runs(
         "rays": pd.DataFrame(ray_rows),
         "fit": pd.DataFrame(fit_rows),
     }
+
+
+def seddik_kwargs(section: dict) -> dict:
+    """Keyword arguments of :func:`softmax_ood.studies.seddik.experiments.fig5_networks` from this
+    study's ``seddik`` block (the Seddik study's fig5 settings: same names, same meaning)."""
+    c = section["seddik"]
+    own = ("splits", "draw_seed", "solver", "train")  # read by seddik_frame or renamed here
+    return {
+        **{k: v for k, v in c.items() if k not in own},
+        "seed": int(c["draw_seed"]),
+        "solver": dict(c["solver"]),
+        "train": dict(c["train"]),
+    }
+
+
+def seddik_frame(
+    checkpoints: dict[str, dict[int, str | Path]], data_dir, section: dict
+) -> pd.DataFrame:
+    """(c) Seddik's Fig. 5 frame of every network: per loss (a key of ``checkpoints``, each a
+    training seed -> ``model.pt`` map) the Seddik study's own feature extraction on the pooled ID
+    splits ``seddik.splits`` and its :func:`~softmax_ood.studies.seddik.experiments.
+    fig5_networks` (theory vs a softmax classifier fitted on the features, class statistics from
+    an independent part), concatenated with a leading ``loss`` column (losses in the given
+    order). Only the frame is kept: the features are not written."""
+    from ..seddik.experiments import fig5_networks
+    from ..seddik.features import extract_network_features
+
+    kwargs = seddik_kwargs(section)
+    frames = []
+    for loss, ckpts in checkpoints.items():
+        feats = extract_network_features(ckpts, data_dir, list(section["seddik"]["splits"]))
+        f = fig5_networks(feats, **kwargs)
+        f.insert(0, "loss", loss)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)

@@ -1,6 +1,6 @@
 # The cross-paper study: Kang's shift grid (on a declared image budget) plus Ulmer's rays ->
 # the discriminator's OOD score of every set (model-independent) and the LogitNorm study's
-# networks on the grid and the rays -> frames; tables, figures, claims and report come from the
+# networks on the grid and the rays, and Seddik's Theorem 4.8 on their features -> frames; tables, figures, claims and report come from the
 # shared rules (rules/study.smk). Included by the Snakefile when "crosspaper" is in
 # config["studies"]; script: paths are relative to this file.
 
@@ -92,6 +92,32 @@ rule crosspaper_evaluate:
         batch_size=CP_SPEC["batch_size"],
     script:
         "scripts/evaluate.py"
+
+
+rule crosspaper_seddik:
+    # (c) Seddik's Theorem 4.8 on both networks' penultimate features (the Seddik study's
+    # feature extraction and Fig. 5 frame, per loss; only the frame is written)
+    input:
+        models=run_files(CP_RUNS, "train", "model.pt"),
+        data="data/{dataset}",
+        code=code(f"{CP_DIR}/scripts/seddik.py"),
+    output:
+        frame=f"{CP}/seddik.parquet",
+        provenance=f"{CP}/seddik.prov.json",
+    log:
+        "logs/crosspaper/{dataset}/seddik.log",
+    benchmark:
+        "logs/benchmarks/crosspaper_seddik/{dataset}/seddik.tsv"
+    conda:
+        ENV_TORCH
+    resources:
+        mem_mb=2000,
+    params:
+        runs=[{"name": r.name, "loss": r.loss, "seed": r.seed} for r in CP_RUNS],
+        losses=[CP_SPEC["baseline"], CP_SPEC["method"]],
+        section={k: CP_SPEC[k] for k in ("seddik",)},
+    script:
+        "scripts/seddik.py"
 
 
 rule crosspaper_departures:

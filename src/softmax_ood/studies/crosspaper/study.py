@@ -30,18 +30,18 @@ from ..registry import (
 NAME = "crosspaper"
 CATEGORY = "Cross-paper"
 TITLE = (
-    "Cross-paper: Kang et al. 2024's reversion and Ulmer & Cinà 2021's Theorem 1 asked of "
-    "Wei et al. 2022's LogitNorm networks, on Kang's discriminator axis"
+    "Cross-paper: Kang et al. 2024's reversion, Ulmer & Cinà 2021's Theorem 1 and Seddik et al. "
+    "2021's Theorem 4.8 asked of Wei et al. 2022's LogitNorm networks, on Kang's discriminator axis"
 )
-HEADLINE = ("ocs_trend:*", "same_rate:*", "normalised_uncertain:*")
+HEADLINE = ("ocs_trend:*", "same_rate:*", "normalised_uncertain:*", "seddik_weights:*")
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 SRC = HERE.parents[1]
-TABLES = ["reversion", "rays", "axis"]
-FIGURES = ["reversion", "rays", "axis"]
+TABLES = ["reversion", "rays", "axis", "seddik"]
+FIGURES = ["reversion", "rays", "axis", "seddik"]
 #: the frames its compute rules write under results/crosspaper/<dataset>/
-FRAMES = ("shift", "rays", "fit", "levels", "ood_scores")
+FRAMES = ("shift", "rays", "fit", "levels", "ood_scores", "seddik")
 #: the loss family each role must name (``losses:`` entries of the core config)
 ROLES = {"baseline": "ce", "method": "logitnorm"}
 
@@ -69,6 +69,13 @@ def check(config: dict) -> None:
     )
     if not s["grid"]["corruptions"] and not s["grid"]["rotations"]:
         raise config_error(f"{NAME}.grid needs at least one corruption or rotation to shift along")
+    sd = s["seddik"]
+    if sd["stats_from"] == "independent" and sd["fit_fraction"] + sd["stats_fraction"] >= 1:
+        raise config_error(
+            f"{NAME}.seddik.stats_fraction is {sd['stats_fraction']} with fit_fraction "
+            f"{sd['fit_fraction']}; stats_from: independent needs fit_fraction + stats_fraction "
+            "< 1 (a test part must remain)"
+        )
     r = s["rays"]
     if r["max_exponent"] <= r["min_exponent"]:
         raise config_error(
@@ -121,7 +128,10 @@ def claims_job(config: dict) -> ClaimsJob:
         "softmax_ood.studies.crosspaper.claims:crosspaper_claims",
         _frames(config),
         spec(config),
-        title="Cross-paper claims: Kang's reversion and Ulmer's Theorem 1 on LogitNorm's networks",
+        title=(
+            "Cross-paper claims: Kang's reversion, Ulmer's Theorem 1 and Seddik's Theorem 4.8 "
+            "on LogitNorm's networks"
+        ),
     )
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ...analysis.seeds import summarise
 
-__all__ = ["TABLES", "table_axis", "table_rays", "table_reversion"]
+__all__ = ["TABLES", "table_axis", "table_rays", "table_reversion", "table_seddik"]
 
 
 def _mean_std(values: pd.Series) -> str:
@@ -90,4 +90,33 @@ def table_axis(frames: dict, section: dict) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values("paper", kind="stable").reset_index(drop=True)
 
 
-TABLES = {"reversion": table_reversion, "rays": table_rays, "axis": table_axis}
+def table_seddik(frames: dict, section: dict) -> pd.DataFrame:
+    """(c) Per loss: Seddik's statistics of the softmax classifier on the networks' penultimate
+    features (mean ± std over seeds): weights ratio r (bar 2) beside the exact theory's, the
+    logit-mean gap in predicted SDs (bar 0.5), the classifier's and the theory's test accuracy."""
+    from .claims import seddik_per_seed
+
+    per = seddik_per_seed(frames["seddik"], float(section["claims"]["alpha"]))
+    rows = []
+    for loss, g in per.groupby("loss", sort=False):
+        rows.append(
+            {
+                "loss": loss,
+                "networks": len(g),
+                "weights_r": _mean_std(g["r"]),
+                "exact_theory_r": _mean_std(g["r_exact"]),
+                "logit_gap_sd": _mean_std(g["logit_gap"]),
+                "test_accuracy_%": _mean_std(g["accuracy"]),
+                "theory_accuracy_%": _mean_std(g["theory_accuracy"]),
+                "test_points": int(g["n_test"].min()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+TABLES = {
+    "reversion": table_reversion,
+    "rays": table_rays,
+    "axis": table_axis,
+    "seddik": table_seddik,
+}

@@ -8,7 +8,11 @@ The world: ``SEEDS`` seeds of a CE and a LogitNorm network, every configured shi
 levels 0-3 with OOD scores 0.5, 0.6, 0.7, 0.8 and per-image changes well above the bar; the
 distance to the OCS falls with the level (CE by 10 % per level of its clean 2.0, LogitNorm at
 ``ln_rate`` of its clean 1.5); the decisions change at the top level; rays whose raw MSP tends to
-1 while the normalised MSP stays at 0.88, logit norms linear in alpha."""
+1 while the normalised MSP stays at 0.88, logit norms linear in alpha; for (c) the Seddik study's
+own hand-built Fig. 5 frames (:func:`softmax_ood.studies.seddik.tests.controls.features_frame`:
+test accuracy 90 % on the theory's 90 %, weights ``r`` about 1, logit means 0.1 predicted SD
+off, independent statistics), one per loss, LogitNorm's networks paired with CE's shifted by one
+seed so that the paired differences scatter."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import pandas as pd
 
 from softmax_ood.studies.crosspaper.claims import evaluate_crosspaper_claims, shifts
 from softmax_ood.studies.crosspaper.study import spec
+from softmax_ood.studies.seddik.tests.controls import features_frame
 
 SEEDS = 5
 JITTER = np.array([-0.01, 0.005, 0.0, 0.01, -0.005])
@@ -48,6 +53,8 @@ def frames(
     score_gap: float = 0.0,
     far_rate: float = 0.3,
     floor_share: float = 0.6,
+    seddik_ce: dict | None = None,
+    seddik_ln: dict | None = None,
 ) -> dict[str, pd.DataFrame]:
     base, method = section["baseline"], section["method"]
     shift_rows, ray_rows, fit_rows = [], [], []
@@ -175,12 +182,27 @@ def frames(
                     }
                 )
     return {
+        "seddik": seddik_frame(section, seddik_ce or {}, seddik_ln or {}),
         "shift": pd.DataFrame(shift_rows),
         "rays": pd.DataFrame(ray_rows),
         "fit": pd.DataFrame(fit_rows),
         "levels": pd.DataFrame(level_rows),
         "ood_scores": pd.DataFrame(score_rows),
     }
+
+
+def seddik_frame(section: dict, ce: dict, ln: dict) -> pd.DataFrame:
+    """The (c) frame: the Seddik study's hand-built Fig. 5 frame per loss (``SEEDS`` networks,
+    theory and practice at 90 %; ``ce`` / ``ln`` change its arguments), LogitNorm's seeds
+    shifted by one against CE's."""
+    frames = []
+    for loss, kw, shift in ((section["baseline"], ce, 0), (section["method"], ln, 1)):
+        kw = {"theory": 0.9, "practice": 0.9, "networks": SEEDS, **kw}
+        f = features_frame(**kw)
+        f["seed"] = (f["seed"] + shift) % SEEDS
+        f.insert(0, "loss", loss)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
 
 
 def cases(config: dict) -> Iterator[tuple]:
@@ -232,3 +254,20 @@ def cases(config: dict) -> Iterator[tuple]:
         yield f"rays_linear:{loss}", False, table(norm_power=0.5)
     yield "normalised_bounded", False, table(max_norm_logit=1.5 / float(section["tau"]))
     yield "score_reads_raw", False, table(score_gap=0.5)
+    # (c) Seddik's theory on the features: at the ceiling, statistics from the fit points,
+    # weights 3 predicted fluctuations off, logit means 1 predicted SD off, accuracy 10 points
+    # below the theory; LogitNorm's features predicted much worse / borderline than CE's
+    for loss, key in ((base, "seddik_ce"), (method, "seddik_ln")):
+        yield (
+            f"features_informative:{loss}",
+            False,
+            table(**{key: {"theory": 0.995, "practice": 0.995}}),
+        )
+        yield f"stats_independent:{loss}", False, table(**{key: {"shared": 100}})
+        yield f"seddik_weights:{loss}", False, table(**{key: {"weight_offset": 3.0}})
+        yield f"seddik_logits:{loss}", False, table(**{key: {"logit_offset": 1.0}})
+        yield f"seddik_accuracy:{loss}", False, table(**{key: {"practice": 0.8}})
+        yield f"seddik_weights:{loss}", False, table(**{key: {"shared": 100}}), "cannot test"
+    yield "seddik_same_weights", False, table(seddik_ln={"weight_offset": 2.0}), "does not hold"
+    yield "seddik_same_weights", False, table(seddik_ln={"weight_offset": 1.45}), "not established"
+    yield "seddik_same_logits", False, table(seddik_ln={"logit_offset": 0.8}), "does not hold"

@@ -50,6 +50,14 @@ def test_a_role_naming_the_wrong_loss_family_stops_with_one_sentence(config):
         study.check(bad)
 
 
+def test_seddik_parts_that_leave_no_test_part_stop_with_one_sentence(config):
+    bad = copy.deepcopy(config)
+    bad["crosspaper"]["seddik"]["fit_fraction"] = 0.6
+    bad["crosspaper"]["seddik"]["stats_fraction"] = 0.5
+    with pytest.raises(ConfigError, match="crosspaper.seddik.stats_fraction is 0.5 with"):
+        study.check(bad)
+
+
 def test_log_odds_and_normalised_logits_on_hand_built_logits():
     z = np.array([[3.0, 1.0, 0.0], [0.0, 0.0, 5.0]])
     p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
@@ -103,3 +111,78 @@ def test_tables_and_figures_draw_from_the_frames(config, tmp_path):
         path = tmp_path / f"{name}.png"
         fn(frames, section, path)
         assert read_check(path)["problems"] == [], name
+
+
+def _mixture_features(seeds=(0, 1, 2), n: int = 1800, p: int = 10, k: int = 3) -> pd.DataFrame:
+    """A features frame (as the Seddik study's extract_network_features writes) of Gaussian
+    mixture "networks", one draw per seed: Theorem 4.8's own setting, where it is exact."""
+    from softmax_ood.studies.seddik.features import feature_columns
+    from softmax_ood.studies.seddik.practice import structured_mixture
+
+    spec = structured_mixture(p, k=k, mean_norm=1.2, seed=0)
+    frames = []
+    for seed in seeds:
+        X, y = spec.sample(n, seed=10 + seed)
+        f = pd.DataFrame(X, columns=feature_columns(p))
+        f.insert(0, "num_classes", k)
+        f.insert(0, "label", y)
+        f.insert(0, "split", "test")
+        f.insert(0, "seed", seed)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _seddik_section(config) -> dict:
+    section = copy.deepcopy(study.spec(config))
+    section["seddik"].update(row_norm=None, lam=0.5)
+    return section
+
+
+def test_theorem_48_predicts_mixture_features_and_fails_on_shuffled_class_statistics(config):
+    """The (c) claims through the Seddik study's real fig5 code on features where the theory is
+    exact (a Gaussian mixture): the weights and logits are predicted; the same features with the
+    class statistics' labels shuffled (the theory then reads no class structure) must fail."""
+    from softmax_ood.studies.seddik.experiments import fig5_frame, fig5_networks, pool_parts
+
+    section = _seddik_section(config)
+    base, method = section["baseline"], section["method"]
+    kw = measure.seddik_kwargs(section)
+    feats = _mixture_features()
+    good = fig5_networks(feats, **kw)
+    shuffled = []
+    rng = np.random.default_rng(0)
+    for seed, g in feats.groupby("seed"):
+        X = g[[c for c in g.columns if c.startswith("f0")]].to_numpy(float)
+        y = g["label"].to_numpy(int)
+        groups = np.array([f"test/{c}" for c in y])
+        part = pool_parts(groups, kw["fit_fraction"], kw["split_seed"], kw["stats_fraction"])
+        fit, test, st = part == "fit", part == "test", part == "stats"
+        args = {
+            k: v for k, v in kw.items() if k not in ("fit_fraction", "split_seed", "stats_fraction")
+        }
+        f = fig5_frame(
+            X[fit],
+            y[fit],
+            X[test],
+            y[test],
+            k=3,
+            features_stats=X[st],
+            y_stats=rng.permutation(y[st]),
+            **args,
+        )
+        f.insert(0, "seed", int(seed))
+        shuffled.append(f)
+    shuffled = pd.concat(shuffled, ignore_index=True)
+    frame = pd.concat([good.assign(loss=base), shuffled.assign(loss=method)], ignore_index=True)
+    m = claims.measure_seddik(frame, section)
+    assert m[f"stats_independent:{base}"].value == 0 == m[f"stats_independent:{method}"].value
+    assert m[f"seddik_weights:{base}"].value < 2.0 < m[f"seddik_weights:{method}"].value
+    assert m[f"seddik_logits:{base}"].value < 0.5 < m[f"seddik_logits:{method}"].value
+    frames = controls.frames(section)
+    frames["seddik"] = frame
+    table = claims.evaluate_crosspaper_claims(frames, section).set_index("claim_id")
+    assert table.loc[f"seddik_weights:{base}", "verdict"] == "holds"
+    assert table.loc[f"seddik_logits:{base}", "verdict"] == "holds"
+    assert not table.loc[f"seddik_weights:{method}", "holds"]
+    assert not table.loc[f"seddik_logits:{method}", "holds"]
+    assert not table.loc["seddik_same_weights", "holds"]
