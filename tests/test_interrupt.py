@@ -64,8 +64,10 @@ def test_interrupt_during_job_start_up_is_one_line(where, tmp_path):
     from softmax_ood.cli import INTERRUPTED
 
     env = {**os.environ, "PYTHONPATH": str(JOBSTART)}
-    code = "import json, platform\nraise KeyboardInterrupt" if where == "script" else (
-        "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nimport time\ntime.sleep(5)"
+    code = (
+        "import json, platform\nraise KeyboardInterrupt"
+        if where == "script"
+        else ("import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nimport time\ntime.sleep(5)")
     )
     script = tmp_path / "job.py"
     script.write_text(code)

@@ -286,7 +286,9 @@ def test_the_headline_row_states_paper_ours_interval_verdict_regime_and_departur
     (row,) = headline_frame([s], claims).to_dict("records")
     assert row["paper's number"] == "paper 10; claim > 0"  # threshold + the paper's effect
     # a spec's own paper_value wins over threshold + effect (an effect that is a power target)
-    given = claims.assign(paper_value=[68.4 if c == "C1" else float("nan") for c in claims["claim_id"]])
+    given = claims.assign(
+        paper_value=[68.4 if c == "C1" else float("nan") for c in claims["claim_id"]]
+    )
     (row,) = headline_frame([s], given).to_dict("records")
     assert row["paper's number"] == "paper 68.4; claim > 0"
     # an effect that is only a power target is never shown as the paper's number

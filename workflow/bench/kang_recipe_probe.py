@@ -27,7 +27,7 @@ import yaml
 
 from softmax_ood.analysis.premises import FITTED_SHARE, fitted_share
 from softmax_ood.experiment import train_run
-from softmax_ood.studies.kang.evaluate import training_loss, trained_images
+from softmax_ood.studies.kang.evaluate import trained_images, training_loss
 from softmax_ood.studies.kang.ocs import REWARD_KEYS, ocs_loss
 
 ROOT = Path(__file__).resolve().parents[2]

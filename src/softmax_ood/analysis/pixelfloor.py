@@ -61,7 +61,9 @@ def pixel_floor(id_images, ood_images, reference=None) -> dict:
     """
     ref = id_images if reference is None else reference
     return floor_from_statistics(
-        pixel_statistics(id_images, ref), pixel_statistics(ood_images, ref), pixel_statistics(ref, ref)
+        pixel_statistics(id_images, ref),
+        pixel_statistics(ood_images, ref),
+        pixel_statistics(ref, ref),
     )
 
 

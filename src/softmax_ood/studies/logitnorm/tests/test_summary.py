@@ -108,15 +108,38 @@ def test_the_regime_sentence_names_every_failing_premise_from_the_rows():
 
     rows = pd.DataFrame(
         [
-            {"claim_id": "P0", "kind": "premise", "holds": True, "verdict": "holds",
-             "value": 0.9, "detail": "fitted"},
-            {"claim_id": "P1", "kind": "premise", "holds": False, "verdict": "does not hold",
-             "value": 0.98, "detail": "fitted T 0.98"},
-            {"claim_id": "P-floor-x", "kind": "premise", "holds": False,
-             "verdict": "does not hold", "value": -1.0, "detail": "x"},
-            {"claim_id": "C8", "kind": "claim", "holds": False,
-             "verdict": "cannot test: the statistic is undefined (see detail)",
-             "value": float("nan"), "detail": "seed 0: never reached 99 %"},
+            {
+                "claim_id": "P0",
+                "kind": "premise",
+                "holds": True,
+                "verdict": "holds",
+                "value": 0.9,
+                "detail": "fitted",
+            },
+            {
+                "claim_id": "P1",
+                "kind": "premise",
+                "holds": False,
+                "verdict": "does not hold",
+                "value": 0.98,
+                "detail": "fitted T 0.98",
+            },
+            {
+                "claim_id": "P-floor-x",
+                "kind": "premise",
+                "holds": False,
+                "verdict": "does not hold",
+                "value": -1.0,
+                "detail": "x",
+            },
+            {
+                "claim_id": "C8",
+                "kind": "claim",
+                "holds": False,
+                "verdict": "cannot test: the statistic is undefined (see detail)",
+                "value": float("nan"),
+                "detail": "seed 0: never reached 99 %",
+            },
         ]
     )
     text = regime_sentence(rows)
