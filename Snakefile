@@ -27,7 +27,6 @@ from softmax_ood.cli import set_job_pythonpath
 set_job_pythonpath(workflow.basedir)
 from softmax_ood.config import ConfigError, checked_configfile
 from softmax_ood.studies.registry import registered_studies, results_dir
-from softmax_ood.studies.registry import study_caption as caption_of_study
 
 if Path.cwd().resolve() != Path(workflow.basedir).resolve():
     from softmax_ood.errors import remove_refused_folder
@@ -48,12 +47,6 @@ configfile: _DEFAULT_CONFIG
 
 
 KNOWN_STUDIES = registered_studies()
-
-
-def study_caption(study, kind):
-    """A study's Snakemake-report caption of ``kind`` (its package's ``captions/<kind>.rst``,
-    else ``workflow/report/<NAME>_<kind>.rst``), absolute: for rules/study.smk."""
-    return str(Path(workflow.basedir) / caption_of_study(study, kind))
 
 
 report: "workflow/report/workflow.rst"
