@@ -229,9 +229,6 @@ def results_targets():
     ]
 
 
-from softmax_ood.studies.registry import study_caption as caption_of_study  # noqa: E402
-
-
 def study_caption(study, kind):
     """A study's Snakemake-report caption of ``kind`` (its package's ``captions/<kind>.rst``,
     else ``workflow/report/<NAME>_<kind>.rst``), absolute: for rules/study.smk."""
