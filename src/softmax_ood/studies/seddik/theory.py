@@ -132,7 +132,6 @@ __all__ = [
     "ridge_closed_form",
     "solve_binary",
     "solve_multiclass",
-    "solve_theory",
 ]
 
 SIGNS = np.array([1.0, -1.0])  # scalar label of class 0 (paper C_1) and class 1 (paper C_2)
@@ -683,16 +682,6 @@ def solve_multiclass(
         w_cov=state["w_cov"],
         test_accuracy_per_class=test_acc,
         train_accuracy_per_class=train_acc,
-    )
-
-
-def solve_theory(means, covs, gammas, n: float, lam: float, **kw):
-    """:func:`solve_binary` (logistic) for two classes, :func:`solve_multiclass` otherwise."""
-    k = np.atleast_2d(np.asarray(means)).shape[0]
-    return (
-        solve_binary(means, covs, gammas, n, lam, **kw)
-        if k == 2
-        else (solve_multiclass(means, covs, gammas, n, lam, **kw))
     )
 
 
