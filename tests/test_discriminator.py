@@ -15,7 +15,6 @@ from softmax_ood.discriminator import (
     OODScore,
     build_featurizer,
     ood_score,
-    ood_score_images,
     sha256_file,
 )
 
@@ -112,8 +111,8 @@ def test_random_conv_sees_digit_shifts():
     perm = np.random.default_rng(0).permutation(len(x))
     ident, fresh = x[perm[:300]], x[perm[300:600]]
     f = build_featurizer("random_conv")
-    same = ood_score_images(ident, fresh, f, n_repeats=3, seed=0)
-    noisy = ood_score_images(ident, corrupt(fresh, "gaussian_noise", 5, 0), f, n_repeats=3, seed=0)
+    same = ood_score(f(ident), f(fresh), n_repeats=3, seed=0)
+    noisy = ood_score(f(ident), f(corrupt(fresh, "gaussian_noise", 5, 0)), n_repeats=3, seed=0)
     assert abs(same.mean - 0.5) < 0.06 and noisy.mean > 0.85
 
 

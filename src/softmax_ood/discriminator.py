@@ -75,7 +75,6 @@ __all__ = [
     "ResNet18ImageNetFeaturizer",
     "build_featurizer",
     "ood_score",
-    "ood_score_images",
     "sha256_file",
 ]
 
@@ -387,24 +386,3 @@ def ood_score(
     arr = np.asarray(scores)
     std = float(arr.std(ddof=1)) if len(arr) > 1 else 0.0
     return OODScore(float(arr.mean()), std, tuple(scores), int(n_fit), int(n_heldout))
-
-
-def ood_score_images(
-    id_images: Any,
-    eval_images: Any,
-    featurizer,
-    *,
-    n_repeats: int,
-    seed: int,
-    heldout_fraction: float = 0.5,
-    C: float = 1.0,
-) -> OODScore:
-    """:func:`ood_score` of ``featurizer(id_images)`` and ``featurizer(eval_images)``."""
-    return ood_score(
-        featurizer(id_images),
-        featurizer(eval_images),
-        n_repeats=n_repeats,
-        seed=seed,
-        heldout_fraction=heldout_fraction,
-        C=C,
-    )

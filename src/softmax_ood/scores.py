@@ -38,7 +38,6 @@ __all__ = [
     "odin_perturbation",
     "odin",
     "gradnorm",
-    "gradnorm_autograd",
     "godin_score",
     "Score",
     "ScoreInputs",
@@ -315,7 +314,7 @@ def gradnorm(
     This follows the paper's :math:`D_{KL}(u \\| p)`. The reference code uses all-ones targets
     (``targets = torch.ones((N, num_classes))``), which multiplies every score by :math:`C`:
     a constant factor that leaves rankings and every OOD metric unchanged.
-    Equals :func:`gradnorm_autograd` (the literal per-sample backward loop).
+    Equals the literal per-sample backward loop (the oracle in ``tests/test_scores.py``).
 
     :param features: ``(N, D)`` penultimate features :math:`\\phi(x)`.
     :param classifier: the last layer, an ``nn.Linear`` with weight ``(C, D)``.
@@ -337,52 +336,6 @@ def gradnorm(
     p = torch.softmax(logits / temperature, dim=1)
     u = 1.0 / logits.shape[1]
     return (p - u).abs().sum(dim=1) * features.abs().sum(dim=1) / temperature
-
-
-def gradnorm_autograd(
-    features: Tensor,
-    classifier: nn.Linear,
-    *,
-    temperature: float = 1.0,
-    num_classes: int | None = None,
-) -> Tensor:
-    """GradNorm by explicit per-sample backward passes (slow reference for :func:`gradnorm`).
-
-    HIGHER = MORE IN-DISTRIBUTION. For each sample separately:
-
-    .. math::
-        \\mathcal{L} = \\sum_{c=1}^C -\\frac{1}{C} \\log \\operatorname{softmax}
-        \\left(\\frac{W\\phi + b}{T}\\right)_c, \\qquad
-        s(x) = \\sum_{c,d} \\left|\\frac{\\partial \\mathcal{L}}{\\partial W_{cd}}\\right|
-
-    Differentiates a detached copy of the weight, so the classifier's ``.grad`` is untouched.
-
-    :param features: ``(N, D)`` penultimate features.
-    :param classifier: ``nn.Linear`` last layer.
-    :param temperature: :math:`T > 0`.
-    :param num_classes: optional check that the head has this many outputs.
-    :return: ``(N,)`` scores.
-    :see Paper: Huang et al., NeurIPS 2021, https://arxiv.org/abs/2110.00218
-    """
-    head = _linear_head(classifier, num_classes, "gradnorm")
-    _check_2d("features", features)
-    temperature = _check_positive("temperature", temperature)
-    weight = head.weight.detach().clone().requires_grad_(True)
-    bias = None if head.bias is None else head.bias.detach()
-    n_cls = head.out_features
-    targets = torch.ones((1, n_cls), dtype=weight.dtype, device=weight.device) / n_cls
-    scores = []
-    with torch.enable_grad():
-        for phi in features.detach():
-            outputs = F.linear(phi[None], weight, bias)
-            loss = torch.mean(
-                torch.sum(-targets * F.log_softmax(outputs / temperature, dim=-1), dim=-1)
-            )
-            (layer_grad,) = torch.autograd.grad(loss, weight)
-            scores.append(torch.sum(torch.abs(layer_grad)))
-    if not scores:
-        return features.new_empty((0,))
-    return torch.stack(scores)
 
 
 # --------------------------------------------------------------------------- GODIN

@@ -13,6 +13,9 @@ not depend on the others):
   representation in the top singular subspace of the next weight matrix, accumulated model
   constants (Sec. 4.1).
 * :mod:`.figures` -- Figs. 2-7 from tidy data frames.
+* :mod:`.frames` -- per-run evaluations and discriminator scores -> the long frames (the
+  aggregate rule); :mod:`.tables`, :mod:`.plots` (the figures' tidy frames) and :mod:`.claims`
+  read them.
 
 Shared, paper-agnostic pieces live in the core library: the corruption generator
 (:mod:`softmax_ood.corruptions`), the OOD-score discriminator (:mod:`softmax_ood.discriminator`)

@@ -683,7 +683,7 @@ def _constants(frames: dict, spec: dict, loss: str) -> dict[str, Measurement]:
 
 
 def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
-    """The claims table (premises first) from the long frames of :func:`tables.load_frames`
+    """The claims table (premises first) from the long frames of :func:`.frames.load_frames`
     (``grid``, ``policies``, ``fit``, ``levels``, ``ood_scores``, ``mechanism``,
     ``components``)."""
     from scipy import stats

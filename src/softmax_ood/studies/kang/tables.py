@@ -1,4 +1,4 @@
-"""Kang study: per-run grid evaluations + discriminator scores -> long frames and tables.
+"""Kang study: its long frames (:mod:`.frames`) -> tables.
 
 Long frames (one row per run x evaluation set, or per run x set x policy, ...) keep the seeds;
 the tables summarise them as mean ± std over seeds with the shared
@@ -11,70 +11,22 @@ sets form the ``far_ood`` series (clean split first, then each set; no numeric l
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from ...analysis.seeds import cells
 from ...analysis.seeds import frame as seed_frame
-from ...runs import parse_run_dir
 
 __all__ = [
     "TABLES",
     "by_shift",
     "graded_shifts",
-    "load_frames",
     "main_runs",
     "mechanism_runs",
     "summary",
 ]
 
 FAR = "far_ood"
-ROLE_OF_FAMILY = {"ce": "classifier", "reward_mse": "reward_model", "gaussian_nll": "regressor"}
-
-
-def _with_run(frame: pd.DataFrame, path: str, spec: dict) -> pd.DataFrame:
-    run = parse_run_dir(path)
-    family = spec["loss_entries"][run.loss]["loss"]
-    front = {
-        "recipe": run.recipe,
-        "arch": run.arch,
-        "loss": run.loss,
-        "family": family,
-        "seed": run.seed,
-    }
-    out = frame.copy()
-    for i, (k, v) in enumerate(front.items()):
-        out.insert(i, k, v)
-    return out
-
-
-def load_frames(
-    eval_files: dict[str, list[str]],
-    scores: list[str],
-    spec: dict,
-    index: str | None = None,
-    selection: str | None = None,
-) -> dict:
-    """Concatenate the per-run files (``eval_files[kind]`` = paths of ``<kind>.parquet``, one per
-    run) and the discriminator groups into long frames; ``grid`` joins each run's sets with the
-    OOD score of the set; ``levels`` is the grid index (how much each level changes the images)
-    and ``selection`` the discriminator's regularisation choice on held-out data."""
-    frames = {}
-    for kind, paths in eval_files.items():
-        parts = [_with_run(pd.read_parquet(p), p, spec) for p in paths]
-        parts = [p for p in parts if len(p)]
-        frames[kind] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-    ood = pd.concat([pd.read_parquet(p) for p in scores], ignore_index=True)
-    frames["ood_scores"] = ood
-    keep = ["eval_set", "ood_score", "ood_score_std"]
-    frames["grid"] = frames.pop("sets").merge(ood[keep], on="eval_set", how="left")
-    if index is not None:
-        frames["levels"] = pd.read_parquet(index).drop(columns=["start", "stop"])
-    if selection is not None:
-        frames["selection"] = pd.read_parquet(selection)
-    return frames
 
 
 def graded_shifts(spec: dict) -> list[str]:
@@ -193,11 +145,3 @@ TABLES = {
     "selective": table_selective,
     "trend_by_shift": table_trend,
 }
-
-
-def eval_paths(paths: list[str]) -> dict[str, list[str]]:
-    """Group per-run file paths by their file stem (``sets``, ``components``, ...)."""
-    out: dict[str, list[str]] = {}
-    for p in paths:
-        out.setdefault(Path(p).stem, []).append(p)
-    return out

@@ -400,7 +400,8 @@ def _relative(ts_diff, ce_mean: float, spec: dict, alpha: float, what: str) -> M
     )
 
 
-def _c8(curves: pd.DataFrame, spec: dict) -> Measurement:
+def _logit_norm_slope_after_fit(curves: pd.DataFrame, spec: dict) -> Measurement:
+    """C8: CE's mean log logit-norm slope per 10 epochs once it fits the training data."""
     arch, ce = spec["main_arch"], spec["baseline"]
     fit = float(spec.get("fit_accuracy", 0.99))
     sel = curves[(curves["arch"] == arch) & (curves["loss"] == ce)]
@@ -431,8 +432,10 @@ def _c8(curves: pd.DataFrame, spec: dict) -> Measurement:
     )
 
 
-def _c4(runs: pd.DataFrame, samples: pd.DataFrame, res: Resamples, spec: dict) -> Measurement:
-    """ECE after TS, CE - LogitNorm (pp): seeds and a bootstrap of the ID test images (the ECE
+def _ece_ts_difference(
+    runs: pd.DataFrame, samples: pd.DataFrame, res: Resamples, spec: dict
+) -> Measurement:
+    """C4: ECE after TS, CE - LogitNorm (pp): seeds and a bootstrap of the ID test images (the ECE
     recomputed on each resample from the per-image confidence after TS and correctness); seeds
     only when the samples frame lacks those."""
     arch, ce, ln, alpha = spec["main_arch"], spec["baseline"], spec["method"], spec["alpha"]
@@ -446,16 +449,16 @@ def _c4(runs: pd.DataFrame, samples: pd.DataFrame, res: Resamples, spec: dict) -
     if not all(
         has_scores(samples, recipe, arch, loss, seeds, sc) for loss in (ce, ln) for sc in need
     ):
-        c4 = paired(
+        per_seed = paired(
             seed_values(runs, arch, ce, "ece_ts", scale=100.0),
             seed_values(runs, arch, ln, "ece_ts", scale=100.0),
             names=(ce, ln),
             percent=True,
         )
         return Measurement(
-            c4.value,
-            c4.detail + raw + " (seeds only: no per-image confidences)",
-            samples=c4.samples,
+            per_seed.value,
+            per_seed.detail + raw + " (seeds only: no per-image confidences)",
+            samples=per_seed.samples,
         )
     arr = {
         loss: {
@@ -704,7 +707,7 @@ def measure(
         )
     else:
         m["C1-auroc"] = Measurement(math.nan, "no non-trivial far set")
-    m["C4"] = _c4(runs, samples, res, spec)
+    m["C4"] = _ece_ts_difference(runs, samples, res, spec)
     if pen in trained:
         m["C5-norm"] = paired(
             seed_values(runs, arch, ce, "logit_norm_id"),
@@ -764,7 +767,7 @@ def measure(
         if heads
         else Measurement(math.nan, "no non-trivial far set")
     )
-    m["C8"] = _c8(curves, spec)
+    m["C8"] = _logit_norm_slope_after_fit(curves, spec)
     return m
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .floor import set_status
 
-__all__ = ["BEGIN", "DOC_PAGE", "END", "doc_section", "readme_block"]
+__all__ = ["BEGIN", "DOC_PAGE", "END", "readme_block"]
 
 DOC_PAGE = "docs/studies/logitnorm.md"  # relative to the checkout: the page holding the block
 
@@ -80,9 +80,3 @@ def regime_sentence(claims: pd.DataFrame) -> str:
     if not parts:
         return ""
     return "The paper's regime is not reached here: " + "; ".join(parts) + "."
-
-
-def doc_section(page_text: str) -> str:
-    """The generated block as it stands in :data:`DOC_PAGE`'s text (between the markers)."""
-    start = page_text.index(BEGIN) + len(BEGIN)
-    return page_text[start : page_text.index(END)].strip("\n") + "\n"

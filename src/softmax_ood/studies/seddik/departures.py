@@ -4,7 +4,7 @@
 Each entry of :data:`_PRINTED` has ``where`` (equation / statement: the departure's
 ``setting``), ``printed`` (the text as printed: ``paper``), ``used`` (what the code uses:
 ``ours``), ``reason`` (``why``) and ``kind``: ``"error"`` (the printed form is wrong; the used
-form is derived in :mod:`.theory`'s docstring and checked by the tests), ``"unspecified"`` (the
+form is derived in docs/studies/seddik.md and checked by the tests), ``"unspecified"`` (the
 paper leaves it open), ``"numerics"`` (an implementation choice of Algorithm 1) or ``"data"`` (a
 change of data or setting). :data:`DEPARTURES` adds the config values whose comments cite the
 paper but differ from it; :data:`PAPER_VALUES` records those that equal it.

@@ -18,7 +18,6 @@ __all__ = [
     "feature_columns",
     "network_features",
     "num_classes",
-    "split_features",
 ]
 
 
@@ -95,15 +94,6 @@ def network_features(frame: pd.DataFrame, seed: int) -> tuple[np.ndarray, np.nda
         sel["label"].to_numpy(dtype=int),
         sel["split"].to_numpy(dtype=str),
     )
-
-
-def split_features(frame: pd.DataFrame, split: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(X (n, p), labels)`` of one split of an :func:`extract_features` frame."""
-    sel = frame[frame["split"] == split]
-    if sel.empty:
-        raise ValueError(f"the features frame has no rows for split {split!r}")
-    cols = [c for c in frame.columns if c.startswith("f") and c[1:].isdigit()]
-    return sel[cols].to_numpy(dtype=float), sel["label"].to_numpy(dtype=int)
 
 
 def num_classes(frame: pd.DataFrame) -> int:

@@ -145,7 +145,7 @@ def claims_job(config: dict) -> ClaimsJob:
 
 def report_job(config: dict) -> ReportJob:
     ds = config["data"]["dataset"]
-    base = f"results/{NAME}/{ds}"
+    base = results_dir(NAME, config)
     return ReportJob(
         inputs={
             "frames": [f"{base}/frames/{f}.parquet" for f in [*FRAMES, "fig5"]],

@@ -5,114 +5,8 @@ Everything here is a function of the class statistics only: means ``means`` (k, 
 and the regularisation ``lam``. Class ``0`` is the paper's :math:`\mathcal C_1`, class ``1`` its
 :math:`\mathcal C_2`. Data points are rows; :math:`w` is a column vector.
 
-Derivation (the printed text has several sign and matrix slips; see :mod:`.departures`)
--------------------------------------------------------------------------------------------
-
-**Objective and stationarity.** The paper minimises
-
-.. math:: \mathcal L(W) = -\frac1n\sum_i\sum_\ell y_{i\ell}\log p_{i\ell}
-          + \frac12\sum_\ell\lambda_\ell\|w_\ell\|^2,\qquad
-          p_{i\ell} = \frac{e^{w_\ell^\top x_i}}{\sum_j e^{w_j^\top x_i}}.
-
-Since :math:`\partial_{w_\ell}(-\log p_{i c}) = (p_{i\ell}-y_{i\ell})x_i`, the stationarity
-condition is :math:`\lambda_\ell w_\ell = +\frac1n\sum_i (y_{i\ell}-p_{i\ell})x_i` (printed
-Eq. (1) has the opposite overall sign), i.e. the fixed point
-:math:`W = \frac1n\sum_i x_i f_{c(i)}(W^\top x_i)^\top` with
-:math:`f_c(t) = \Lambda^{-1}(e_c - \mathrm{softmax}(t))\in\mathbb R^k`.
-
-**Two classes, scalar-label form (Eq. (3)).** With :math:`\lambda_1=\lambda_2=\lambda` the
-logits only depend on :math:`w_1-w_2`, so the ridge term is minimised by :math:`w_2=-w_1`.
-Writing :math:`w\equiv w_1` (so :math:`w_1^\top x - w_2^\top x = 2w^\top x`) and
-:math:`\tilde y_\ell = +1` for class 0, :math:`-1` for class 1,
-
-.. math:: \mathcal L = \frac1n\sum_i\log\bigl(1+e^{-2\tilde y_i w^\top x_i}\bigr)
-          + \lambda\|w\|^2,\qquad
-          w = \frac1n\sum_i f_{\ell(i)}(w^\top x_i)\,x_i,\quad
-          f_\ell(t) = \frac{a_\ell - \sigma(2t)}{\lambda},
-
-with :math:`a=(1,0)` and :math:`\sigma` the logistic function; :math:`f_\ell` depends on the
-class (the label), hence the class-indexed :math:`\xi_\ell` of the theorem. For large
-:math:`\lambda`, :math:`w\to\frac1{2\lambda}\frac1n\sum_i\tilde y_i x_i`. The squared loss
-:math:`\frac1{2n}\sum_i(\tilde y_i - w^\top x_i)^2 + \frac\lambda2\|w\|^2` (ridge) is the same
-fixed point with :math:`f_\ell(t) = (\tilde y_\ell - t)/\lambda`.
-
-**Leave one out.** Let :math:`w_{-i}` solve the fixed point without sample :math:`i` (same
-:math:`1/n`). Linearising :math:`w-w_{-i}` around :math:`w_{-i}`:
-:math:`(I-\frac1n\sum_{j\ne i}f'(x_j^\top w)x_jx_j^\top)(w-w_{-i}) = \frac1n f(x_i^\top w)x_i`,
-so with :math:`Q_{-i}=(I-\frac1n X_{-i}DX_{-i}^\top)^{-1}` and
-:math:`\delta_\ell\approx\frac1n x_i^\top Q_{-i}x_i`,
-
-.. math:: x_i^\top w = z_i + \delta_\ell f(x_i^\top w),\qquad z_i\equiv x_i^\top w_{-i}
-
-(a **plus**: Theorem 4.4 prints the opposite sign; Eq. (5) agrees with the plus). Hence
-:math:`f(x_i^\top w)=\xi_\ell(z_i)` where :math:`\xi_\ell(z)` solves :math:`x=f_\ell(z+\delta_\ell
-x)` (Proposition 4.6), i.e. :math:`t=z+\delta_\ell\xi_\ell(z)` is the proximal point
-:math:`t - z - \delta_\ell f_\ell(t)=0`, unique because :math:`f'_\ell\le 0`. Differentiating,
-:math:`\xi'_\ell = f'_\ell(t)/(1-\delta_\ell f'_\ell(t))` (the printed denominator
-:math:`1+\delta f'` is a slip).
-
-**Which matrix enters** :math:`\delta`. By Sherman–Morrison,
-:math:`Qx_j = Q_{-j}x_j/(1-\frac1n f'_j x_j^\top Q_{-j}x_j)`, so the deterministic equivalent
-of :math:`Q` carries :math:`f'_j/(1-\delta f'_j)=\xi'(z_j)`:
-
-.. math:: K \equiv \sum_\ell\gamma_\ell\,\mathbb E[\xi'_\ell(\tilde z_\ell)]\,C_\ell,\quad
-          R_1=(I-K)^{-1},\quad \delta_\ell = \frac1n\operatorname{Tr}(C_\ell R_1)
-
-(Lemma 4.7; the theorem prints :math:`\tilde C` in place of :math:`K`).
-
-**Mean of w.** :math:`x_i` is independent of :math:`w_{-i}`; Stein's lemma for
-:math:`x\sim\mathcal N(\mu_\ell, C_\ell)` gives
-:math:`\mathbb E[\xi_\ell(x^\top w)x] = \mathbb E[\xi_\ell]\mu_\ell + \mathbb E[\xi'_\ell]C_\ell w`,
-so :math:`\mu_w = \tilde\mu + K\mu_w`, i.e. :math:`\mu_w=R_1\tilde\mu` with
-:math:`\tilde\mu=\sum_\ell\gamma_\ell\mathbb E[\xi_\ell]\mu_\ell`.
-
-**Covariance of w.** Writing
-:math:`\xi(z_i)x_i = \mathbb E[\xi_\ell]\mu_\ell + \mathbb E[\xi'_\ell]C_\ell w_{-i} +
-\varepsilon_i` with :math:`\varepsilon_i` centred given :math:`w_{-i}` and
-:math:`\mathbb E[\varepsilon_i\varepsilon_i^\top]\simeq\mathbb E[\xi_\ell^2]C_\ell`, one gets
-:math:`(I-K)w \simeq \tilde\mu + \frac1n\sum_i\varepsilon_i`, hence
-
-.. math:: C_w = \frac1n R_1\tilde C R_1^\top,\qquad
-          \tilde C=\sum_\ell\gamma_\ell\mathbb E[\xi_\ell^2]C_\ell
-
-(the printed :math:`R_2(M)=M+KR_2(M)K` is wrong: for :math:`C_\ell=I`,
-:math:`\mu_\ell=0` it gives :math:`1/(1-\kappa^2)` where the exact ridge answer has
-:math:`1/(1-\kappa)^2`; it even turns negative when :math:`|\kappa|>1`).
-
-**Projections.** For a point of class :math:`\ell` independent of the training set (and for
-:math:`z_i=x_i^\top w_{-i}`): :math:`\tilde z_\ell\sim\mathcal N(m_\ell,\sigma_\ell^2)` with
-:math:`m_\ell=\mu_\ell^\top R_1\tilde\mu` (Algorithm 1 prints :math:`\tilde\mu_\ell^\top`) and
-:math:`\sigma^2_\ell=\operatorname{Tr}(C_\ell C_w)+\mu_w^\top C_\ell\mu_w`. Training points
-have :math:`x_i^\top w = t(z_i) = z_i+\delta_\ell\xi_\ell(z_i)`, increasing in :math:`z_i`,
-and :math:`t(z^*)=0` at :math:`z^*=-\delta_\ell f_\ell(0)`.
-
-**Accuracy.** Test: :math:`\Phi(m_0/\sigma_0)`, :math:`\Phi(-m_1/\sigma_1)`; train:
-:math:`\Phi((m_0-z_0^*)/\sigma_0)`, :math:`\Phi((z_1^*-m_1)/\sigma_1)`; overall accuracies are
-:math:`\gamma`-weighted.
-
-**k > 2 classes** (the supplement is not available; this is the same derivation with blocks).
-:math:`z=W_{-i}^\top x\in\mathbb R^k`, :math:`\Delta_c\in\mathbb R^{k\times k}` with
-:math:`(\Delta_c)_{ab}=\frac1n\operatorname{Tr}(C_c[R_1]_{ab})`, :math:`\xi_c(z)` solves
-:math:`x=f_c(z+\Delta_c x)`, :math:`\xi'_c=(I-J\Delta_c)^{-1}J` with :math:`J=\nabla f_c`,
-:math:`K=\sum_c\gamma_c\mathbb E[\xi'_c]\otimes C_c` acting on
-:math:`\operatorname{vec}W=(w_1;\dots;w_k)`, :math:`\operatorname{vec}\mu_W=R_1\sum_c\gamma_c
-\mathbb E[\xi_c]\otimes\mu_c`, :math:`C_W=\frac1nR_1(\sum_c\gamma_c\mathbb E[\xi_c\xi_c^\top]
-\otimes C_c)R_1^\top`, and :math:`z\mid c\sim\mathcal N(m_c,\Sigma_c)` with
-:math:`(m_c)_a=\mu_c^\top\mu_{w_a}`,
-:math:`(\Sigma_c)_{ab}=\operatorname{Tr}(C_c[C_W]_{ab})+\mu_{w_a}^\top C_c\mu_{w_b}`. With
-:math:`k=2` it reduces to the scalar form (:math:`w_2=-w_1`, :math:`\delta=\Delta_{11}-\Delta_{12}`).
-
-**Numerics.** The Gaussian expectations use Gauss–Hermite quadrature (fixed nodes; fixed
-scrambled-Sobol draws when the logit covariance has rank > 3), so the map is deterministic and
-smooth; the iteration is Anderson-accelerated with a damped-Picard fallback, stops on a relative
-tolerance, and raises :class:`FixedPointError` at the iteration cap.
-
-**Ridge reference.** :func:`ridge_closed_form` computes the same statistics for the squared loss
-without any of the above: the deterministic equivalent of the resolvent of the augmented data
-:math:`u_i=(x_i;\tilde y_i)` (Marchenko–Pastur type fixed point on
-:math:`\tilde\delta_a=\frac1n\operatorname{Tr}C_a\bar Q`), reading
-:math:`w=(S+\lambda I)^{-1}b` off its last column and :math:`w^\top C w` as a derivative of the
-equivalent in the direction :math:`-tC` of the regulariser.
+The derivation (and each place the printed text slips): ``docs/studies/seddik.md``, section
+*Derivation of Theorem 4.8's fixed point*.
 """
 
 from __future__ import annotations
@@ -132,7 +26,6 @@ __all__ = [
     "ridge_closed_form",
     "solve_binary",
     "solve_multiclass",
-    "solve_theory",
 ]
 
 SIGNS = np.array([1.0, -1.0])  # scalar label of class 0 (paper C_1) and class 1 (paper C_2)
@@ -468,7 +361,7 @@ def solve_binary(
 
 @dataclass(frozen=True)
 class MulticlassTheory:
-    """Theorem 4.8 for the k-class softmax (block form derived in the module docstring).
+    """Theorem 4.8 for the k-class softmax (block form derived in docs/studies/seddik.md).
 
     ``logit_mean[c]`` (k,) and ``logit_cov[c]`` (k, k): law of the logits :math:`W^\\top x` of a
     new point of class ``c`` (and of :math:`W_{-i}^\\top x_i`). ``delta[c]`` is the k×k matrix
@@ -683,16 +576,6 @@ def solve_multiclass(
         w_cov=state["w_cov"],
         test_accuracy_per_class=test_acc,
         train_accuracy_per_class=train_acc,
-    )
-
-
-def solve_theory(means, covs, gammas, n: float, lam: float, **kw):
-    """:func:`solve_binary` (logistic) for two classes, :func:`solve_multiclass` otherwise."""
-    k = np.atleast_2d(np.asarray(means)).shape[0]
-    return (
-        solve_binary(means, covs, gammas, n, lam, **kw)
-        if k == 2
-        else (solve_multiclass(means, covs, gammas, n, lam, **kw))
     )
 
 

@@ -79,9 +79,10 @@ __all__ = [
     "STOCHASTIC",
     "cell_shares",
     "certainty_per_seed",
-    "k_stability",
-    "ulmer_claim_specs",
+    "claim_specs",
+    "claims_table",
     "evaluate_ulmer_claims",
+    "k_stability",
 ]
 
 PAPER = "Ulmer & Cinà 2021"
@@ -118,7 +119,7 @@ def _effect(spec: dict, key: str) -> float | None:
     return None if v is None else float(v)
 
 
-def _ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
+def _claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
     """The claims as data for ``datasets``; ``spec`` holds ``kinds``, ``control`` (activation),
     ``certain_max_prob``, ``grad_ratio``, ``k_margin``, ``confident``."""
     level = float(spec["certain_max_prob"])
@@ -407,7 +408,7 @@ def evaluate_ulmer_claims(
         "directions",
     )
     datasets = list(dict.fromkeys(fit["dataset"]))
-    specs = ulmer_claim_specs(datasets, spec)
+    specs = claim_specs(datasets, spec)
     level = float(spec["certain_max_prob"])
     measured: dict[str, Measurement] = {}
     for ds in datasets:
@@ -727,8 +728,8 @@ def claims_table(frames: dict, spec: dict) -> pd.DataFrame:
     )
 
 
-def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
-    """:func:`_ulmer_claim_specs` with what decided each row's settings and what confirms it
+def claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
+    """:func:`_claim_specs` with what decided each row's settings and what confirms it
     (issue 25): K, the certainty level and the data fraction are fixed in advance."""
     from ...analysis.selection import annotate, seeds_text
 
@@ -742,4 +743,4 @@ def ulmer_claim_specs(datasets: list[str], spec: dict) -> list[ClaimSpec]:
         "claims.vote_se (K = 100), certainty level and margins in the config, the data "
         "fraction 1/4; nothing scanned on these seeds",
     }
-    return annotate(_ulmer_claim_specs(datasets, spec), selection, confirmation)
+    return annotate(_claim_specs(datasets, spec), selection, confirmation)

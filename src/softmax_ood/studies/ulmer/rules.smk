@@ -100,7 +100,7 @@ rule ulmer_aggregate:
             report(
                 f"{UL}/tables/{t}_{{uds}}.md",
                 caption=caption("ulmer_table.rst"),
-                category="Ulmer & Cinà",
+                category=UL_STUDY.CATEGORY,
                 subcategory="Tables",
                 labels={"dataset": "{uds}", "table": t},
             )
@@ -133,7 +133,7 @@ rule ulmer_note:
         markdown=report(
             f"{UL}/tables/softmax_note.md",
             caption=caption("ulmer_table.rst"),
-            category="Ulmer & Cinà",
+            category=UL_STUDY.CATEGORY,
             subcategory="Softmax note",
         ),
         provenance=[

@@ -141,9 +141,9 @@ def claims_spec(config: dict) -> dict:
 
 def claim_specs(config: dict) -> list:
     """The claims table's specs for this config (see :mod:`.claims`)."""
-    from .claims import ulmer_claim_specs
+    from .claims import claim_specs as specs
 
-    return ulmer_claim_specs(list(DATASETS), claims_spec(config))
+    return specs(list(DATASETS), claims_spec(config))
 
 
 def claims_job(config: dict) -> ClaimsJob:

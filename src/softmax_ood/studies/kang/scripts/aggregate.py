@@ -2,7 +2,7 @@
 
 from softmax_ood.cli import run_job
 from softmax_ood.provenance import provenance_record, write_parquet
-from softmax_ood.studies.kang.tables import eval_paths, load_frames
+from softmax_ood.studies.kang.frames import eval_paths, load_frames
 
 
 def main():

@@ -19,9 +19,10 @@ from softmax_ood.provenance import write_parquet
 from softmax_ood.studies.kang.claims import evaluate_kang_claims
 from softmax_ood.studies.kang.discrimination import score_group
 from softmax_ood.studies.kang.evaluate import evaluate_grid
+from softmax_ood.studies.kang.frames import eval_paths, load_frames
 from softmax_ood.studies.kang.grid import build_grid, grid_sets, raw_split
 from softmax_ood.studies.kang.plots import FIGURES, draw
-from softmax_ood.studies.kang.tables import TABLES, eval_paths, load_frames
+from softmax_ood.studies.kang.tables import TABLES
 
 ROOT = Path(__file__).resolve().parents[5]
 STUDY = Path(__file__).resolve().parents[1]

@@ -7,9 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from softmax_ood.studies.logitnorm.summary import BEGIN, DOC_PAGE, END, doc_section, readme_block
+from softmax_ood.studies.logitnorm.summary import BEGIN, DOC_PAGE, END, readme_block
 
 ROOT = Path(__file__).resolve().parents[5]
+
+
+def doc_section(page_text: str) -> str:
+    """The generated block as it stands in :data:`DOC_PAGE`'s text (between the markers)."""
+    start = page_text.index(BEGIN) + len(BEGIN)
+    return page_text[start : page_text.index(END)].strip("\n") + "\n"
 
 
 def test_doc_page_has_the_generated_block_markers():
