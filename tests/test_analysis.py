@@ -75,9 +75,18 @@ def test_power_separates_does_not_hold_from_too_few_seeds():
     assert df.loc["b", "power"] > 0.99 and df.loc["b", "verdict"] == "does not hold"
     assert math.isnan(df.loc["c", "power"])
     assert df.loc["c", "verdict"] == "too few seeds to tell (power n/a)"
-    # a premise is a gate: not shown is "does not hold", power or not
+    # a premise is a gate: not shown is never "holds", power or not. On the needed side it is
+    # "not established"; on the other side "does not hold"; what rests on it cannot be tested
     prem = ClaimSpec("p", "t", "s", kind="premise")
-    assert _judge([prem], {"p": m}).loc["p", "verdict"] == "does not hold"
+    gated = ClaimSpec("g", "t", "s", requires=("p",))
+    df = _judge([prem, gated], {"p": m, "g": Measurement(3.0, p_value=0.001)})
+    assert not df.loc["p", "holds"]
+    assert df.loc["p", "verdict"] == f"not established (p = {df.loc['p', 'p_value']:.2g})"
+    assert df.loc["g", "verdict"] == "cannot test: premise p is not established"
+    below = Measurement(-0.3, samples=tuple(-x for x in samples))
+    df = _judge([prem, gated], {"p": below, "g": Measurement(3.0, p_value=0.001)})
+    assert df.loc["p", "verdict"] == "does not hold"
+    assert df.loc["g", "verdict"] == "cannot test: premise p does not hold"
 
 
 def test_t_power_by_hand():

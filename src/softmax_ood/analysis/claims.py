@@ -33,8 +33,10 @@ or when the data are significantly on the other side (whatever the power).
 A directional claim that is not significant reads "does not hold" only when the test had the
 power (at least :data:`POWER_TARGET`) to see the paper's effect, or when the opposite is
 significant; otherwise "too few seeds to tell (power P)", or "too few seeds to tell (power n/a)"
-when the paper gives no effect size. (A *premise* that is not shown reads "does not hold": the
-regime must be shown, not assumed.)
+when the paper gives no effect size. A *premise* must be shown, not assumed: one that is not
+significant reads "not established (p = P)" when its statistic lies on the needed side and "does
+not hold" otherwise; either way the rows that require it read "cannot test" (``premise X is not
+established`` / ``premise X does not hold``).
 
 Every row reports the **observed direction** (column ``observed``: "as claimed" when the
 statistic lies on the claimed side, "opposite" otherwise) and the one-sided p of the opposite
@@ -550,7 +552,11 @@ def evaluate_claims(
             held, text = decide(pid, (*stack, cid))
             if not held:
                 why = (
-                    "could not be evaluated" if text.startswith("cannot test") else "does not hold"
+                    "could not be evaluated"
+                    if text.startswith("cannot test")
+                    else "is not established"
+                    if text.startswith("not established")
+                    else "does not hold"
                 )
                 if s.kind != "sanity" and t.p_opposite < alpha:
                     # the premise gates the paper's claim, but never hides what the data say
@@ -591,6 +597,9 @@ def evaluate_claims(
         elif math.isnan(t.power) and s.kind == "claim":
             # no paper effect size: without the power to see it, not significant is not "false"
             verdict[cid] = (False, "too few seeds to tell (power n/a)")
+        elif s.kind == "premise" and t.observed == "as claimed":
+            # on the needed side but not significant: not shown, and not shown false either
+            verdict[cid] = (False, f"not established (p = {_fmt_p(t.p)})")
         else:  # a premise must be shown; a claim with the power to see the paper's effect
             verdict[cid] = (False, "does not hold")
         return verdict[cid]

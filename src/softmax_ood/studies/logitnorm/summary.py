@@ -79,4 +79,4 @@ def regime_sentence(claims: pd.DataFrame) -> str:
             parts.append(f"{cid} {what}: {r['detail']}")
     if not parts:
         return ""
-    return "The paper's regime is not reached here: " + "; ".join(parts) + "."
+    return "Where the paper's regime is not reached here: " + "; ".join(parts) + "."
