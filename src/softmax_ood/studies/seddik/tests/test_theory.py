@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -176,11 +174,11 @@ def test_three_classes_match_simulation():
     assert abs(np.mean(acc) - th.test_accuracy) < 0.02
 
 
-def test_p512_n3000_converges_in_seconds():
+def test_p512_n3000_converges_in_few_iterations():
+    """Convergence is asserted by residual and iteration count, not by the clock (timed tests
+    fail on a loaded machine; the timing is measured by the study's seddik_timing rule)."""
     spec = structured_mixture(512, seed=0)
-    t0 = time.perf_counter()
     th = solve_binary(spec.means, spec.covs, spec.gammas, 3000, 1.0)
-    assert time.perf_counter() - t0 < 3.0
     assert th.residual < 1e-9 and th.n_iter < 30
 
 
