@@ -351,7 +351,7 @@ def test_kang_mnist_overlay_runs_to_its_report(tmp_path):
         (work / "loopback_mnist.yaml").write_text(yaml.safe_dump(override, sort_keys=False))
         configs = ["config/paper.yaml", "config/paper_kang_mnist.yaml", "loopback_mnist.yaml"]
         proc = snakemake(
-            work, "reports/kang.html", "--cores", "1", "--configfile", *configs, timeout=3000
+            work, "reports/kang.html", "--cores", "2", "--configfile", *configs, timeout=3000
         )
         assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
         for name in ("train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz", "test_32x32.mat"):
