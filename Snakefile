@@ -124,8 +124,11 @@ if workflow.is_main_process and config["cluster"]["seconds_per_epoch"]:
 # process only, once per invocation (well under a second).
 if workflow.is_main_process:
     from softmax_ood.stale import find_stale, mark
+    from softmax_ood.startcache import open_cache
 
-    _stale = find_stale(workflow.basedir, data_dirs=[f"data/{DATASET}"])
+    _stale = find_stale(
+        workflow.basedir, data_dirs=[f"data/{DATASET}"], cache=open_cache(workflow.basedir, "sha256")
+    )
     _seen = set()
     for _s in _stale:
         if _s.marks not in _seen:

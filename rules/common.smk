@@ -14,7 +14,12 @@ from softmax_ood.codedeps import (  # noqa: E402
     entry_digest,
     entry_files,
     module_inputs,
+    use_cache,
 )
+from softmax_ood.startcache import open_cache  # noqa: E402
+
+# each module's imports, parsed once per version of its text and kept between starts
+use_cache(open_cache(workflow.basedir, "imports"))
 from softmax_ood.config import (  # noqa: E402
     ConfigError,
     all_runs,

@@ -23,7 +23,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from .softmax import log_softmax
 
@@ -217,6 +216,8 @@ def fit_temperature(logits, labels, *, max_iter: int = 500, xatol: float = 1e-7)
     """
     z, y = _check_logits_labels(logits, labels)
     lo, hi = math.log(T_BOUNDS[0]), math.log(T_BOUNDS[1])
+    from scipy.optimize import minimize_scalar  # lazy: the Snakefile imports this module's users
+
     res = minimize_scalar(
         lambda u: _nll(z, y, math.exp(u)),
         bounds=(lo, hi),

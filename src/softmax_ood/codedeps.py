@@ -29,6 +29,7 @@ __all__ = [
     "module_file",
     "module_inputs",
     "registry_entries",
+    "use_cache",
 ]
 
 PACKAGE = "softmax_ood"
@@ -69,11 +70,37 @@ def imported_modules(path: Path, module: str | None = None) -> set[str]:
     return set(_imported_modules(str(path.resolve()), module, st.st_mtime_ns, st.st_size))
 
 
+_DISK = None  # a softmax_ood.startcache.JsonCache: imports by text digest, kept between starts
+
+
+def use_cache(cache) -> None:
+    """Keep each file's imports in ``cache`` (a :class:`softmax_ood.startcache.JsonCache`),
+    keyed by the sha256 of its text and its module name, so a Snakemake start parses only the
+    modules whose text changed; None: parse every file once per process."""
+    global _DISK
+    _DISK = cache
+    _imported_modules.cache_clear()
+
+
 @cache
 def _imported_modules(path: str, module: str | None, _mtime_ns: int, _size: int) -> frozenset:
     path = Path(path)
     text = _notebook_source(path) if path.suffix == ".ipynb" else path.read_text()
     is_pkg = path.name == "__init__.py"
+    key = None
+    if _DISK is not None:
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        key = f"{module}\0{int(is_pkg)}\0{digest}"
+        hit = _DISK.get(key)
+        if isinstance(hit, list):
+            return frozenset(hit)
+    out = _parse_imports(text, path, module, is_pkg)
+    if key is not None:
+        _DISK.put(key, sorted(out))
+    return out
+
+
+def _parse_imports(text: str, path: Path, module: str | None, is_pkg: bool) -> frozenset:
     out: set[str] = set()
     for node in ast.walk(ast.parse(text, filename=str(path))):
         if isinstance(node, ast.Import):

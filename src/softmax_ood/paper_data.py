@@ -151,10 +151,10 @@ def load_paper_config(path: Path | str) -> dict:
     :raises ValueError: for a malformed entry (unknown format, bad checksum, unsafe filename,
         duplicate name, missing licence/citation, ...).
     """
-    import yaml
+    from .config import safe_load
 
     path = Path(path)
-    cfg = yaml.safe_load(path.read_text())
+    cfg = safe_load(path.read_text())
     if not isinstance(cfg, dict) or not isinstance(cfg.get("sources"), list):
         raise ValueError(f"{path}: expected a mapping with a 'sources' list")
     sources: dict[str, dict] = {}

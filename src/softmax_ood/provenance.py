@@ -100,15 +100,23 @@ def _file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def path_sha256(path: Path | str) -> str:
-    """sha256 of a file, or of a directory's sorted (relative path, file sha256) listing."""
+def path_sha256(path: Path | str, cache=None) -> str:
+    """sha256 of a file, or of a directory's sorted (relative path, file sha256) listing;
+    ``cache`` (a :class:`softmax_ood.startcache.JsonCache`): file hashes kept between
+    Snakemake starts, keyed by each file's stat identity."""
     path = Path(path)
+    if cache is not None:
+        from .startcache import file_sha256
+
+        one = lambda f: file_sha256(f, cache)  # noqa: E731
+    else:
+        one = _file_sha256
     if path.is_dir():
         h = hashlib.sha256()
         for f in sorted(p for p in path.rglob("*") if p.is_file()):
-            h.update(f"{f.relative_to(path).as_posix()}\0{_file_sha256(f)}\n".encode())
+            h.update(f"{f.relative_to(path).as_posix()}\0{one(f)}\n".encode())
         return h.hexdigest()
-    return _file_sha256(path)
+    return one(path)
 
 
 # DVC pointer files are data, not code: a commit that only adds or updates them (sharing trained

@@ -27,8 +27,9 @@ their inputs and reruns their jobs and everything made from them. (Not ``--force
 Snakefile cannot change the DAG settings, Snakemake 9 hands them to the workflow only after
 parsing; and not deleting: a deleted intermediate is exactly what Snakemake overlooks.)
 
-Each distinct file is hashed once; on the default run (a few hundred records) this takes well
-under a second. Imports neither torch nor pandas (the Snakefile uses it).
+Each distinct file is hashed once per start, or not at all when its stat identity (inode, size,
+mtime, ctime) is the one :mod:`softmax_ood.startcache` recorded with its hash: a no-op rerun
+reads the records and stats the files. Imports neither torch nor pandas (the Snakefile uses it).
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ class Stale:
 
 
 class _Checker:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, cache=None):
         self.root = root
+        self.cache = cache
         self._sha: dict[str, str | None] = {}
         self._mtime: dict[str, float | None] = {}
         self.found: dict[str, Stale] = {}
@@ -110,7 +112,7 @@ class _Checker:
         if rel not in self._sha:
             p = self.root / rel
             try:
-                self._sha[rel] = path_sha256(p) if p.exists() else None
+                self._sha[rel] = path_sha256(p, self.cache) if p.exists() else None
             except OSError:
                 self._sha[rel] = None
         return self._sha[rel]
@@ -177,11 +179,13 @@ def _read_json(path: Path):
         return None  # an unreadable record is the audit's finding, not a reason to rebuild
 
 
-def find_stale(root: str | Path = ".", data_dirs=None) -> list[Stale]:
+def find_stale(root: str | Path = ".", data_dirs=None, cache=None) -> list[Stale]:
     """Every recorded input under ``root`` whose bytes no longer match its record (see the
-    module docstring); ``data_dirs`` (default: every ``data/*`` with a ``meta.json``)."""
+    module docstring); ``data_dirs`` (default: every ``data/*`` with a ``meta.json``);
+    ``cache``: file hashes kept between starts (:mod:`softmax_ood.startcache`; a file whose
+    bytes changed always misses it)."""
     root = Path(root)
-    c = _Checker(root)
+    c = _Checker(root, cache)
     if data_dirs is None:
         data_dirs = sorted(p.parent for p in (root / "data").glob("*/meta.json"))
     for d in data_dirs:

@@ -80,7 +80,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, t_power, tost_power
 
@@ -561,6 +560,8 @@ def binomial_tost(
 
 def _tost_p(correct: int, total: int, center: float, bar: float) -> float:
     lo, hi = center - bar, center + bar
+    from scipy import stats
+
     p_low = 0.0 if lo <= 0 else float(stats.binom.sf(correct - 1, total, lo))  # P(X >= x)
     p_high = 0.0 if hi >= 1 else float(stats.binom.cdf(correct, total, hi))  # P(X <= x)
     return max(p_low, p_high)
@@ -569,6 +570,8 @@ def _tost_p(correct: int, total: int, center: float, bar: float) -> float:
 def _tost_power(total: int, center: float, bar: float, alpha: float) -> float:
     xs = np.arange(total + 1)
     lo, hi = center - bar, center + bar
+    from scipy import stats
+
     p_low = np.zeros(total + 1) if lo <= 0 else stats.binom.sf(xs - 1, total, lo)
     p_high = np.zeros(total + 1) if hi >= 1 else stats.binom.cdf(xs, total, hi)
     reject = np.maximum(p_low, p_high) < alpha
@@ -578,6 +581,8 @@ def _tost_power(total: int, center: float, bar: float, alpha: float) -> float:
 def _one_sided_binom_between(correct: int, total: int, low: float, high: float) -> float:
     """p of "the accuracy lies strictly between ``low`` and ``high``" (two exact one-sided
     binomial tests, the larger p)."""
+    from scipy import stats
+
     p_low = 0.0 if low <= 0 else float(stats.binom.sf(correct - 1, total, low))
     p_high = 0.0 if high >= 1 else float(stats.binom.cdf(correct, total, high))
     return max(p_low, p_high)
@@ -606,6 +611,8 @@ def _features_accuracy(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _interval(correct: int, total: int, level: float = 0.95) -> tuple[float, float]:
+    from scipy import stats
+
     ci = stats.binomtest(correct, total).proportion_ci(level, method="exact")
     return 100 * ci.low, 100 * ci.high
 
@@ -655,6 +662,8 @@ def features_shape(frame: pd.DataFrame) -> pd.DataFrame:
     if lg.empty:
         return pd.DataFrame()
     acc = _features_accuracy(frame).set_index("seed")
+    from scipy import stats
+
     rows = []
     for seed, g in lg.groupby("seed", sort=True):
         L = g.pivot(index="index", columns="output", values="value").sort_index()
@@ -746,6 +755,8 @@ def features_gap(frame: pd.DataFrame, bar_points: float, alpha: float = 0.05) ->
     acc = _features_accuracy(frame)
     if acc.empty:
         return Measurement(math.nan, "the Fig. 5 frame has no test accuracy rows")
+    from scipy import stats
+
     b = bar_points / 100
     ps, powers, parts, gap_intervals, opposite = [], [], [], [], []
     for r in acc.itertuples():
@@ -888,6 +899,8 @@ def _power_below(bar: float, expected: float, samples, alpha: float) -> float:
         return t_power(bar - expected, sd, n, alpha)
     if not sd > 0:
         return 0.0
+    from scipy import stats
+
     crit = stats.t.ppf(1 - alpha, n - 1)
     return float(stats.nct.sf(crit, n - 1, (bar - expected) / sd * math.sqrt(n)))
 
@@ -991,6 +1004,8 @@ def _fluctuation_text(r: np.ndarray, expected: float, within: float, alpha: floa
 
     p_above = one_sided_t(r, expected, ">")
     p_below = one_sided_t(r, expected, "<")
+    from scipy import stats
+
     gauss_share = 2 * stats.norm.cdf(2 / expected) - 1  # errors of SD `expected` predicted SDs
     share = (
         f"{100 * within:.0f} % of the weights lie within ± 2 predicted SD ({100 * gauss_share:.0f} "
