@@ -99,6 +99,11 @@ def main_model_flops(root: Path = ROOT, configfile: str | None = None, steps: in
         "matmul_same_numerics_gflops": run["matmul_gflops"],
         "kernels": run["kernels"],
         "ratio": round(model["gflops"] / native["matmul_gflops"], 3),
+        "conv_time_share": model.get("conv_time_share"),
+        "conv_gflops": model.get("conv_gflops"),
+        "conv_ratio": round(model["conv_gflops"] / native["matmul_gflops"], 3)
+        if model.get("conv_gflops")
+        else None,
     }
 
 
@@ -112,7 +117,38 @@ def describe_main(m: dict) -> str:
         f"GFLOP/s; goal >= {FLOPS_GOAL:g}); "
         f"{m['gflops'] / m['matmul_same_numerics_gflops']:.2f} x the matmul under its own "
         f"numerics ({m['matmul_same_numerics_gflops']:.1f} GFLOP/s)"
+        + (
+            f"; its convolutions take {100 * m['conv_time_share']:.0f} % of the step's operator "
+            f"time at {m['conv_gflops']:.1f} GFLOP/s ({m['conv_ratio']:.2f} x the native "
+            "matmul), the rest is memory-bound elementwise work (batch norm, ReLU, dropout "
+            "masks, the optimiser)"
+            if m.get("conv_gflops")
+            else ""
+        )
     )
+
+
+def conv_part(step, counter, flops: float, steps: int = 5) -> tuple[float, float]:
+    """Where a step's time goes: the convolutions' share of the operators' own CPU time (torch
+    profiler, ``steps`` steps) and their GFLOP/s (their FLOPs, from ``counter``, over that
+    time). The rest is memory-bound elementwise work (batch norm, ReLU, dropout's random masks,
+    the optimiser), which no matmul rate bounds."""
+    from torch.profiler import ProfilerActivity, profile
+
+    conv_flops = sum(
+        n
+        for op, n in counter.get_flop_counts().get("Global", {}).items()
+        if "convolution" in str(op)
+    )
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(steps):
+            step()
+    events = prof.key_averages()
+    total = sum(e.self_cpu_time_total for e in events)
+    conv = sum(e.self_cpu_time_total for e in events if "convolution" in e.key)
+    if total <= 0 or conv <= 0:
+        return 0.0, 0.0
+    return conv / total, conv_flops * steps / (conv / 1e6) / 1e9
 
 
 def main() -> int:
@@ -200,10 +236,13 @@ def main() -> int:
             step()
         per_step = (time.process_time() - t) / args.steps
         rate = flops / per_step / 1e9
+        conv_share, conv_rate = conv_part(step, counter, flops)
         out["archs"][name] = {
             "mflop_per_step": round(flops / 1e6, 1),
             "ms_per_step": round(per_step * 1e3, 2),
             "gflops": round(rate, 2),
+            "conv_time_share": round(conv_share, 3),
+            "conv_gflops": round(conv_rate, 2),
         }
         if not args.json:
             print(
