@@ -146,6 +146,7 @@ def _record() -> dict:
         "wall_s": 1500.0,
         "wall_measured": "first job start to last job end, from Snakemake's metadata",
         "noop_s": 1.5,
+        "noop_first_s": 2.75,
         "jobs": 4,
         "exact_cpu_s": 2500.0,
         "null_job_cpu_s": 0.25,
@@ -166,6 +167,9 @@ def _record() -> dict:
             "matmul_native_gflops": 180.0,
             "matmul_same_numerics_gflops": 40.0,
             "ratio": 0.25,
+            "conv_time_share": 0.5,
+            "conv_gflops": 90.0,
+            "conv_ratio": 0.5,
         },
     }
 
@@ -185,6 +189,7 @@ def test_doc_block_renders_the_budget_the_ratios_and_the_exact_cpu_table():
         "**whole default: 25.0 min** (1500 s, " in block and "30-minute budget: ratio 0.83" in block
     )
     assert "**no-op rerun: 1.5 s** vs 3 s: ratio 0.50" in block
+    assert "the first start after the run, a dry run that hashes every result once: 2.8 s" in block
     assert "**exact CPU: 2500 s** over 4 jobs" in block and "floor 1250 s on 2 cores" in block
     assert "**wall / floor 1.20** (goal <= 1.1)" in block
     assert "**fixed-cost share: 0.0 %** (goal <= 10 %)" in block and "0.25 CPU s, x 4 jobs" in block
@@ -192,6 +197,7 @@ def test_doc_block_renders_the_budget_the_ratios_and_the_exact_cpu_table():
     assert "**training at 0.25 x matmul** (goal >= 0.5)" in block
     assert "wrn-10-1 at 28x28 (batch 128, numerics pinned, channels_last)" in block
     assert "45.0 GFLOP/s" in block and "native 1024² matmul at 180.0 GFLOP/s" in block
+    assert "convolutions take 50 % of the step's operator time at 90.0 GFLOP/s (0.50 x" in block
     table = [line for line in lines if line.startswith("| ") and not line.startswith("| rule")]
     assert table == [
         "| train | 3 | 2000.0 | 40.0 | 80.0 % |",
@@ -256,7 +262,8 @@ def test_flops_benchmark_measures_the_configs_main_model_against_native_matmul()
     assert re.search(
         rf"^main model {s['arch']} at 28x28 \(batch {s['batch']}, numerics pinned, "
         r"channels_last, kernels AVX2\): [\d.]+ GFLOP/s = [\d.]+ x the same thread's native "
-        r"matmul \([\d.]+ GFLOP/s; goal >= 0\.5\)",
+        r"matmul \([\d.]+ GFLOP/s; goal >= 0\.5\).*its convolutions take \d+ % of the "
+        r"step's operator time at [\d.]+ GFLOP/s",
         out,
         re.M,
     ), out

@@ -66,6 +66,11 @@ def test_saved_and_reloaded_and_damaged(tmp_path, later):
     path = tmp_path / ".snakemake/softmax_ood/sha256.json"
     again = JsonCache(path)
     assert again.data == cache.data and again.data
+    g = tmp_path / "b.bin"
+    g.write_bytes(b"y")
+    file_sha256(g, again)  # a start that no longer asks for a.bin: its entry is dropped
+    again.save()
+    assert list(JsonCache(path).data) == [str(g.resolve())]
     for bad in ("{not json", json.dumps({"format": 999, "entries": {"k": 1}}), "[]"):
         path.write_text(bad)
         assert JsonCache(path).data == {}

@@ -36,11 +36,13 @@ _OPEN: dict[str, JsonCache] = {}
 
 class JsonCache:
     """A ``{key: value}`` map of JSON values read from ``path`` (empty if it cannot be read),
-    written back by :meth:`save` when something was added."""
+    written back by :meth:`save` when something was added; entries this process never asked
+    for (deleted files, old versions of a module) are dropped then."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.data: dict = {}
+        self.used: set[str] = set()
         self.dirty = False
         try:
             raw = json.loads(self.path.read_text())
@@ -51,9 +53,11 @@ class JsonCache:
             self.data = entries if isinstance(entries, dict) else {}
 
     def get(self, key: str):
+        self.used.add(key)
         return self.data.get(key)
 
     def put(self, key: str, value) -> None:
+        self.used.add(key)
         if self.data.get(key) != value:
             self.data[key] = value
             self.dirty = True
@@ -61,6 +65,7 @@ class JsonCache:
     def save(self) -> None:
         if not self.dirty:
             return
+        self.data = {k: v for k, v in self.data.items() if k in self.used}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
