@@ -15,13 +15,12 @@ unnoticed, :mod:`softmax_ood.stale`) at every start, a no-op rerun included. Bot
 A cache that is missing, unreadable or of another format is empty; it is written atomically
 (a temporary file renamed) when the process exits, so concurrent starts (cluster jobs) never
 read half a file. ``python -m softmax_ood.audit`` never uses it: it hashes everything.
-Standard library only (the Snakefile imports it).
+Imports neither torch nor pandas (the Snakefile uses it).
 """
 
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import os
 import time
@@ -86,27 +85,21 @@ def open_cache(root: str | Path, name: str) -> JsonCache:
     return _OPEN[path]
 
 
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def file_sha256(path: str | Path, cache: JsonCache | None) -> str:
     """sha256 of the file at ``path``, from ``cache`` when its stat identity (see the module
     docstring) is the one recorded there; else computed (and recorded unless racy)."""
+    from .provenance import path_sha256  # its uncached file hash (provenance imports this)
+
     path = Path(path)
     if cache is None:
-        return _file_sha256(path)
+        return path_sha256(path)
     st = path.stat()
     ident = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
     key = str(path.resolve())
     hit = cache.get(key)
     if isinstance(hit, list) and len(hit) == 2 and hit[0] == ident:
         return hit[1]
-    sha = _file_sha256(path)
+    sha = path_sha256(path)
     if st.st_ctime_ns < time.time_ns() - int(RACY_S * 1e9):
         cache.put(key, [ident, sha])
     return sha
