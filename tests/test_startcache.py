@@ -12,7 +12,7 @@ import pytest
 from softmax_ood import codedeps
 from softmax_ood.provenance import path_sha256
 from softmax_ood.stale import find_stale
-from softmax_ood.startcache import JsonCache, file_sha256, open_cache
+from softmax_ood.startcache import JsonCache, open_cache
 
 
 def _sha(b: bytes) -> str:
@@ -30,10 +30,10 @@ def test_hit_is_served_from_the_cache(tmp_path, later):
     f = tmp_path / "a.bin"
     f.write_bytes(b"one")
     cache = JsonCache(tmp_path / "c.json")
-    assert file_sha256(f, cache) == _sha(b"one")
+    assert path_sha256(f, cache) == _sha(b"one")
     key = str(f.resolve())
     cache.data[key][1] = "served-from-cache"  # proves the second call reads the cache
-    assert file_sha256(f, cache) == "served-from-cache"
+    assert path_sha256(f, cache) == "served-from-cache"
 
 
 def test_changed_bytes_with_mtime_restored_miss_the_cache(tmp_path, later):
@@ -41,19 +41,19 @@ def test_changed_bytes_with_mtime_restored_miss_the_cache(tmp_path, later):
     f.write_bytes(b"one")
     st = f.stat()
     cache = JsonCache(tmp_path / "c.json")
-    assert file_sha256(f, cache) == _sha(b"one")
+    assert path_sha256(f, cache) == _sha(b"one")
     time.sleep(0.01)
     f.write_bytes(b"two")  # same size
     os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))  # mtime put back: only ctime tells
     assert f.stat().st_mtime_ns == st.st_mtime_ns and f.stat().st_size == st.st_size
-    assert file_sha256(f, cache) == _sha(b"two")
+    assert path_sha256(f, cache) == _sha(b"two")
 
 
 def test_racy_files_are_not_recorded(tmp_path):
     f = tmp_path / "a.bin"
     f.write_bytes(b"fresh")
     cache = JsonCache(tmp_path / "c.json")
-    assert file_sha256(f, cache) == _sha(b"fresh")
+    assert path_sha256(f, cache) == _sha(b"fresh")
     assert cache.data == {} and not cache.dirty
 
 
@@ -61,14 +61,14 @@ def test_saved_and_reloaded_and_damaged(tmp_path, later):
     f = tmp_path / "a.bin"
     f.write_bytes(b"x")
     cache = open_cache(tmp_path, "sha256")
-    file_sha256(f, cache)
+    path_sha256(f, cache)
     cache.save()
     path = tmp_path / ".snakemake/softmax_ood/sha256.json"
     again = JsonCache(path)
     assert again.data == cache.data and again.data
     g = tmp_path / "b.bin"
     g.write_bytes(b"y")
-    file_sha256(g, again)  # a start that no longer asks for a.bin: its entry is dropped
+    path_sha256(g, again)  # a start that no longer asks for a.bin: its entry is dropped
     again.save()
     assert list(JsonCache(path).data) == [str(g.resolve())]
     for bad in ("{not json", json.dumps({"format": 999, "entries": {"k": 1}}), "[]"):

@@ -105,12 +105,7 @@ def path_sha256(path: Path | str, cache=None) -> str:
     ``cache`` (a :class:`softmax_ood.startcache.JsonCache`): file hashes kept between
     Snakemake starts, keyed by each file's stat identity."""
     path = Path(path)
-    if cache is not None:
-        from .startcache import file_sha256
-
-        one = lambda f: file_sha256(f, cache)  # noqa: E731
-    else:
-        one = _file_sha256
+    one = _file_sha256 if cache is None else (lambda f: cache.by_stat(f, _file_sha256))
     if path.is_dir():
         h = hashlib.sha256()
         for f in sorted(p for p in path.rglob("*") if p.is_file()):

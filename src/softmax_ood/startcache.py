@@ -26,7 +26,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["RACY_S", "JsonCache", "file_sha256", "open_cache"]
+__all__ = ["RACY_S", "JsonCache", "open_cache"]
 
 FORMAT = 1
 RACY_S = 2.0
@@ -61,6 +61,21 @@ class JsonCache:
             self.data[key] = value
             self.dirty = True
 
+    def by_stat(self, path: Path, compute) -> str:
+        """``compute(path)`` (a file's hash), from the cache when the file's stat identity
+        (see the module docstring) is the one recorded with it; else computed and recorded
+        unless racy."""
+        st = path.stat()
+        ident = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        key = str(path.resolve())
+        hit = self.get(key)
+        if isinstance(hit, list) and len(hit) == 2 and hit[0] == ident:
+            return hit[1]
+        value = compute(path)
+        if st.st_ctime_ns < time.time_ns() - int(RACY_S * 1e9):
+            self.put(key, [ident, value])
+        return value
+
     def save(self) -> None:
         if not self.dirty:
             return
@@ -83,23 +98,3 @@ def open_cache(root: str | Path, name: str) -> JsonCache:
         _OPEN[path] = JsonCache(path)
         atexit.register(_OPEN[path].save)
     return _OPEN[path]
-
-
-def file_sha256(path: str | Path, cache: JsonCache | None) -> str:
-    """sha256 of the file at ``path``, from ``cache`` when its stat identity (see the module
-    docstring) is the one recorded there; else computed (and recorded unless racy)."""
-    from .provenance import path_sha256  # its uncached file hash (provenance imports this)
-
-    path = Path(path)
-    if cache is None:
-        return path_sha256(path)
-    st = path.stat()
-    ident = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
-    key = str(path.resolve())
-    hit = cache.get(key)
-    if isinstance(hit, list) and len(hit) == 2 and hit[0] == ident:
-        return hit[1]
-    sha = path_sha256(path)
-    if st.st_ctime_ns < time.time_ns() - int(RACY_S * 1e9):
-        cache.put(key, [ident, sha])
-    return sha

@@ -86,18 +86,15 @@ def run(cwd: Path, args: list[str]) -> float:
     return elapsed
 
 
-NOOP_FIRST: dict[str, float] = {}  # work dir -> wall s of the dry run before the timed no-op
-
-
-def noop_rerun(work: Path, cores: str, extra: list[str]) -> float:
+def noop_rerun(work: Path, cores: str, extra: list[str]) -> tuple[float, float]:
     """Wall seconds of ``python -m snakemake --cores N`` in ``work``, which must have nothing
     to do: a dry run first, so a run that is not complete stops with one sentence and no job
     runs. The dry run is the first start after the run: it hashes every result once and keeps
-    the hashes (``softmax_ood.startcache``); its wall time is kept in :data:`NOOP_FIRST`."""
+    the hashes (``softmax_ood.startcache``). Returns ``(no-op s, first start s)``."""
     cmd = [sys.executable, "-m", "snakemake", "--cores", cores, *extra]
     t0 = time.perf_counter()
     dry = subprocess.run([*cmd, "--dry-run"], cwd=work, capture_output=True, text=True)
-    NOOP_FIRST[str(work)] = time.perf_counter() - t0
+    first = time.perf_counter() - t0
     said = dry.stdout + dry.stderr
     if dry.returncode != 0:
         last = said.strip().splitlines()[-1] if said.strip() else "no output"
@@ -117,7 +114,7 @@ def noop_rerun(work: Path, cores: str, extra: list[str]) -> float:
             f"bench_workflow: the rerun in {work} was not a no-op (rc {proc.returncode}; it "
             "did not report nothing to do), so its time is not recorded."
         )
-    return elapsed
+    return elapsed, first
 
 
 def yardstick(repeat: int) -> float:
@@ -321,7 +318,7 @@ def make_record(
     source: str,
     wall: float | None,
     wall_measured: str,
-    noop: float,
+    noop: tuple[float, float],
     exact: dict,
     flops: dict,
     load: dict,
@@ -343,8 +340,8 @@ def make_record(
         "yardstick_s": round(yardstick_s, 3) if yardstick_s else None,
         "wall_s": round(wall, 1) if wall else None,
         "wall_measured": wall_measured,
-        "noop_s": round(noop, 2),
-        "noop_first_s": round(NOOP_FIRST[str(work)], 2) if str(work) in NOOP_FIRST else None,
+        "noop_s": round(noop[0], 2),
+        "noop_first_s": round(noop[1], 2),
         "jobs": sum(r["jobs"] for r in exact.get("exact_rules", {}).values()),
         **exact,
         "flops": flops,
@@ -476,7 +473,7 @@ def from_existing(args, extra: list[str]) -> int:
     if wall is None:
         raise SystemExit(f"bench_workflow: {work}'s Snakemake metadata records no finished job.")
     print(f"run in {work} at commit {git_commit(work)}; machine: {host_description()}")
-    print_budget(wall, noop)
+    print_budget(wall, noop[0] if noop else None)
     if noop is None:
         print("no-op rerun: timed with --record only (it runs snakemake in DIR)")
     print_per_rule(work)
@@ -553,7 +550,7 @@ def main() -> int:
             f"yardstick (bench_train.py --yardstick, a machine descriptor): {y0:.2f} s before, "
             f"{y1:.2f} s after -> {y:.2f} s"
         )
-        print_budget(scratch, noop)
+        print_budget(scratch, noop[0])
         print_per_rule(work)
         exact = print_exact(work, scratch, args.cores)
         flops = measure_flops(work, extra)
