@@ -1,34 +1,42 @@
-# One training job per cell (dataset, recipe, architecture, loss variant) of the union of the
-# runs every enabled study declares; the job trains every seed of the cell (TRAIN_SEEDS) one
-# after the other in one process. Per-seed outputs stay per run; a job that fails keeps none.
-# (One process per cell, not per seed: on these tiny models importing torch and loading the
-# data costs as much as a training.)
+# Training of the union of the runs every enabled study declares, one rule per job unit
+# (rules/common.smk JOB_UNITS, config scheduling.per_seed):
+# - train: one job per cell (dataset, recipe, architecture, loss variant) that trains every seed
+#   (TRAIN_SEEDS) one after the other in one process, for recipes whose seeds are cheap (importing
+#   torch and loading the data cost as much as one training);
+# - train_seed: one job per seed, for the expensive recipes, so their seeds run side by side
+#   (and start first: their chains are the workflow's critical path).
+# Per-run files are the same bytes either way; a job that fails keeps none of its files.
+for _unit, _recipes in JOB_UNITS.items():
 
-
-rule train:
-    input:
-        data="data/{dataset}",
-        code=train_code,
-    output:
-        model=seed_files("results/train/{dataset}/{recipe}/{arch}/{loss}", "model.pt"),
-        curve=seed_files("results/train/{dataset}/{recipe}/{arch}/{loss}", "curve.tsv"),
-    log:
-        "logs/train/{dataset}/{recipe}/{arch}/{loss}.log",
-    benchmark:
-        "logs/benchmarks/train/{dataset}/{recipe}/{arch}/{loss}.tsv"
-    conda:
-        "../envs/torch.yaml"
-    threads: lambda w: config["recipes"][w.recipe]["threads"]
-    resources:
-        mem_mb=3000,
-        runtime=CLUSTER["minutes_per_seed"]["train"] * len(TRAIN_SEEDS),
-        gpu=GPU,
-    params:
-        seeds=TRAIN_SEEDS,
-        arch_cfg=lambda w: config["architectures"][w.arch],
-        loss_cfg=lambda w: LOSSES[w.loss],
-        loss_code=loss_digest,
-        train_cfg=lambda w: config["recipes"][w.recipe],
-        device=EXECUTION,
-    script:
-        "../workflow/scripts/train.py"
+    rule:
+        name:
+            unit_rule("train", _unit)
+        wildcard_constraints:
+            recipe=recipe_pattern(_recipes),
+        input:
+            data="data/{dataset}",
+            code=train_code,
+        output:
+            model=unit_files(_unit, "results/train/{dataset}/{recipe}/{arch}/{loss}", "model.pt"),
+            curve=unit_files(_unit, "results/train/{dataset}/{recipe}/{arch}/{loss}", "curve.tsv"),
+        log:
+            unit_path(_unit, "logs/train/{dataset}/{recipe}/{arch}/{loss}", ".log"),
+        benchmark:
+            unit_benchmark("train", _unit, "{dataset}/{recipe}/{arch}/{loss}")
+        priority: 0 if _unit == "cell" else 10
+        conda:
+            "../envs/torch.yaml"
+        threads: lambda w: config["recipes"][w.recipe]["threads"]
+        resources:
+            mem_mb=3000,
+            runtime=CLUSTER["minutes_per_seed"]["train"] * unit_seed_count(_unit),
+            gpu=GPU,
+        params:
+            seeds=unit_seeds(_unit),
+            arch_cfg=lambda w: config["architectures"][w.arch],
+            loss_cfg=lambda w: LOSSES[w.loss],
+            loss_code=loss_digest,
+            train_cfg=lambda w: config["recipes"][w.recipe],
+            device=EXECUTION,
+        script:
+            "../workflow/scripts/train.py"

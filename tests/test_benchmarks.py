@@ -113,14 +113,28 @@ def test_every_rule_writes_a_benchmark_file_named_after_it():
     files = list((ROOT / "rules").glob("*.smk")) + list(
         (ROOT / "src/softmax_ood/studies").glob("*/rules.smk")
     )
+    anonymous = 0
     for p in files:
-        for block in re.split(r"(?m)^(?=rule )", p.read_text())[1:]:
-            name = re.match(r"rule (\w+)", block).group(1)
+        for block in re.split(r"(?m)^(?=[ \t]*rule[ :])", p.read_text())[1:]:
+            named = re.match(r"[ \t]*rule (\w+)", block)
+            if named is None:  # defined in a loop, named by its name: directive
+                anonymous += 1
+                name = re.search(r"name:\s*\n\s*(.+)", block).group(1).strip()
+                m = re.match(r'f"(.+)"$', name)  # an f-string name: the path holds the same text
+                ok = (
+                    f"logs/benchmarks/{m.group(1)}/" in block
+                    if m
+                    else re.search(r'unit_benchmark\("\w+", _unit,', block)  # rules/train.smk
+                )
+                assert ok, f"{p.name}: the rule named {name} has no benchmark file under its name"
+                continue
+            name = named.group(1)
             if name == "all":
                 continue
             assert f"logs/benchmarks/{name}/" in block, (
                 f"{p.name}: rule {name} has no benchmark file"
             )
+    assert anonymous >= 6  # study.smk's four, train's and evaluate's (one rule per job unit)
 
 
 def _bench_workflow():
@@ -267,3 +281,138 @@ def test_flops_benchmark_measures_the_configs_main_model_against_native_matmul()
         out,
         re.M,
     ), out
+
+
+# --- scale: the critical path and list-scheduled wall times (workflow/bench/schedule.py) ------
+
+
+def _schedule():
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    import schedule
+
+    return schedule
+
+
+def _diamond():
+    """prepare (10 s) -> five train seeds (100, 100, 100, 100, 160 s) -> one evaluation each
+    (5 s) -> aggregate (20 s) -> report (8 s)."""
+    s = _schedule()
+    jobs = {"prep": s.Job("prep", "prepare_data", 10.0)}
+    for k, cost in enumerate([100.0, 100.0, 100.0, 100.0, 160.0]):
+        jobs[f"t{k}"] = s.Job(f"t{k}", "train_seed", cost, deps={"prep"})
+        jobs[f"e{k}"] = s.Job(f"e{k}", "evaluate_seed", 5.0, deps={f"t{k}"})
+    jobs["agg"] = s.Job("agg", "logitnorm_aggregate", 20.0, deps={f"e{k}" for k in range(5)})
+    jobs["rep"] = s.Job("rep", "logitnorm_report", 8.0, deps={"agg"})
+    return jobs
+
+
+def test_critical_path_is_the_longest_chain_of_exact_cpu():
+    s = _schedule()
+    seconds, chain = s.critical_path(_diamond())
+    assert seconds == 10 + 160 + 5 + 20 + 8
+    assert chain == ["prep", "t4", "e4", "agg", "rep"]
+    assert s.longest_training_bound(_diamond()) == 160 + 5 + 20 + 8
+
+
+def test_list_schedule_is_the_cpu_sum_on_one_core_and_the_critical_path_on_many():
+    s = _schedule()
+    jobs = _diamond()
+    total = sum(j.cpu_s for j in jobs.values())
+    assert s.list_schedule(jobs, 1) == pytest.approx(total)
+    assert s.list_schedule(jobs, 5) == pytest.approx(203.0)  # every seed side by side
+    assert s.list_schedule(jobs, 64) == pytest.approx(203.0)
+    # two cores: the 160 s seed starts first (longest path) beside a 100 s one; the remaining
+    # seeds go before the evaluations (longer paths), so core A runs 160 + 100 and core B
+    # 100 + 100 + 100; the last seed's evaluation, the aggregate and the report follow
+    two = s.list_schedule(jobs, 2)
+    assert total / 2 <= two < total
+    assert two == pytest.approx(10 + 300 + 5 + 20 + 8)
+
+
+def test_a_job_holding_several_cores_waits_for_them():
+    s = _schedule()
+    jobs = {
+        "a": s.Job("a", "x", 10.0),
+        "b": s.Job("b", "x", 10.0),
+        "wide": s.Job("wide", "y", 40.0, threads=2),  # 20 s on two cores
+    }
+    assert s.list_schedule(jobs, 2) == pytest.approx(30.0)  # wide first (longest), then a, b
+    assert s.critical_path(jobs)[0] == 20.0
+
+
+def test_the_scale_report_reads_a_finished_runs_records(tmp_path):
+    """load_jobs joins each job's exact CPU record (its outputs) to Snakemake's metadata (its
+    inputs): data -> two train seeds -> an aggregate that reads both models."""
+    import json
+
+    from softmax_ood.provenance import snakemake_metadata
+
+    s = _schedule()
+    jobs = {
+        "prepare_data": (["data/digits"], [], 4.0),
+        "train_seed": (["r/seed0/model.pt", "r/seed0/curve.tsv"], ["data/digits"], 50.0),
+        "train_seed_1": (["r/seed1/model.pt"], ["data/digits/x.npy"], 70.0),
+        "agg": (["t.parquet"], ["r/seed0/model.pt", "r/seed1/model.pt"], 3.0),
+    }
+    import base64
+
+    for rule, (outs, ins, cpu) in jobs.items():
+        f = tmp_path / "logs/benchmarks" / rule / "j.cpu.json"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(json.dumps({"rule": rule, "cpu_s": cpu, "threads": 1, "outputs": outs}))
+        for out in outs:
+            enc = base64.urlsafe_b64encode(out.encode()).decode()
+            meta = tmp_path / ".snakemake/metadata" / enc
+            meta.parent.mkdir(parents=True, exist_ok=True)
+            meta.write_text(json.dumps({"rule": rule, "input": ins}))
+            assert snakemake_metadata(tmp_path, out)["rule"] == rule
+    loaded = s.load_jobs(tmp_path)
+    assert {j.rule: sorted(loaded[d].rule for d in j.deps) for j in loaded.values()} == {
+        "prepare_data": [],
+        "train_seed": ["prepare_data"],
+        "train_seed_1": ["prepare_data"],  # a file inside the data folder
+        "agg": ["train_seed", "train_seed_1"],
+    }
+    rep = s.scale_report(loaded)
+    assert rep["critical_path_s"] == 4 + 70 + 3
+    assert rep["list_schedule_s"]["1"] == 127.0 and rep["list_schedule_s"]["64"] == 77.0
+    text = s.render_scale(rep, measured_wall=90.0, measured_cores="2")
+    assert "critical path: 77 s over 3 jobs" in text and "(measured: 90 s)" in text
+
+
+def test_snakemake_metadata_reads_a_long_outputs_record(tmp_path):
+    """Snakemake cuts a long base64 record name into folders named "@<254 chars>"
+    (snakemake/persistence/file.py); the reader follows the same cut."""
+    import base64
+    import json
+
+    from softmax_ood.provenance import snakemake_metadata
+
+    rel = "results/" + "x" * 300 + "/model.pt"
+    enc = base64.urlsafe_b64encode(rel.encode()).decode()
+    parts = [enc[i : i + 254] for i in range(0, len(enc), 254)]
+    path = tmp_path / ".snakemake/metadata" / Path(*["@" + p for p in parts[:-1]], parts[-1])
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"rule": "train"}))
+    assert snakemake_metadata(tmp_path, rel) == {"rule": "train"}
+
+
+def test_doc_block_renders_the_scale_part():
+    bw = _bench_workflow()
+    rec = dict(
+        _record(),
+        scale={
+            "jobs": 4,
+            "cpu_s": 2500.0,
+            "critical_path_s": 600.0,
+            "critical_path": [["train_seed:a/model.pt", 500.0], ["report:r.html", 100.0]],
+            "training_bound_s": 600.0,
+            "list_schedule_s": {"1": 2500.0, "2": 1300.0, "16": 660.0, "64": 600.0},
+        },
+    )
+    block = bw.render_doc_block(rec)
+    assert "**critical path: 600 s** over 2 jobs (train_seed -> report)" in block
+    assert "= **1.00** (goal <= 1.2)" in block
+    assert "1 cores 41.7 min, 2 cores 21.7 min, 16 cores 11.0 min, 64 cores 10.0 min" in block
+    assert "16 cores vs the 15-minute goal: ratio 0.73; 64 cores / critical path = 1.00" in block
+    assert "scale: not in this record" in bw.render_doc_block(_record())

@@ -210,18 +210,25 @@ def _scontrol(jobid: str) -> dict[str, str]:
 
 @pytest.mark.slurm
 @pytest.mark.slow
-def test_jobs_request_the_config_partitions_runtimes_and_gpus(slurm_cluster, tmp_path):
-    """Two jobs through sbatch (prepare_data, then one train cell with device cuda): SLURM
+@pytest.mark.parametrize("unit", ["cell", "seed"])
+def test_jobs_request_the_config_partitions_runtimes_and_gpus(slurm_cluster, tmp_path, unit):
+    """Two jobs through sbatch (prepare_data, then one training job with device cuda): SLURM
     records each with the partition and time limit the config sets and, for training, one GPU
     (``--gpus=1`` from the rule's ``gpu`` resource). The local cluster's GPU is a /dev/null
     gres, so the train job then stops with the pipeline's no-GPU sentence: the job really ran
-    the cuda config on the node. About a minute."""
+    the cuda config on the node. ``unit``: the cell's job trains every seed (rule train, time
+    limit per seed x seeds), or its recipe is in scheduling.per_seed (rule train_seed: one job
+    per seed, each with its own GPU and one seed's time limit). About a minute each."""
     from e2e import fresh_copy
 
     work = fresh_copy(tmp_path / "repo")
-    (work / "cluster.yaml").write_text(CLUSTER_CONFIG)
+    per_seed = "scheduling: {per_seed: [kang]}\n" if unit == "seed" else ""
+    (work / "cluster.yaml").write_text(CLUSTER_CONFIG + per_seed)
     seeds = yaml.safe_load((work / "config/smoke.yaml").read_text()).get("seeds")
     n_seeds = len(seeds) if isinstance(seeds, list) else int(seeds)
+    rule_name = "train" if unit == "cell" else "train_seed"
+    if unit == "seed":
+        n_seeds = 1  # the job runs one seed
     env = {**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1"}
     env.pop("SLURM_JOB_ID", None)
     proc = subprocess.run(
@@ -250,8 +257,8 @@ def test_jobs_request_the_config_partitions_runtimes_and_gpus(slurm_cluster, tmp
         rule = re.match(r"rule_([a-z_]+?)(_wildcards|$)", info.get("Comment", ""))
         assert rule, info
         jobs[rule[1]] = info
-    assert set(jobs) == {"prepare_data", "train"}, sorted(jobs)
-    prep, train = jobs["prepare_data"], jobs["train"]
+    assert set(jobs) == {"prepare_data", rule_name}, sorted(jobs)
+    prep, train = jobs["prepare_data"], jobs[rule_name]
     assert prep["Partition"] == "debug" and prep["TimeLimit"] == "00:05:00"
     assert "gpu" not in prep.get("TresPerJob", "") + prep.get("TresPerNode", "")
     assert train["Partition"] == "gpu"
@@ -259,7 +266,8 @@ def test_jobs_request_the_config_partitions_runtimes_and_gpus(slurm_cluster, tmp
     assert "gres:gpu:1" in train.get("TresPerJob", "").replace("/", ":"), train
     assert train.get("JOB_GRES") == "gpu:1", train  # granted, not only asked for
     assert prep.get("JOB_GRES") in (None, "(null)"), prep
-    train_log = (work / "logs/train/digits/kang/cnn/ce.log").read_text()
+    log_name = "ce.log" if unit == "cell" else "ce/seed0.log"
+    train_log = (work / "logs/train/digits/kang/cnn" / log_name).read_text()
     assert "asks for device 'cuda' but torch sees no CUDA GPU" in train_log
 
 

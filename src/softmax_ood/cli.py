@@ -175,6 +175,8 @@ def write_job_cpu(smk, startup: dict[str, float]) -> None:
         "startup_s": round(startup["self"] + startup["children"], 4),
         "threads": getattr(smk, "threads", 1),
         "torch_imported": "torch" in sys.modules,  # a job that neither trains nor evaluates: no
+        # the job's outputs: workflow/bench/schedule.py joins the records to the run's DAG
+        "outputs": [str(o) for o in smk.output],
     }
     write_bytes_atomic(path, (json.dumps(rec, sort_keys=True, indent=1) + "\n").encode())
 

@@ -201,6 +201,8 @@ def _check_core(config: dict) -> None:
             _check_params(
                 f"score_overrides.{family}.{score}", params, accepted, [], f"score {score!r}"
             )
+    for name in config.get("scheduling", {}).get("per_seed", []):
+        check_names("scheduling.per_seed", name, config["recipes"])
     data = config["data"]
     ood_sets = list(data["ood_test"]) + list(data["ood_val"])
     if data["source"] == "embedded":  # the data's own names first, then who refers to them

@@ -315,8 +315,11 @@ def snakemake_metadata(root: Path | str, rel: str) -> dict | None:
     ``endtime`` = the mtime it gave the job's outputs when the job ended), if anything."""
     import base64
 
+    # Snakemake's record path (snakemake/persistence/file.py): the base64 name cut into pieces of
+    # NAME_MAX - 1 characters, every piece but the last a folder named with a leading "@"
     enc = base64.urlsafe_b64encode(rel.encode()).decode()
-    parts = [enc[i : i + 255] for i in range(0, len(enc), 255)]
+    parts = [enc[i : i + 254] for i in range(0, len(enc), 254)]
+    parts = ["@" + s for s in parts[:-1]] + parts[-1:]
     try:
         meta = json.loads((Path(root) / ".snakemake" / "metadata" / Path(*parts)).read_text())
     except (OSError, ValueError):

@@ -59,6 +59,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "workflow/bench"))
 from bench_flops import FLOPS_GOAL, describe_main, load_config, main_model_flops  # noqa: E402
 from e2e import fresh_copy  # noqa: E402  (the same copy the end-to-end tests make)
+from schedule import load_jobs, render_scale, scale_report  # noqa: E402
 
 from softmax_ood.numerics import host_description  # noqa: E402
 
@@ -296,6 +297,18 @@ def print_per_rule(work: Path) -> None:
         print(f"  {rule:<26} {n:4d} jobs  {s:8.1f} s  {100 * s / total:5.1f} %")
 
 
+def print_scale(work: Path, wall: float | None, cores: str) -> dict | None:
+    """The run's critical path and list-scheduled wall times on 1-64 cores (``schedule.py``),
+    printed; None when the run's CPU records name no outputs (written before they did)."""
+    jobs = load_jobs(work)
+    if not jobs:
+        print("scale: the run's exact CPU records name no outputs (older records), so no DAG")
+        return None
+    rep = scale_report(jobs)
+    print(render_scale(rep, wall, cores))
+    return rep
+
+
 def print_budget(wall: float | None, noop: float | None) -> None:
     if wall:
         print(
@@ -324,6 +337,7 @@ def make_record(
     load: dict,
     conditions: str | None,
     yardstick_s: float | None,
+    scale: dict | None = None,
 ) -> dict:
     """The record ``--record`` writes (format :data:`RECORD_FORMAT`), the same for a run from
     scratch and an existing run."""
@@ -345,6 +359,7 @@ def make_record(
         "jobs": sum(r["jobs"] for r in exact.get("exact_rules", {}).values()),
         **exact,
         "flops": flops,
+        "scale": scale,
     }
 
 
@@ -364,6 +379,40 @@ def _cores(cores: str) -> str:
 
 def _ratio(value: float | None, budget: float, fmt: str = ".2f") -> str:
     return "n/a" if value is None else f"{value / budget:{fmt}}"
+
+
+def _scale_lines(scale: dict | None, wall: float | None, cores: str) -> list[str]:
+    """The doc block's scale part: critical path and list-scheduled wall per core count."""
+    if not scale:
+        return [
+            "- **scale: not in this record** (its jobs' CPU records predate the outputs that "
+            "join them to the DAG; `bench_workflow.py --from DIR` on a newer run adds it);"
+        ]
+    cp, bound = scale["critical_path_s"], scale["training_bound_s"]
+    sched = scale["list_schedule_s"]
+    lines = [
+        f"- **critical path: {cp:.0f} s** over {len(scale['critical_path'])} jobs "
+        f"({' -> '.join(n.split(':')[0] for n, _ in scale['critical_path'])})"
+        + (
+            f"; / (longest training job + the chain after it, {bound:.0f} s) = "
+            f"**{cp / bound:.2f}** (goal <= 1.2)"
+            if bound
+            else ""
+        )
+        + ";",
+        "- **list-scheduled wall time** (each job's exact CPU, longest path first; no "
+        "start-up or file latency): "
+        + ", ".join(f"{c} cores {s / 60:.1f} min" for c, s in sched.items())
+        + (f" (measured on {_cores(cores)}: {wall / 60:.1f} min)" if wall else "")
+        + (
+            f"; 16 cores vs the 15-minute goal: ratio {sched['16'] / 900:.2f}; 64 cores / "
+            f"critical path = {sched['64'] / cp:.2f} (goal <= 1.1)"
+            if "16" in sched and "64" in sched and cp
+            else ""
+        )
+        + ".",
+    ]
+    return lines
 
 
 def render_doc_block(rec: dict) -> str:
@@ -429,6 +478,7 @@ def render_doc_block(rec: dict) -> str:
             else ""
         )
         + ".",
+        *_scale_lines(rec.get("scale"), wall, cores),
         "",
         "| rule | jobs | CPU s | start-up s | share of CPU |",
         "|---|---:|---:|---:|---:|",
@@ -478,6 +528,7 @@ def from_existing(args, extra: list[str]) -> int:
         print("no-op rerun: timed with --record only (it runs snakemake in DIR)")
     print_per_rule(work)
     exact = print_exact(work, wall, args.cores)
+    scale = print_scale(work, wall, args.cores)
     flops = measure_flops(work, extra)
     if not args.record:
         return 0
@@ -499,6 +550,7 @@ def from_existing(args, extra: list[str]) -> int:
         load={"avg_1min": round(os.getloadavg()[0], 2), "sampled": "when recorded, after the run"},
         conditions=args.conditions,
         yardstick_s=y,
+        scale=scale,
     )
     write_record(rec, args.record, args.doc)
     return 0
@@ -553,6 +605,7 @@ def main() -> int:
         print_budget(scratch, noop[0])
         print_per_rule(work)
         exact = print_exact(work, scratch, args.cores)
+        scale = print_scale(work, scratch, args.cores)
         flops = measure_flops(work, extra)
         if args.record:
             rec = make_record(
@@ -569,6 +622,7 @@ def main() -> int:
                 load={"avg_1min": round(load_before, 2), "sampled": "before the run"},
                 conditions=args.conditions,
                 yardstick_s=y,
+                scale=scale,
             )
             write_record(rec, args.record, args.doc)
     finally:

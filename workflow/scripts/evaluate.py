@@ -1,4 +1,5 @@
-"""Snakemake script: evaluate every checkpoint of one cell on ID test and every OOD set."""
+"""Snakemake script: evaluate the checkpoints of one job (every seed of a cell, or one) on ID test and
+every OOD set."""
 
 import pandas as pd
 
@@ -14,7 +15,7 @@ def main():
     ev = snakemake.params.evaluation
     digest = settings_digest(*snakemake.params.settings)
     data_sha = path_sha256(snakemake.input.data)
-    data = load_prepared(snakemake.input.data)  # once for every seed of the cell
+    data = load_prepared(snakemake.input.data)  # once for every seed of the job
     outputs = zip(
         snakemake.input.model, snakemake.output.summary, snakemake.output.samples, strict=True
     )

@@ -1,4 +1,5 @@
-"""Snakemake script: train every seed of one (dataset, recipe, arch, loss) cell, in one process."""
+"""Snakemake script: train the seeds of one job (every seed of a cell, or one: rules/train.smk), in
+one process."""
 
 from softmax_ood.cli import run_job
 from softmax_ood.data import load_prepared
@@ -8,7 +9,7 @@ from softmax_ood.train import write_curve
 
 def main():
     w = snakemake.wildcards
-    data = load_prepared(snakemake.input.data)  # once for every seed of the cell
+    data = load_prepared(snakemake.input.data)  # once for every seed of the job
     outputs = zip(
         snakemake.params.seeds, snakemake.output.model, snakemake.output.curve, strict=True
     )

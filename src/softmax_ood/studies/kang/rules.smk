@@ -25,6 +25,8 @@ if KG_SPEC.get("corruption_source") == "cifar10c":
             directory(KG_SPEC["corruption_dir"]),
         log:
             "logs/kang/extract_cifar_c.log",
+        benchmark:
+            "logs/benchmarks/kang_extract_cifar_c/extract.tsv"
         conda:
             ENV_TORCH
         script:
