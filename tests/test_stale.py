@@ -237,18 +237,26 @@ def test_any_byte_flipped_in_an_outputs_record_reruns_its_job_and_is_named(tmp_p
     assert find_stale(root) == []
 
 
-def test_an_outputs_record_without_its_own_sha256_is_taken_as_it_is(tmp_path):
-    """A record written before records carried their own sha256 is read, not rebuilt."""
+def test_an_outputs_record_without_its_own_sha256_is_not_trusted_but_rerun(tmp_path):
+    """A record of the older format (no record_sha256) is not taken as it is: nothing it
+    names is read, and the job that wrote it (its siblings) reruns, writing today's format;
+    the audit names it."""
+    import io
+
+    from softmax_ood.audit import audit
+
     root = _tree(tmp_path)
     rec = root / "results/logitnorm/digits/runs.outputs.json"
     table = "results/logitnorm/digits/runs.parquet"
     body = {"outputs": {table: path_sha256(root / table)}, "rule": "r", "script": None}
     rec.write_text(json.dumps(body, indent=2))
-    assert find_stale(root) == []
-    body["outputs"][table] = "0" * 64
-    rec.write_text(json.dumps(body, indent=2))
     (found,) = find_stale(root)
-    assert found.path == table and found.output
+    assert found.path == rec.relative_to(root).as_posix() and table in found.marks
+    assert "has no record_sha256 (written before records carried their own sha256)" in (
+        found.sentence()
+    )
+    out = io.StringIO()
+    assert audit(rec, root, out=out) == 1 and "has no record_sha256" in out.getvalue()
 
 
 # --------------------------------------------------------------------------- end to end (slow)
