@@ -225,7 +225,7 @@ def find_stale(root: str | Path = ".", data_dirs=None, cache=None) -> list[Stale
         folder = c.rel(d)
         names = sorted(files.items())
         rels = c.confined(f"{folder}/meta.json", [f"{folder}/{name}" for name, _ in names])
-        for rel, (_, want) in zip(rels or [], names):
+        for rel, (_, want) in zip(rels or [], names if rels else [], strict=True):
             have = c.sha(rel)
             if have is not None and have != want and rel not in c.found:
                 t_file, t_meta = c.mtime(rel), c.mtime(f"{folder}/meta.json")
@@ -260,7 +260,7 @@ def find_stale(root: str | Path = ".", data_dirs=None, cache=None) -> list[Stale
         # code (the checkout's src/): Snakemake's own code trigger, not read here
         recorded = [(p, h) for p, h in recorded if record_path(root, p, ("src",)) is None]
         rels = c.confined(side, [p for p, _ in recorded])
-        for rel, (_, want) in zip(rels or [], recorded):
+        for rel, (_, want) in zip(rels or [], recorded if rels else [], strict=True):
             c.compare(rel, want, side)
     refused: dict[str, str] = {}
     for out, (record, want) in sorted(read_outputs_records(root, refused).items()):
