@@ -349,6 +349,44 @@ def test_hostile_records_read_and_re_date_nothing_outside_the_tree(tmp_path, mon
     assert all(f.stat().st_mtime == OLD for f in [outside, *outside.rglob("*")])
 
 
+def test_the_audit_refuses_hostile_records_and_hashes_nothing_outside(tmp_path, monkeypatch):
+    """The audit follows the same records: each hostile one is named (exit 1) with the same
+    sentence and nothing outside is hashed; an input outside the checkout that Snakemake's
+    own record of a job names (a system package's raw file) is noted, not read, not a fault."""
+    import base64
+    import io
+
+    import softmax_ood.audit as audit_mod
+
+    root, outside, named = _hostile(tmp_path)
+    real_sha = audit_mod.path_sha256
+
+    def recording_sha(path, cache=None):
+        assert Path(os.path.realpath(path)).is_relative_to(root.resolve()), path
+        return real_sha(path, cache)
+
+    monkeypatch.setattr(audit_mod, "path_sha256", recording_sha)
+    for rec, path in named.items():
+        if rec == "results/linked.prov.json":
+            continue  # a link given on the command line: the audit follows the user
+        target = root / rec
+        if rec.endswith(".prov.json"):  # audited through the table it describes
+            target = target.with_name(target.name.replace(".prov.json", ".parquet"))
+            target.write_bytes(b"t")
+        out = io.StringIO()
+        assert audit_mod.audit(target, root, out=out) == 1, (rec, out.getvalue())
+        assert f"DIFFERS  refusing {rec}: it names {path}, which is outside" in out.getvalue()
+    # Snakemake's record of a job reading a file outside the checkout: not read, not a fault
+    meta = root / ".snakemake/metadata" / base64.urlsafe_b64encode(MODEL.encode()).decode()
+    meta.parent.mkdir(parents=True)
+    raw = str(outside / "secret.bin")
+    meta.write_text(json.dumps({"rule": "train", "input": [raw], "input_checksums": {raw: "0"}}))
+    out = io.StringIO()
+    audit_mod.audit(root / MODEL, root, out=out)
+    assert f"input {raw} lies outside the checkout: not read" in out.getvalue()
+    assert raw not in out.getvalue().split("audit:")[-1]
+
+
 def test_a_marked_folder_is_not_marked_through_a_link_out_of_the_tree(tmp_path):
     root = _tree(tmp_path / "repo")
     outside = tmp_path / "outside"
