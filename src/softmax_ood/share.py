@@ -19,7 +19,9 @@ with Snakemake's records of those jobs (``.snakemake/metadata``, copied to
 ``dvc push``\\ es them to the configured remote (``.dvc/config``: ``core.remote``) and commits the
 ``.dvc`` files. It refuses when an output it would share is missing or out of date.
 
-``pull`` runs ``dvc pull``, gives every pulled file one common modification time (now, i.e.
+``pull`` runs ``dvc pull``, checks what it brought (:func:`pulled_problem`: paths and links
+inside results/, data/ and reports/, outputs records intact, pulled files matching them; else
+one sentence, the pulled paths removed again, nothing run), gives every pulled file one common modification time (now, i.e.
 newer than the freshly cloned code and equal among themselves, so Snakemake's mtime trigger
 sees every pulled job as up to date: without it the order in which DVC happens to write the
 files decides, e.g. a checkpoint written after its evaluation would rerun the evaluation), and
