@@ -130,10 +130,10 @@ if workflow.is_main_process:
         workflow.basedir, data_dirs=[f"data/{DATASET}"], cache=open_cache(workflow.basedir, "sha256")
     )
     _seen = set()
-    for _s in _stale:
-        if _s.marks not in _seen:
+    for _s in _stale:  # one line per job to rerun, one per refused record
+        if (_s.marks or _s.path) not in _seen:
             print(f"stale: {_s.sentence()}", file=sys.stderr)
-            _seen.add(_s.marks)
+            _seen.add(_s.marks or _s.path)
     mark(_stale, workflow.basedir)
 
 

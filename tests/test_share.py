@@ -244,3 +244,76 @@ def test_round_trip_rebuilds_everything_without_training_byte_identical(tmp_path
     assert a.keys() == b.keys(), sorted(a.keys() ^ b.keys())[:10]
     differ = sorted(k for k in a if a[k] != b[k])
     assert not differ, f"{len(differ)} files differ, e.g. {differ[:5]}"
+
+
+# --- what a pull brings is verified before anything uses it -------------------------------------
+
+
+def _fake_pull(monkeypatch, tmp_path: Path, make) -> Path:
+    """A checkout with one pointer (results/train.dvc) whose `dvc pull` runs ``make(root)``."""
+    root = tmp_path / "repo"
+    _touch(root, "results/train.dvc")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f").write_bytes(b"f")
+
+    def fake_run(cmd, cwd, what):
+        assert "snakemake" not in " ".join(cmd), "nothing may run"
+        if "pull" in cmd:
+            make(cwd)
+        return ""
+
+    monkeypatch.setattr(share, "_run", fake_run)
+    return root
+
+
+def _record(root: Path, outputs: dict[str, str]) -> None:
+    from softmax_ood.provenance import RECORD_DIGEST_KEY, _record_digest
+
+    body = {"outputs": outputs, "rule": "train", "script": None}
+    body[RECORD_DIGEST_KEY] = _record_digest(body)
+    (root / "results/train/model.outputs.json").write_text(__import__("json").dumps(body))
+
+
+def _model(root: Path, recorded: str | None = None) -> None:
+    import hashlib
+
+    _touch(root, "results/train/model.pt")
+    sha = recorded or hashlib.sha256(b"results/train/model.pt").hexdigest()
+    _record(root, {"results/train/model.pt": sha})
+
+
+def test_an_intact_pull_is_kept(monkeypatch, tmp_path):
+    root = _fake_pull(monkeypatch, tmp_path, _model)
+    assert share.pull(root, [], run=False) == 0
+    assert (root / "results/train/model.pt").is_file()
+
+
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (lambda r: _model(r, "0" * 64), "the pulled results/train/model.pt does not match"),
+        (
+            lambda r: (_model(r), _record(r, {"/": "0" * 64})),
+            "refusing results/train/model.outputs.json: it names /, which is outside",
+        ),
+        (
+            lambda r: (_model(r), _record(r, {"../outside/f": "0" * 64})),
+            "it names ../outside/f, which is outside",
+        ),
+        (
+            lambda r: (r / "results/train").symlink_to(r.parent / "outside"),
+            "the pulled results/train is or holds a link out of results/, data/ and reports/",
+        ),
+    ],
+    ids=["hash", "root", "up", "link"],
+)
+def test_a_pull_that_does_not_match_its_records_is_refused_and_removed(
+    monkeypatch, tmp_path, make, says
+):
+    root = _fake_pull(monkeypatch, tmp_path, make)
+    with pytest.raises(share.ShareError, match=re.escape(says)) as err:
+        share.pull(root, [])
+    assert "the pulled files were removed again and nothing was run" in str(err.value)
+    assert not os.path.lexists(root / "results/train")
+    assert (tmp_path / "outside/f").read_bytes() == b"f"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from softmax_ood.provenance import path_sha256, write_outputs_record
-from softmax_ood.stale import MARK_MTIME, find_stale, mark
+from softmax_ood.stale import MARK_MTIME, Stale, find_stale, mark
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import SMOKE, flip_byte_keep_mtime, snakemake  # noqa: E402
@@ -237,18 +237,191 @@ def test_any_byte_flipped_in_an_outputs_record_reruns_its_job_and_is_named(tmp_p
     assert find_stale(root) == []
 
 
-def test_an_outputs_record_without_its_own_sha256_is_taken_as_it_is(tmp_path):
-    """A record written before records carried their own sha256 is read, not rebuilt."""
+def test_an_outputs_record_without_its_own_sha256_is_not_trusted_but_rerun(tmp_path):
+    """A record of the older format (no record_sha256) is not taken as it is: nothing it
+    names is read, and the job that wrote it (its siblings) reruns, writing today's format;
+    the audit names it."""
+    import io
+
+    from softmax_ood.audit import audit
+
     root = _tree(tmp_path)
     rec = root / "results/logitnorm/digits/runs.outputs.json"
     table = "results/logitnorm/digits/runs.parquet"
     body = {"outputs": {table: path_sha256(root / table)}, "rule": "r", "script": None}
     rec.write_text(json.dumps(body, indent=2))
-    assert find_stale(root) == []
-    body["outputs"][table] = "0" * 64
-    rec.write_text(json.dumps(body, indent=2))
     (found,) = find_stale(root)
-    assert found.path == table and found.output
+    assert found.path == rec.relative_to(root).as_posix() and table in found.marks
+    assert "has no record_sha256 (written before records carried their own sha256)" in (
+        found.sentence()
+    )
+    out = io.StringIO()
+    assert audit(rec, root, out=out) == 1 and "has no record_sha256" in out.getvalue()
+
+
+OLD = 1_000_000.0  # the outside files' mtime: older than every record, so a check would act
+
+
+def _hostile(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A tree (under ``tmp_path/repo``) whose records name files outside it, every way a
+    record from elsewhere could: an absolute path, a ``../`` path, a path through a symlink in
+    results/ that leads out, ``/``, a symlinked record, a data file name with ``../``. Returns
+    (root, the outside folder, {record: the outside path it names})."""
+    from softmax_ood.provenance import RECORD_DIGEST_KEY, _record_digest
+
+    root = _tree(tmp_path / "repo")
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "secret.bin").write_bytes(b"s" * 100)
+    (outside / "sub/more.bin").write_bytes(b"m" * 100)
+    (outside / "evil.prov.json").write_text(
+        json.dumps({"inputs": {"x": {"path": str(outside / "sub"), "sha256": "0" * 64}}})
+    )
+    (root / "results/link").symlink_to(outside, target_is_directory=True)
+    (root / "results/linked.prov.json").symlink_to(outside / "evil.prov.json")
+    side = root / "results/logitnorm/digits"
+    named = {
+        "results/logitnorm/digits/abs.prov.json": str(outside / "secret.bin"),
+        "results/logitnorm/digits/up.prov.json": "../outside/sub",
+        "results/logitnorm/digits/via.prov.json": "results/link/secret.bin",
+    }
+    for rec, path in named.items():  # beside one intact input: the whole record is ignored
+        inputs = {
+            "ok": {"path": SUMMARY, "sha256": "0" * 64},
+            "x": {"path": path, "sha256": "0" * 64},
+        }
+        (root / rec).write_text(json.dumps({"inputs": inputs}))
+    for name, path in (("root", "/"), ("dir", "results/link")):  # outputs records, self-hashed
+        body = {"outputs": {path: "0" * 64}, "rule": "r", "script": None}
+        body[RECORD_DIGEST_KEY] = _record_digest(body)
+        (side / f"{name}.outputs.json").write_text(json.dumps(body))
+        named[f"results/logitnorm/digits/{name}.outputs.json"] = path
+    named["results/linked.prov.json"] = "results/linked.prov.json"
+    meta = root / "data/digits/meta.json"
+    files = json.loads(meta.read_text())["files"]
+    meta.write_text(json.dumps({"files": {**files, "../../../outside/secret.bin": "0" * 64}}))
+    named["data/digits/meta.json"] = "data/digits/../../../outside/secret.bin"
+    later = OLD + 10**6
+    for rec in named:
+        if rec != "data/digits/meta.json":
+            os.utime(root / rec, (later, later), follow_symlinks=False)
+    newer = (root / SUMMARY).stat().st_mtime + 1  # the data folder changed after its record
+    os.utime(meta, (newer, newer))
+    for f in [outside, *outside.rglob("*")]:
+        os.utime(f, (OLD, OLD))
+    return root, outside, named
+
+
+def test_hostile_records_read_and_re_date_nothing_outside_the_tree(tmp_path, monkeypatch):
+    """Records naming files outside the checkout are refused, one sentence each naming the
+    record; nothing outside is hashed (every hash call is recorded) or re-dated, and what
+    the intact records say is still checked (a damaged model is still found)."""
+    import softmax_ood.stale as stale_mod
+
+    root, outside, named = _hostile(tmp_path)
+    hashed: list[Path] = []
+    real_sha = stale_mod.path_sha256
+
+    def recording_sha(path, cache=None):
+        hashed.append(Path(path))
+        assert Path(os.path.realpath(path)).is_relative_to(root.resolve()), path
+        return real_sha(path, cache)
+
+    monkeypatch.setattr(stale_mod, "path_sha256", recording_sha)
+    _truncate_keep_mtime(root / MODEL)
+    found = find_stale(root)
+    refused = {f.path: f for f in found if f.refused is not None}
+    assert sorted(refused) == sorted(named)
+    for rec, f in refused.items():
+        assert not f.marks
+        sentence = f.sentence()
+        assert sentence.startswith(f"refusing {rec}: it names ") and sentence.count(". ") == 0
+        assert "outside this checkout's results/, data/ and reports/" in sentence
+    assert refused["results/logitnorm/digits/root.outputs.json"].refused == "/"
+    assert [f.path for f in found if f.refused is None] == [MODEL]  # the intact records count
+    assert hashed and all(".." not in p.parts for p in hashed)
+    mark(found, root)
+    assert (root / MODEL).stat().st_mtime == MARK_MTIME
+    for f in [outside, *outside.rglob("*")]:
+        assert f.stat().st_mtime == OLD, f
+    # mark() itself refuses a path outside and a folder link, whoever asks
+    assert mark([Stale("x", "x", ("results/link", "../outside", "/"))], root) == []
+    assert all(f.stat().st_mtime == OLD for f in [outside, *outside.rglob("*")])
+
+
+def test_the_audit_refuses_hostile_records_and_hashes_nothing_outside(tmp_path, monkeypatch):
+    """The audit follows the same records: each hostile one is named (exit 1) with the same
+    sentence and nothing outside is hashed; an input outside the checkout that Snakemake's
+    own record of a job names (a system package's raw file) is noted, not read, not a fault."""
+    import base64
+    import io
+
+    import softmax_ood.audit as audit_mod
+
+    root, outside, named = _hostile(tmp_path)
+    real_sha = audit_mod.path_sha256
+
+    def recording_sha(path, cache=None):
+        assert Path(os.path.realpath(path)).is_relative_to(root.resolve()), path
+        return real_sha(path, cache)
+
+    monkeypatch.setattr(audit_mod, "path_sha256", recording_sha)
+    for rec, path in named.items():
+        if rec == "results/linked.prov.json":
+            continue  # a link given on the command line: the audit follows the user
+        target = root / rec
+        if rec.endswith(".prov.json"):  # audited through the table it describes
+            target = target.with_name(target.name.replace(".prov.json", ".parquet"))
+            target.write_bytes(b"t")
+        out = io.StringIO()
+        assert audit_mod.audit(target, root, out=out) == 1, (rec, out.getvalue())
+        assert f"DIFFERS  refusing {rec}: it names {path}, which is outside" in out.getvalue()
+    # Snakemake's record of a job reading a file outside the checkout: not read, not a fault
+    meta = root / ".snakemake/metadata" / base64.urlsafe_b64encode(MODEL.encode()).decode()
+    meta.parent.mkdir(parents=True)
+    raw = str(outside / "secret.bin")
+    meta.write_text(json.dumps({"rule": "train", "input": [raw], "input_checksums": {raw: "0"}}))
+    out = io.StringIO()
+    audit_mod.audit(root / MODEL, root, out=out)
+    assert f"input {raw} lies outside the checkout: not read" in out.getvalue()
+    assert raw not in out.getvalue().split("audit:")[-1]
+
+
+def test_a_marked_folder_is_not_marked_through_a_link_out_of_the_tree(tmp_path):
+    root = _tree(tmp_path / "repo")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f").write_bytes(b"f")
+    os.utime(outside / "f", (OLD, OLD))
+    (root / "data/digits/raw").symlink_to(outside, target_is_directory=True)
+    assert mark([Stale(DATA_FILE, "data/digits/meta.json", ("data/digits",))], root) == []
+    (root / "data/digits/raw").unlink()
+    (root / "data/digits/sub").mkdir()
+    (root / "data/digits/sub/out").symlink_to(outside / "f")
+    assert mark([Stale(DATA_FILE, "data/digits/meta.json", ("data/digits",))], root) == []
+    (root / "data/digits/sub/out").unlink()
+    assert mark([Stale(DATA_FILE, "data/digits/meta.json", ("data/digits",))], root) == [
+        "data/digits"
+    ]
+    assert (root / DATA_FILE).stat().st_mtime == MARK_MTIME
+    assert (outside / "f").stat().st_mtime == OLD
+
+
+def test_a_dry_run_refuses_hostile_records_and_touches_nothing_outside(tmp_path):
+    """Through a real ``snakemake -n`` on a copy of the checkout: each hostile record gets its
+    one ``stale: refusing`` line, and nothing outside the copy is re-dated."""
+    from e2e import fresh_copy
+
+    root, outside, named = _hostile(tmp_path)
+    work = fresh_copy(tmp_path / "work")
+    for top in ("results", "data"):
+        shutil.copytree(root / top, work / top, symlinks=True)
+    proc = snakemake(work, "-n", "--quiet", "rules", *SMOKE)
+    err = proc.stderr
+    for rec in named:
+        (line,) = [x for x in err.splitlines() if x.startswith(f"stale: refusing {rec}: ")]
+    for f in [outside, *outside.rglob("*")]:
+        assert f.stat().st_mtime == OLD, f
 
 
 # --------------------------------------------------------------------------- end to end (slow)

@@ -43,16 +43,30 @@ from .codedeps import code_inputs, module_inputs
 from .provenance import (
     OUTPUTS_SUFFIX,
     PROVENANCE_KEY,
+    RECORD_TREES,
     outputs_record_problem,
     outputs_records,
     path_sha256,
     read_outputs_records,
+    record_path,
+    refusal,
     snakemake_metadata,
 )
 
 __all__ = ["audit", "main"]
 
 SHORT = 12
+# besides what the workflow makes, the checkout's code and config, which Snakemake's records of
+# a job name as its inputs; anything else they name (a raw file of a system package) is
+# neither hashed nor followed
+CHECKOUT_TREES = (*RECORD_TREES, "src", "workflow", "config", "rules")
+# the record a check's source names, for a file ``{}``; a source not listed is the record's path
+RECORD_NAMES = {
+    "embedded record": "the record embedded in {}",
+    "checkpoint": "the checkpoint {}",
+    "summary.json": "{}",
+    "meta.json": "{}/meta.json",
+}
 RULE_FILES = ("rules/*.smk", "src/softmax_ood/studies/*/rules.smk")
 # files written beside another one by the same job, which carries the record
 SIBLINGS = {
@@ -110,12 +124,13 @@ class Auditor:
         self._head: str | None = None
         self._hash_cache: dict[str, str | None] = {}
         self._outputs: dict[str, tuple[str, str]] | None = None
+        self._refused: dict[str, str] = {}
         self._damaged: dict[str, tuple[str, str]] | None = None
 
     def output_record(self, rel: str) -> tuple[str, str] | None:
         """``(outputs record, sha256)`` its job recorded for the output ``rel``, if any."""
         if self._outputs is None:
-            self._outputs = read_outputs_records(self.root)
+            self._outputs = read_outputs_records(self.root, self._refused)
         return self._outputs.get(rel)
 
     def damaged_record(self, rel: str) -> str | None:
@@ -123,15 +138,21 @@ class Auditor:
         that names it (or is named after it), as one clause; else None."""
         if self._damaged is None:
             self._damaged = {}
+            self.output_record(rel)  # the records refused for naming paths outside
             for rec in outputs_records(self.root):
-                problem = outputs_record_problem(rec)
-                if problem is not None:
-                    text = rec.read_bytes().decode("utf-8", "replace")
-                    self._damaged[self.rel(rec)] = (problem, text)
+                key = self.rel(rec)
+                if key in self._refused:  # the refusal is the finding, whatever the file
+                    outside = self._refused[key] == key  # the record itself: not read
+                    text = "" if outside else rec.read_text(errors="replace")
+                    self._damaged[key] = (refusal(key, self._refused[key]), text)
+                elif (problem := outputs_record_problem(rec)) is not None:
+                    self._damaged[key] = (problem, rec.read_bytes().decode("utf-8", "replace"))
         stem = Path(rel).name.split(".", 1)[0]
         for rec, (problem, text) in self._damaged.items():
             same = Path(rec).parent == Path(rel).parent
             if same and (f'"{rel}"' in text or Path(rec).name == stem + OUTPUTS_SUFFIX):
+                if rec in self._refused:
+                    return problem
                 return f"{rec} (the outputs record of the job that wrote {rel}) {problem}"
         return None
 
@@ -227,6 +248,10 @@ class Auditor:
                 node.problems.append(f"{rel} {problem}")
                 return node
             rec = json.loads(path.read_text())
+            outside = [o for o in rec["outputs"] if record_path(self.root, o) is None]
+            if outside:  # nothing it names is read
+                node.problems.append(refusal(rel, outside[0]))
+                return node
             node.rule, node.script = rec.get("rule"), rec.get("script")
             for out, sha in sorted((rec.get("outputs") or {}).items()):
                 self._add(node, "output", self.rel(out), sha, rel, child=False)
@@ -293,6 +318,18 @@ class Auditor:
         return None
 
     def _add(self, node: Node, name: str, rel: str, sha: str, source: str, child=True) -> None:
+        trees = CHECKOUT_TREES if source == "Snakemake" else (*RECORD_TREES, "src")
+        inside = record_path(self.root, rel, trees)
+        if inside is None:  # never hashed: the record is refused (Snakemake's: not followed)
+            if source == "Snakemake":
+                node.notes.append(f"input {rel} lies outside the checkout: not read")
+            else:
+                names = RECORD_NAMES.get(source)
+                problem = refusal(names.format(node.path) if names else source, rel)
+                if problem not in node.problems:
+                    node.problems.append(problem)
+            return
+        rel = inside
         if any(c.path == rel for c in node.checks + node.code_checks):
             return  # already checked against a record of ours
         check = Check(name, rel, sha, source, self.sha(rel))
@@ -434,9 +471,14 @@ class Auditor:
         for rel, value in sorted((meta.get("input_checksums") or {}).items()):
             if isinstance(value, str) and value.startswith("sha256:"):
                 self._add(node, "input", rel, value.removeprefix("sha256:"), "Snakemake")
-        for rel in inputs:  # the chain continues through every non-code input
-            if not rel.startswith("src/") and rel not in node.children:
-                node.children.append(rel)
+        for rel in inputs:  # the chain continues through every non-code input in the checkout
+            inside = record_path(self.root, rel, CHECKOUT_TREES)
+            if inside is None:
+                note = f"input {rel} lies outside the checkout: not read"
+                if note not in node.notes:
+                    node.notes.append(note)
+            elif not inside.startswith("src/") and inside not in node.children:
+                node.children.append(inside)
 
     # -- walking and printing ------------------------------------------------------------------
     def walk(self, rel: str, depth: int = 0, out=None) -> None:

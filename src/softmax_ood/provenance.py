@@ -55,6 +55,8 @@ __all__ = [
     "write_bytes_atomic",
     "outputs_record_problem",
     "outputs_records",
+    "record_path",
+    "refusal",
     "write_outputs_record",
     "write_parquet",
 ]
@@ -67,6 +69,11 @@ _RECORD_KEYS = {"outputs", "rule", "script"}
 WALL_TIME_GLOBS = ("reports/*_timing_*.json",)
 # the folders whose job outputs are recorded (data/ has its own records: meta.json's files)
 RECORDED_TREES = ("results/", "reports/")
+#: the only folders (of the workflow folder) a path read from a record may lie in, every
+#: symlink resolved: what the workflow makes. Records can come from elsewhere (``share pull``,
+#: a colleague's copy): a path they name is data to check, never an order to read or re-date
+#: a file outside these (:func:`record_path`)
+RECORD_TREES = ("results", "data", "reports")
 
 PROVENANCE_KEY = b"softmax_ood.provenance"
 PACKAGES = (
@@ -292,8 +299,10 @@ def _record_digest(body: dict) -> str:
 def outputs_record_problem(path: Path | str) -> str | None:
     """Why the outputs record at ``path`` is not as its job wrote it (one clause: not valid
     JSON, other keys, or its own sha256 differs from its content), else None. A record holds
-    its content's sha256 (``record_sha256``), so any changed byte shows; a record written
-    before it did (exactly ``outputs``, ``rule``, ``script``) is taken as it is."""
+    its content's sha256 (``record_sha256``), so any changed byte shows. A record written
+    before records carried it (exactly ``outputs``, ``rule``, ``script``) is not trusted: it
+    is a problem too, so the stale check reruns the job that wrote it (which writes a record
+    of today's format) and the audit names it."""
     try:
         body = json.loads(Path(path).read_text())
     except OSError as err:
@@ -301,13 +310,63 @@ def outputs_record_problem(path: Path | str) -> str | None:
     except ValueError:  # UnicodeDecodeError included
         return "is not valid JSON"
     keys = set(body) if isinstance(body, dict) else set()
-    if keys == _RECORD_KEYS:  # an older record, without its own sha256
-        return None if isinstance(body["outputs"], dict) else "holds no outputs mapping"
+    if keys == _RECORD_KEYS:  # an older record, without its own sha256: not trusted
+        return f"has no {RECORD_DIGEST_KEY} (written before records carried their own sha256)"
     if keys != _RECORD_KEYS | {RECORD_DIGEST_KEY}:
         return f"does not have the keys {', '.join(sorted(_RECORD_KEYS | {RECORD_DIGEST_KEY}))}"
     if body[RECORD_DIGEST_KEY] != _record_digest(body) or not isinstance(body["outputs"], dict):
         return f"does not match its own {RECORD_DIGEST_KEY}"
     return None
+
+
+def _within(real: str, bases: list[str]) -> bool:
+    return any(real == b or real.startswith(b.rstrip(os.sep) + os.sep) for b in bases)
+
+
+def _bases(root: str, trees) -> list[str]:
+    return [os.path.realpath(os.path.join(root, t)) for t in trees]
+
+
+def inside_trees(root: Path | str, path: Path | str, trees=RECORD_TREES) -> bool:
+    """Whether ``path`` (absolute, or relative to ``root``), every symlink resolved, lies in
+    one of ``root``'s ``trees`` (a folder's content is not looked at: :func:`record_path`)."""
+    full = os.path.join(os.path.abspath(root), os.fspath(path))
+    return _within(os.path.realpath(full), _bases(os.path.abspath(root), trees))
+
+
+def record_path(root: Path | str, path, trees=RECORD_TREES) -> str | None:
+    """``path`` as a record names it (relative to the workflow folder ``root``, or absolute),
+    relative to ``root`` and normalised, if it lies inside one of ``root``'s ``trees``
+    (:data:`RECORD_TREES`) with every symlink resolved and, for a folder, no symlink in it
+    leads out of them; else None: the record is refused (:func:`refusal`) and nothing it names
+    is read, hashed or re-dated. The one check every reader of records uses (the stale check,
+    the audit, ``share pull``)."""
+    if not isinstance(path, (str, Path)) or not str(path) or "\0" in str(path):
+        return None
+    root = os.path.abspath(root)
+    full = os.path.normpath(os.path.join(root, os.fspath(path)))
+    bases = _bases(root, trees)
+    if not _within(os.path.realpath(full), bases):
+        return None
+    if os.path.isdir(full):  # path_sha256 and mark() go into it: every link in it stays in
+        for folder, dirs, files in os.walk(full):  # never through a link (followlinks=False)
+            for name in dirs + files:
+                link = os.path.join(folder, name)
+                if os.path.islink(link) and not _within(os.path.realpath(link), bases):
+                    return None
+    rel = os.path.relpath(full, root)
+    if rel == ".." or rel.startswith(".." + os.sep):  # an absolute path through a link to root
+        rel = os.path.relpath(os.path.realpath(full), os.path.realpath(root))
+    return Path(rel).as_posix()
+
+
+def refusal(record: str, path) -> str:
+    """The one sentence that refuses ``record`` for naming ``path`` (see :func:`record_path`)."""
+    return (
+        f"refusing {record}: it names {path}, which is outside this checkout's results/, data/ "
+        "and reports/ (symlinks resolved), so it is ignored and nothing it names is read or "
+        "re-dated; delete it, or rerun the job that wrote it if it is this workflow's own"
+    )
 
 
 def snakemake_metadata(root: Path | str, rel: str) -> dict | None:
@@ -333,18 +392,32 @@ def outputs_records(root: Path | str = ".") -> list[Path]:
     return [r for t in RECORDED_TREES for r in sorted((root / t).rglob("*" + OUTPUTS_SUFFIX))]
 
 
-def read_outputs_records(root: Path | str = ".") -> dict[str, tuple[str, str]]:
+def read_outputs_records(
+    root: Path | str = ".", refused: dict[str, str] | None = None
+) -> dict[str, tuple[str, str]]:
     """``{output path: (record path, sha256)}`` from every outputs record under ``root``'s
-    ``results/`` and ``reports/`` (paths relative to ``root``); a record that is not as its job
-    wrote it (:func:`outputs_record_problem`) is skipped: the stale check reruns its job, the
-    audit names it."""
+    ``results/`` and ``reports/`` (paths relative to ``root``, normalised). A record that is
+    not as its job wrote it (:func:`outputs_record_problem`) is skipped: the stale check reruns
+    its job, the audit names it. A record lying outside :data:`RECORD_TREES` itself (a link
+    out: not read) or naming a path outside them (:func:`record_path`) is skipped and put in
+    ``refused`` (``{record: that path}``, :func:`refusal`)."""
     root = Path(root)
     found: dict[str, tuple[str, str]] = {}
     for rec in outputs_records(root):
+        rel = rec.relative_to(root).as_posix()
+        if record_path(root, rel) is None:
+            if refused is not None:
+                refused[rel] = rel
+            continue
         if outputs_record_problem(rec) is not None:
             continue
-        rel = rec.relative_to(root).as_posix()
-        for out, sha in json.loads(rec.read_text())["outputs"].items():
-            if isinstance(out, str) and isinstance(sha, str):
-                found[out] = (rel, sha)
+        outputs = json.loads(rec.read_text())["outputs"]
+        outside = [out for out in outputs if record_path(root, out) is None]
+        if outside:
+            if refused is not None:
+                refused[rel] = outside[0]
+            continue
+        for out, sha in outputs.items():
+            if isinstance(sha, str):
+                found[record_path(root, out)] = (rel, sha)
     return found

@@ -19,7 +19,9 @@ with Snakemake's records of those jobs (``.snakemake/metadata``, copied to
 ``dvc push``\\ es them to the configured remote (``.dvc/config``: ``core.remote``) and commits the
 ``.dvc`` files. It refuses when an output it would share is missing or out of date.
 
-``pull`` runs ``dvc pull``, gives every pulled file one common modification time (now, i.e.
+``pull`` runs ``dvc pull``, checks what it brought (:func:`pulled_problem`: paths and links
+inside results/, data/ and reports/, outputs records intact, pulled files matching them; else
+one sentence, the pulled paths removed again, nothing run), gives every pulled file one common modification time (now, i.e.
 newer than the freshly cloned code and equal among themselves, so Snakemake's mtime trigger
 sees every pulled job as up to date: without it the order in which DVC happens to write the
 files decides, e.g. a checkpoint written after its evaluation would rerun the evaluation), and
@@ -49,7 +51,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .errors import UserError
-from .provenance import outputs_record_path
+from .provenance import (
+    outputs_record_path,
+    outputs_record_problem,
+    outputs_records,
+    path_sha256,
+    read_outputs_records,
+    record_path,
+    refusal,
+)
 
 __all__ = [
     "COMPUTE_RULES",
@@ -288,6 +298,40 @@ def pointer_units(root: Path) -> list[str]:
     return out
 
 
+def pulled_problem(root: Path, units: Sequence[str]) -> str | None:
+    """Why what ``dvc pull`` brought into ``units`` cannot be used (one sentence), else None:
+    a unit or a link in it leading out of results/, data/ and reports/, an outputs record
+    naming a path outside them (:func:`softmax_ood.provenance.record_path`) or not as its job
+    wrote it, a pulled file whose sha256 differs from its outputs record, or a Snakemake record
+    of an output outside them."""
+    for unit in units:
+        if record_path(root, unit) is None:
+            return f"the pulled {unit} is or holds a link out of results/, data/ and reports/"
+    refused: dict[str, str] = {}
+    recorded = read_outputs_records(root, refused)
+    pulled = [root / u for u in units]
+    for rec, path in sorted(refused.items()):
+        return refusal(rec, path)
+    for rec in outputs_records(root):
+        if any(rec.is_relative_to(u) for u in pulled) and (why := outputs_record_problem(rec)):
+            return f"the pulled outputs record {rec.relative_to(root).as_posix()} {why}"
+    for out, (rec, want) in sorted(recorded.items()):
+        f = root / out
+        if any(f.is_relative_to(u) for u in pulled) and f.is_file() and path_sha256(f) != want:
+            return f"the pulled {out} does not match the sha256 its job recorded in {rec}"
+    records = root / RECORDS
+    for f in sorted(records.rglob("*")) if records.is_dir() else []:
+        if f.is_file():
+            enc = "".join(f.relative_to(records).parts)
+            try:
+                out = base64.urlsafe_b64decode(enc).decode()
+            except ValueError:
+                return f"the pulled {f.relative_to(root).as_posix()} is no Snakemake record"
+            if record_path(root, out) is None:
+                return refusal(f.relative_to(root).as_posix(), out)
+    return None
+
+
 def pull(root: Path, smk_args: Sequence[str], *, run: bool = True, remote: str | None = None):
     """``dvc pull``, one modification time for every pulled file, then the workflow."""
     units = pointer_units(root)
@@ -296,10 +340,23 @@ def pull(root: Path, smk_args: Sequence[str], *, run: bool = True, remote: str |
             "this checkout has no .dvc files; the producer runs `python -m softmax_ood.share "
             "push` and commits them"
         )
+    before = {u for u in units if (root / u).exists() or (root / u).is_symlink()}
     _run(_dvc(["pull", "-q", *(["-r", remote] if remote else []), *units]), root, "dvc pull")
     missing = [u for u in units if not (root / u).exists()]
     if missing:
         raise ShareError(f"dvc pull left {missing[0]} missing")
+    problem = pulled_problem(root, units)
+    if problem is not None:  # what this pull brought is taken away again; nothing else moves
+        for u in sorted(set(units) - before):
+            p = root / u
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink(missing_ok=True)
+        raise ShareError(
+            f"{problem}; the pulled files were removed again and nothing was run: ask the "
+            "producer to push again from a complete run"
+        )
     records = root / RECORDS
     if records.is_dir():  # the producer's Snakemake records of the pulled outputs
         shutil.copytree(records, root / _METADATA, dirs_exist_ok=True)

@@ -41,10 +41,13 @@ from pathlib import Path
 
 from .provenance import (
     OUTPUTS_SUFFIX,
+    inside_trees,
     outputs_record_problem,
     outputs_records,
     path_sha256,
     read_outputs_records,
+    record_path,
+    refusal,
     snakemake_metadata,
 )
 
@@ -66,8 +69,11 @@ class Stale:
     kept: bool = True  # its mtime is not newer than the record's (changed with its mtime kept)
     output: bool = False  # the record is its own job's outputs record
     damaged: str | None = None  # ``path`` is an outputs record, not as its job wrote it: why
+    refused: str | None = None  # the record ``path`` names this path outside the trees
 
     def sentence(self) -> str:
+        if self.refused is not None:
+            return refusal(self.path, self.refused)
         if self.damaged:
             return (
                 f"{self.path}, the outputs record of the job that made {self.marks[0]}, "
@@ -102,11 +108,30 @@ class _Checker:
     def rel(self, path: str | Path) -> str:
         p = Path(path)
         if p.is_absolute():
-            try:
-                return p.resolve().relative_to(self.root.resolve()).as_posix()
-            except ValueError:
-                return p.as_posix()
+            for base in (self.root.absolute(), self.root.resolve()):
+                try:
+                    return p.relative_to(base).as_posix()
+                except ValueError:
+                    pass
         return p.as_posix()
+
+    def refuse(self, record: str | Path, path) -> None:
+        """``record`` names ``path`` outside results/, data/ and reports/: it is ignored."""
+        rel = self.rel(record)
+        self.found.setdefault(f"\0{rel}", Stale(rel, rel, (), refused=str(path)))
+
+    def confined(self, record: str | Path, paths) -> list[str] | None:
+        """``paths`` (as ``record`` names them) relative to the workflow folder, if the record
+        and each of them lie inside results/, data/ or reports/ (symlinks resolved,
+        :func:`softmax_ood.provenance.record_path`); else None, and the record is refused."""
+        rels = []
+        for path in [record, *paths]:
+            rel = record_path(self.root, path)
+            if rel is None:
+                self.refuse(record, path)
+                return None
+            rels.append(rel)
+        return rels[1:]
 
     def sha(self, rel: str) -> str | None:
         if rel not in self._sha:
@@ -190,13 +215,17 @@ def find_stale(root: str | Path = ".", data_dirs=None, cache=None) -> list[Stale
         data_dirs = sorted(p.parent for p in (root / "data").glob("*/meta.json"))
     for d in data_dirs:
         d = root / d
-        meta = _read_json(d / "meta.json")
+        meta = d / "meta.json"
+        if c.confined(meta, [d]) is None:
+            continue
+        meta = _read_json(meta)
         files = meta.get("files") if isinstance(meta, dict) else None
         if not isinstance(files, dict):
             continue
         folder = c.rel(d)
-        for name, want in sorted(files.items()):
-            rel = f"{folder}/{name}"
+        names = sorted(files.items())
+        rels = c.confined(f"{folder}/meta.json", [f"{folder}/{name}" for name, _ in names])
+        for rel, (_, want) in zip(rels or [], names if rels else [], strict=True):
             have = c.sha(rel)
             if have is not None and have != want and rel not in c.found:
                 t_file, t_meta = c.mtime(rel), c.mtime(f"{folder}/meta.json")
@@ -204,36 +233,52 @@ def find_stale(root: str | Path = ".", data_dirs=None, cache=None) -> list[Stale
                 c.found[rel] = Stale(rel, f"{folder}/meta.json", (folder,), kept=kept)
     results = root / "results"
     for summary in sorted(results.glob("eval/**/summary.json")):
+        parts = summary.relative_to(root).parts  # results/eval/<ds>/.../seed<k>/summary.json
+        model = Path("results", "train", *parts[2:-1], "model.pt").as_posix()
+        if c.confined(summary, [model, f"data/{parts[2]}"]) is None:
+            continue
         rec = _read_json(summary)
         inputs = rec.get("inputs") if isinstance(rec, dict) else None
         if not isinstance(inputs, dict):
             continue
-        parts = summary.relative_to(root).parts  # results/eval/<ds>/.../seed<k>/summary.json
         if inputs.get("model_sha256"):
-            model = Path("results", "train", *parts[2:-1], "model.pt").as_posix()
             c.compare(model, inputs["model_sha256"], summary)
         if inputs.get("data_sha256") and len(parts) > 2:
             c.compare(f"data/{parts[2]}", inputs["data_sha256"], summary)
     for side in sorted(results.rglob("*.prov.json")):
+        if c.confined(side, []) is None:
+            continue
         rec = _read_json(side)
         inputs = rec.get("inputs") if isinstance(rec, dict) else None
         if not isinstance(inputs, dict):
             continue
-        for inp in inputs.values():
-            if isinstance(inp, dict) and isinstance(inp.get("path"), str) and inp.get("sha256"):
-                rel = c.rel(inp["path"])
-                if not rel.startswith("src/"):  # code: Snakemake's own code trigger
-                    c.compare(rel, inp["sha256"], side)
-    for out, (record, want) in sorted(read_outputs_records(root).items()):
-        c.compare_output(c.rel(out), want, record)
+        recorded = [
+            (inp["path"], inp["sha256"])
+            for inp in inputs.values()
+            if isinstance(inp, dict) and isinstance(inp.get("path"), str) and inp.get("sha256")
+        ]
+        # code (the checkout's src/): Snakemake's own code trigger, not read here
+        recorded = [(p, h) for p, h in recorded if record_path(root, p, ("src",)) is None]
+        rels = c.confined(side, [p for p, _ in recorded])
+        for rel, (_, want) in zip(rels or [], recorded if rels else [], strict=True):
+            c.compare(rel, want, side)
+    refused: dict[str, str] = {}
+    for out, (record, want) in sorted(read_outputs_records(root, refused).items()):
+        c.compare_output(out, want, record)
+    for record, path in sorted(refused.items()):
+        c.refuse(record, path)
     for record in outputs_records(root):  # a damaged record itself: rerun the job that wrote it
+        if c.rel(record) in refused:
+            continue
         problem = outputs_record_problem(record)
         if problem is None:
             continue
         # the record is named after its job's first output: that file's siblings (same stem)
         stem = record.name.removesuffix(OUTPUTS_SUFFIX)
         marks = [
-            c.rel(f) for f in sorted(record.parent.glob(stem + ".*")) if f.is_file() and f != record
+            c.rel(f)
+            for f in sorted(record.parent.glob(stem + ".*"))
+            if f.is_file() and f != record and record_path(root, f) is not None
         ]
         if marks:  # none left: Snakemake remakes the job's outputs, and the record with them
             rel = c.rel(record)
@@ -245,16 +290,23 @@ def mark(stale: list[Stale], root: str | Path = ".") -> list[str]:
     """Age the outputs each finding names (mtime := :data:`MARK_MTIME`; a folder: itself and
     every file in it), so Snakemake sees them older than their inputs and reruns their jobs
     and everything downstream. The mark persists until the job rewrites them (a dry run marks
-    too). Returns the paths marked."""
+    too). Only what lies in results/, data/ or reports/, symlinks resolved, is touched: a path
+    outside is skipped, a folder is walked without following links and a link is never
+    followed. Returns the paths marked."""
     root = Path(root)
     done: list[str] = []
     for item in stale:
         for rel in item.marks:
-            if rel in done:
+            if rel in done or record_path(root, rel) is None:
                 continue
             p = root / rel
-            targets = [p, *sorted(p.rglob("*"))] if p.is_dir() else [p]
+            targets = [p]
+            if p.is_dir() and not p.is_symlink():
+                for folder, dirs, files in os.walk(p):  # followlinks=False
+                    targets += sorted(Path(folder, n) for n in dirs + files)
             for t in targets:
+                if t.is_symlink() or not inside_trees(root, t):
+                    continue  # a link stays as it is; what it leads to is not the mark's
                 try:
                     os.utime(t, (MARK_MTIME, MARK_MTIME), follow_symlinks=False)
                 except OSError:
