@@ -269,3 +269,16 @@ def test_the_file_itself_is_not_listed_among_its_inputs(chain):
     assert node.written is not None and node.written.ok
     assert f["table"] not in [c.path for c in node.checks]
     assert [c.name for c in node.checks] == ["runs"]
+
+
+def test_every_rule_of_the_workflow_has_its_script_found():
+    """The audit reads each rule's script from the rule files: named rules, the shared study
+    rules (name: f"{...}_table") and the rules defined once per job unit (train / train_seed,
+    evaluate / evaluate_seed: rules/train.smk)."""
+    from softmax_ood.audit import Auditor
+
+    a = Auditor(ROOT)
+    assert a.script_of("train") == a.script_of("train_seed") == "workflow/scripts/train.py"
+    assert a.script_of("evaluate") == a.script_of("evaluate_seed") == "workflow/scripts/evaluate.py"
+    assert a.script_of("prepare_data") == "workflow/scripts/prepare_data.py"
+    assert a.script_of("logitnorm_table") == "workflow/scripts/study_table.py"

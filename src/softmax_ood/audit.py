@@ -186,26 +186,33 @@ class Auditor:
             self._rule_scripts = {}
             for pattern in RULE_FILES:
                 for smk in sorted(self.root.glob(pattern)):
-                    rule = None
+                    rule = per_seed = None
                     lines = smk.read_text().splitlines()
                     for i, line in enumerate(lines):
-                        m = re.match(r"\s*(?:rule|checkpoint)\s+(\w+)\s*:", line)
+                        m = re.match(r"\s*(?:rule|checkpoint)\s*(\w*)\s*:", line)
                         if m:
-                            rule = m.group(1)
+                            rule, per_seed = m.group(1) or None, None
                             continue
                         # a rule every study shares (rules/study.smk): name: f"{...}_<suffix>"
+                        # one rule per job unit (rules/train.smk): name: unit_rule("train", _unit)
                         if re.match(r"\s+name:\s*$", line) and i + 1 < len(lines):
                             shared = re.match(r'\s*f"\{[^}]+\}(_\w+)"', lines[i + 1])
+                            unit = re.match(r'\s*unit_rule\("(\w+)", _unit\)', lines[i + 1])
                             if shared:
                                 rule = "*" + shared.group(1)
+                            elif unit:  # both units' names (rules/common.smk unit_rule)
+                                rule = unit.group(1)
+                                per_seed = f"{rule}_seed"
                             continue
                         if rule and re.match(r"\s+(script|notebook):\s*$", line):
                             val = re.match(
                                 r'\s*[rf]?"([^"]+)"', lines[i + 1] if i + 1 < len(lines) else ""
                             )
                             if val:
-                                script = (smk.parent / val.group(1)).resolve()
-                                self._rule_scripts[rule] = self.rel(script)
+                                script = self.rel((smk.parent / val.group(1)).resolve())
+                                self._rule_scripts[rule] = script
+                                if per_seed:
+                                    self._rule_scripts[per_seed] = script
         return self._rule_scripts
 
     def script_of(self, rule: str) -> str | None:
