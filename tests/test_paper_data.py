@@ -334,7 +334,9 @@ def test_end_to_end_download_prepare(archives, server, tmp_path):
     np.testing.assert_allclose(meta["std"], x["train"].std(axis=(0, 2, 3), dtype=np.float64))
     for name in ["cifar10", *ood]:
         s = meta["sources"][name]
-        assert s["licence"] and s["url"].startswith("http://127.0.0.1") and s["md5"]
+        assert s["source"] == name and s["md5"]
+        # the texts and the URL stay in the sources file (editing them prepares nothing again)
+        assert not {"licence", "citation", "url", "description"} & set(s)
     assert meta["sources"]["gaussian"]["licence"] == "n/a (synthetic)"
 
     # the loader used by training/evaluation accepts the layout
