@@ -250,8 +250,11 @@ def test_sources_are_https_but_the_hosts_the_header_names():
     from urllib.parse import urlsplit
 
     header = CONFIG.read_text().split("\nsources:")[0]
-    left = {urlsplit(e["url"]).hostname for e in load_paper_config(CONFIG)["sources"].values()
-            if urlsplit(e["url"]).scheme == "http"}
+    left = {
+        urlsplit(e["url"]).hostname
+        for e in load_paper_config(CONFIG)["sources"].values()
+        if urlsplit(e["url"]).scheme == "http"
+    }
     assert left == {"ufldl.stanford.edu", "data.csail.mit.edu"}
     for host in left:
         assert host in header.split("Left on http")[1]
@@ -315,8 +318,9 @@ def test_the_download_job_reads_url_and_limits_from_the_files_not_its_params(ser
     # the tracked checksum wins over the file's
     (tmp_path / "raw2").mkdir()
     with pytest.raises(DownloadError, match="expected md5 0{32}"):
-        fetch_tracked_source("blob", {**download_identity(entry), "md5": "0" * 32}, data,
-                             tmp_path / "raw2")
+        fetch_tracked_source(
+            "blob", {**download_identity(entry), "md5": "0" * 32}, data, tmp_path / "raw2"
+        )
 
 
 # --------------------------------------------------------------------------- end to end

@@ -159,7 +159,16 @@ def _edit(sources: dict, name: str, key: str, value) -> dict:
 
 @pytest.mark.parametrize(
     "what",
-    ["max_seconds", "timeout_s", "size_margin", "description", "licence", "citation", "url", "size"],
+    [
+        "max_seconds",
+        "timeout_s",
+        "size_margin",
+        "description",
+        "licence",
+        "citation",
+        "url",
+        "size",
+    ],
 )
 def test_editing_what_defines_no_byte_downloads_and_prepares_nothing_again(prepared, what):
     """The limits, a source's texts, URL and size are not tracked by the download or the
