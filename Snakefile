@@ -137,6 +137,16 @@ if workflow.is_main_process:
     mark(_stale, workflow.basedir)
 
 
+# A download killed outright (SIGKILL, a lost session) leaves its .<file>.<random>.part in
+# data/raw/: removed before the first job of the next run (not a dry run; the lock is held, so
+# no other run's transfer is in flight). The download job also removes its own file's.
+onstart:
+    from softmax_ood.download import remove_all_partial_files
+
+    for _part in remove_all_partial_files("data/raw"):
+        print(f"removed {_part}, the partial file of a killed download", file=sys.stderr)
+
+
 onsuccess:
     rebuild_hints_printed()
 

@@ -211,24 +211,37 @@ def _raw_files(with_studies=True):
     return {sources[n]["filename"]: n for n in names if n in sources}
 
 
-SOURCE_ENTRIES = {}  # paper source: name -> its entry of the sources file (the download params)
+from softmax_ood.paper_data import download_identity, source_names, tracked_entry  # noqa: E402
+
+SOURCE_ENTRIES = {}  # paper source: name -> its entry of the sources file
 RAW_FILES = _raw_files()
 DATA_RAW_FILES = _raw_files(with_studies=False)
 
 
 def data_inputs(wildcards):
+    # the sources file is no input: prepare_data tracks the entries it reads (data_sources)
     inputs = {"code": code("workflow/scripts/prepare_data.py")}
     if config["data"]["source"] == "paper":
         inputs["raw"] = [f"data/raw/{f}" for f in DATA_RAW_FILES]
-        inputs["sources"] = config["data"]["sources"]
     elif config["data"]["dataset"] == "fashion":
         # the Debian package's files where installed, else the checked downloads
         from softmax_ood.fashion import fashion_entries, fashion_paths
 
         entries = fashion_entries({n: SOURCE_ENTRIES[n] for n in SOURCE_ENTRIES})
         inputs["idx"] = [str(p) for p in fashion_paths(entries, "data/raw").values()]
-        inputs["sources"] = config["data"]["sources"]
     return inputs
+
+
+def data_sources(wildcards):
+    """prepare_data's params: the tracked part of each source entry it reads (paper: the ID
+    set's and the OOD sets'; embedded fashion: the four IDX files')."""
+    if config["data"]["source"] == "paper":
+        names = DATA_RAW_FILES.values()
+    elif config["data"]["dataset"] == "fashion":
+        names = source_names(SOURCE_ENTRIES, "fashion")
+    else:
+        return {}
+    return {n: tracked_entry(SOURCE_ENTRIES[n]) for n in sorted(names)}
 
 
 _MODELS_INIT = SRC / "softmax_ood/models/__init__.py"

@@ -3,9 +3,10 @@
 
 rule download_source:
     # one job and one output per source (a failed download keeps every other verified file);
-    # each file is verified against its md5/sha256 before it is kept. The job depends on its
-    # own entry of the sources file only (a params digest, not the file): editing another
-    # entry downloads nothing again.
+    # each file is verified against its md5/sha256 before it is kept. The job tracks only what
+    # defines the file's bytes: its name and checksums (params, not the sources file). The
+    # URL, the texts, the size and the limits (data.download) are read by the job from the
+    # sources file and the config: editing them, or another entry, downloads nothing again.
     input:
         code=code("workflow/scripts/download.py"),
     output:
@@ -22,8 +23,7 @@ rule download_source:
         runtime=240,
     params:
         name=lambda w: RAW_FILES[w.filename],
-        entry=lambda w: SOURCE_ENTRIES[RAW_FILES[w.filename]],
-        limits=config["data"]["download"],
+        checksums=lambda w: download_identity(SOURCE_ENTRIES[RAW_FILES[w.filename]]),
     script:
         "../workflow/scripts/download.py"
 
@@ -43,6 +43,10 @@ rule prepare_data:
         mem_mb=4000,
         runtime=30,
     params:
-        data=config["data"],
+        # the data section but its download limits, and what defines the data of each source
+        # the job reads (its entry but the texts, URL and size: softmax_ood.paper_data):
+        # editing a description or a limit prepares nothing again
+        data={k: v for k, v in config["data"].items() if k != "download"},
+        sources=data_sources,
     script:
         "../workflow/scripts/prepare_data.py"

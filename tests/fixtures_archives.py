@@ -304,13 +304,15 @@ class FileServer:
 
     ``truncate`` holds paths whose response claims the full Content-Length but sends only the
     first half of the body before closing the connection; ``stall`` holds paths that send the
-    headers and 10 bytes and then nothing until :meth:`close`.
+    headers and 10 bytes and then nothing until :meth:`close`; ``unsized`` holds paths sent
+    without a Content-Length (the body ends when the connection closes).
     """
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
         self.truncate: set[str] = set()
         self.stall: set[str] = set()
+        self.unsized: set[str] = set()
         self.release = threading.Event()
         self.hits: Counter[str] = Counter()
         server = self
@@ -327,7 +329,8 @@ class FileServer:
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(body)))
+                if path not in server.unsized:
+                    self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 if path in server.stall:  # headers + a little data, then silence
                     self.wfile.write(body[:10])

@@ -417,3 +417,49 @@ def test_a_transfer_stopped_by_a_signal_leaves_no_partial_file(tmp_path, signame
         child.kill()
         server.shutdown()
     assert _listing(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- size cap
+def test_an_announced_length_above_the_cap_is_refused_before_reading(server, tmp_path):
+    url = server.add("/big.bin", PAYLOAD)
+    dest = tmp_path / "big.bin"
+    with pytest.raises(DownloadError) as err:
+        download(url, dest, sha256=SHA256, timeout=5, max_bytes=1000, source="source 'big'")
+    msg = str(err.value)
+    _one_sentence(msg)
+    assert msg.startswith(f"refusing the download of source 'big' from {url}: the server ")
+    assert f"announces {len(PAYLOAD)} bytes, more than its cap of 1000 bytes" in msg
+    assert _listing(tmp_path) == []
+
+
+def test_a_body_streaming_past_the_cap_is_cut_off_and_leaves_nothing(server, tmp_path):
+    """No Content-Length: the body is read until more than the cap arrived, then dropped."""
+    url = server.add("/endless.bin", PAYLOAD)
+    server.unsized.add("/endless.bin")
+    dest = tmp_path / "endless.bin"
+    with pytest.raises(DownloadError) as err:
+        download(url, dest, sha256=SHA256, timeout=5, max_bytes=len(PAYLOAD) - 1)
+    msg = str(err.value)
+    _one_sentence(msg)
+    assert msg.startswith(f"the download of endless.bin from {url} was cut off: the server sent")
+    assert f"more than its cap of {len(PAYLOAD) - 1} bytes" in msg
+    assert _listing(tmp_path) == []  # neither the file nor its .part
+
+
+def test_a_body_within_the_cap_is_kept(server, tmp_path):
+    url = server.add("/fits.bin", PAYLOAD)
+    server.unsized.add("/fits.bin")
+    dest = download(url, tmp_path / "fits.bin", sha256=SHA256, timeout=5, max_bytes=len(PAYLOAD))
+    assert dest.read_bytes() == PAYLOAD
+
+
+def test_the_workflow_start_removes_every_partial_file_of_the_folder(tmp_path):
+    """What the Snakefile's onstart calls: every killed transfer's .part, whichever file."""
+    from softmax_ood.download import remove_all_partial_files
+
+    for name in (".a.bin.k1ll3d.part", ".b.tar.gz.x9.part", "kept.bin", ".hidden"):
+        (tmp_path / name).write_bytes(b"x")
+    gone = remove_all_partial_files(tmp_path)
+    assert sorted(p.name for p in gone) == [".a.bin.k1ll3d.part", ".b.tar.gz.x9.part"]
+    assert _listing(tmp_path) == [".hidden", "kept.bin"]
+    assert remove_all_partial_files(tmp_path / "absent") == []

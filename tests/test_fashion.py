@@ -112,7 +112,11 @@ def test_sources_file_records_upstream_md5s_and_decoded_digests():
     assert sorted(entries) == sorted(MNIST_PARTS)
     for e in entries.values():
         assert e["filename"].startswith("fashion-")  # never MNIST's file names in data/raw
-        assert e["url"].startswith("http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/")
+        # https: the repository's copy (the README's S3 website endpoint serves http only)
+        assert e["url"] == (
+            "https://raw.githubusercontent.com/zalandoresearch/fashion-mnist/master/data/fashion/"
+            + e["filename"].removeprefix("fashion-")
+        )
         assert len(e["md5"]) == 32 and len(e["decoded_sha256"]) == 64
         assert e["package"] == "dataset-fashion-mnist" and e["installed"].startswith("/usr/share/")
     assert entries["train_images"]["md5"] == "8d4fb7e6c68d591d4c3dfef9ec88bf0d"  # torchvision

@@ -25,7 +25,9 @@ from fixtures_archives import (  # noqa: E402
 from softmax_ood.data import MissingDataError, load_prepared  # noqa: E402
 from softmax_ood.download import DownloadError, safe_extract  # noqa: E402
 from softmax_ood.paper_data import (  # noqa: E402
+    download_identity,
     fetch_sources,
+    fetch_tracked_source,
     list_images,
     load_paper_config,
     prepare_paper_data,
@@ -234,6 +236,91 @@ def test_config_validation(tmp_path):
     )
     with pytest.raises(ValueError, match="malformed md5"):
         load_paper_config(bad)
+    for size in ("-1", "0", "1.5", "'big'", "true"):
+        bad.write_text(
+            "sources:\n  - {name: a, url: 'http://x/a', filename: a, format: svhn-mat, "
+            f"licence: l, citation: c, md5: null, size: {size}}}\n"
+        )
+        with pytest.raises(ValueError, match="size .* must be a whole number of bytes"):
+            load_paper_config(bad)
+
+
+def test_sources_are_https_but_the_hosts_the_header_names():
+    """7 of 19 URLs were http; those left are the hosts the file's header names, with why."""
+    from urllib.parse import urlsplit
+
+    header = CONFIG.read_text().split("\nsources:")[0]
+    left = {
+        urlsplit(e["url"]).hostname
+        for e in load_paper_config(CONFIG)["sources"].values()
+        if urlsplit(e["url"]).scheme == "http"
+    }
+    assert left == {"ufldl.stanford.edu", "data.csail.mit.edu"}
+    for host in left:
+        assert host in header.split("Left on http")[1]
+
+
+def test_every_default_source_has_a_size_for_its_cap():
+    cfg = load_paper_config(CONFIG)
+    for name, entry in cfg["sources"].items():
+        if name not in ("lsun_c", "lsun_r", "isun"):  # no size found: data.download.max_bytes
+            assert isinstance(entry.get("size"), int) and entry["size"] > 0, name
+    assert cfg["sources"]["cifar10"]["size"] == 170498071
+
+
+def _one_source(server, body: bytes, **more) -> dict:
+    return {
+        "name": "blob",
+        "url": server.add("/blob.bin", body),
+        "filename": "blob.bin",
+        "format": "svhn-mat",
+        "licence": "l",
+        "citation": "c",
+        "md5": hashlib.md5(body).hexdigest(),
+        **more,
+    }
+
+
+def test_a_download_is_capped_at_its_size_times_the_margin(server, tmp_path):
+    body = b"x" * 1000
+    entry = _one_source(server, body, size=700)  # 700 x 1.25 = 875 < 1000
+    server.unsized.add("/blob.bin")
+    with pytest.raises(DownloadError) as err:
+        fetch_sources({"blob": entry}, tmp_path, size_margin=1.25, timeout=5)
+    msg = str(err.value)
+    assert msg.startswith(f"the download of source 'blob' from {entry['url']} was cut off")
+    assert "cap of 875 bytes" in msg and "\n" not in msg
+    assert list(tmp_path.iterdir()) == []
+    # without a size: data.download.max_bytes caps it
+    del entry["size"]
+    with pytest.raises(DownloadError, match="cap of 999 bytes"):
+        fetch_sources({"blob": entry}, tmp_path, size_margin=1.25, max_bytes=999, timeout=5)
+    entry["size"] = 800  # 800 x 1.25 = 1000: fits
+    fetch_sources({"blob": entry}, tmp_path, size_margin=1.25, max_bytes=999, timeout=5)
+    assert (tmp_path / "blob.bin").read_bytes() == body
+
+
+def test_the_download_job_reads_url_and_limits_from_the_files_not_its_params(server, tmp_path):
+    """The workflow's job gets the file name and checksums only (what it tracks); the URL, the
+    size and the limits come from the sources file and the config's data section."""
+    import yaml
+
+    body = b"y" * 1000
+    entry = _one_source(server, body, size=100)
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(yaml.safe_dump({"sources": [entry]}))
+    data = {"sources": str(sources), "download": {"timeout_s": 5, "size_margin": 2}}
+    with pytest.raises(DownloadError, match=r"source 'blob' from http://127\.0\.0\.1:\d+/blob"):
+        fetch_tracked_source("blob", download_identity(entry), data, tmp_path / "raw")
+    data["download"]["size_margin"] = 10
+    got = fetch_tracked_source("blob", download_identity(entry), data, tmp_path / "raw")
+    assert got.read_bytes() == body
+    # the tracked checksum wins over the file's
+    (tmp_path / "raw2").mkdir()
+    with pytest.raises(DownloadError, match="expected md5 0{32}"):
+        fetch_tracked_source(
+            "blob", {**download_identity(entry), "md5": "0" * 32}, data, tmp_path / "raw2"
+        )
 
 
 # --------------------------------------------------------------------------- end to end
@@ -334,7 +421,9 @@ def test_end_to_end_download_prepare(archives, server, tmp_path):
     np.testing.assert_allclose(meta["std"], x["train"].std(axis=(0, 2, 3), dtype=np.float64))
     for name in ["cifar10", *ood]:
         s = meta["sources"][name]
-        assert s["licence"] and s["url"].startswith("http://127.0.0.1") and s["md5"]
+        assert s["source"] == name and s["md5"]
+        # the texts and the URL stay in the sources file (editing them prepares nothing again)
+        assert not {"licence", "citation", "url", "description"} & set(s)
     assert meta["sources"]["gaussian"]["licence"] == "n/a (synthetic)"
 
     # the loader used by training/evaluation accepts the layout

@@ -81,7 +81,7 @@ def test_paper_config_downloads_prepares_trains_and_evaluates(served, tmp_path):
     meta = json.loads((work / "data/cifar10/meta.json").read_text())
     assert meta["channels"] == 3 and meta["image_size"] == 32
     assert meta["ood_test"] == ["svhn", "textures"]
-    assert meta["sources"]["cifar10"]["url"].startswith("http://127.0.0.1")
+    assert meta["sources_file"] == "loopback_sources.yaml"  # texts and URLs stay there
     summary = json.loads((work / target).read_text())
     assert {r["ood_set"] for r in summary["ood"]} == {"svhn", "textures", "gaussian"}
     assert 0.0 <= summary["metrics"]["accuracy"] <= 1.0
@@ -108,8 +108,9 @@ def test_wrong_checksum_stops_with_one_sentence_and_keeps_the_other_sources(serv
     assert not (work / "data/cifar10").exists()
 
 
-def test_editing_one_source_entry_downloads_only_that_source_again(served, tmp_path):
-    """Each download job depends on its own entry (params), not on the sources file."""
+def test_editing_one_source_checksum_downloads_only_that_source_again(served, tmp_path):
+    """Each download job tracks its own file name and checksums (params), not the sources
+    file: a new checksum for one entry fetches that file only."""
     import re
 
     sources, server = served
@@ -120,14 +121,75 @@ def test_editing_one_source_entry_downloads_only_that_source_again(served, tmp_p
     edited = json.loads(json.dumps(sources))
     for entry in edited["sources"]:
         if entry["name"] == "svhn":
-            entry["description"] = entry.get("description", "") + " (edited)"
-        if entry["name"] == "places365":  # an entry no job here downloads
-            entry["url"] = entry["url"] + "?moved"
+            entry["md5"] = "0" * 32
     plan = snakemake(work, *files, "-n", "--quiet", "rules", *_configs(work, edited))
     out = plan.stdout + plan.stderr
     assert plan.returncode == 0, out[-3000:]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out.split("Job stats:")[1], re.M))
     assert jobs.get("download_source") == "1", out  # svhn only; cifar10 is not fetched again
+
+
+@pytest.fixture(scope="module")
+def prepared(served, tmp_path_factory):
+    """data/cifar10 downloaded and prepared from the loopback sources, in a run that started
+    with a killed transfer's .part of a file it does not download (Places365's)."""
+    sources, _ = served
+    work = fresh_copy(tmp_path_factory.mktemp("edits") / "repo")
+    (work / "data/raw").mkdir(parents=True, exist_ok=True)
+    (work / "data/raw/.val_256.tar.k1ll3d.part").write_bytes(b"half")
+    proc = snakemake(work, "data/cifar10", "--cores", "2", *_configs(work, sources))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return work, sources, proc
+
+
+def test_a_killed_transfers_partial_file_is_removed_at_the_next_start(prepared):
+    work, _, proc = prepared
+    assert not list((work / "data/raw").glob(".*.part"))
+    line = "removed data/raw/.val_256.tar.k1ll3d.part, the partial file of a killed download"
+    assert line in proc.stderr
+
+
+def _edit(sources: dict, name: str, key: str, value) -> dict:
+    edited = json.loads(json.dumps(sources))
+    for entry in edited["sources"]:
+        if entry["name"] == name:
+            entry[key] = value(entry.get(key))
+    return edited
+
+
+@pytest.mark.parametrize(
+    "what",
+    [
+        "max_seconds",
+        "timeout_s",
+        "size_margin",
+        "description",
+        "licence",
+        "citation",
+        "url",
+        "size",
+    ],
+)
+def test_editing_what_defines_no_byte_downloads_and_prepares_nothing_again(prepared, what):
+    """The limits, a source's texts, URL and size are not tracked by the download or the
+    prepare job (the checksums define the bytes): the dry run schedules nothing."""
+    work, sources, _ = prepared
+    if what in ("max_seconds", "timeout_s", "size_margin"):
+        configs = _configs(work, sources)
+        override = yaml.safe_load((work / "loopback.yaml").read_text())
+        override["data"]["download"] = {what: {"max_seconds": 7200, "timeout_s": 120}.get(what, 2)}
+        (work / "loopback.yaml").write_text(yaml.safe_dump(override))
+    else:
+        name = {"description": "cifar10", "licence": "svhn", "url": "textures"}.get(what, "cifar10")
+        change = {
+            "url": lambda u: u + "?mirror",
+            "size": lambda b: (b or 0) + 1,
+        }.get(what, lambda t: (t or "") + " (edited)")
+        configs = _configs(work, _edit(sources, name, what, change))
+    plan = snakemake(work, "data/cifar10", "-n", *configs)
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0, out[-3000:]
+    assert "Nothing to be done" in out, out[-3000:]
 
 
 # --------------------------------------------------------------------------- every study

@@ -113,6 +113,8 @@ def download(
     sha256: str | None = None,
     timeout: float = 60,
     max_seconds: float | None = 3600,
+    max_bytes: int | None = None,
+    source: str | None = None,
     allow_unverified: bool = False,
 ) -> Path:
     """Download ``url`` to ``dest`` atomically and verify its checksum.
@@ -125,6 +127,9 @@ def download(
     :param timeout: seconds for connecting and for each read from the socket.
     :param max_seconds: overall limit for the whole transfer (a server that sends a byte a
         second never trips the per-read timeout); ``None`` = no limit.
+    :param max_bytes: the most bytes accepted: a larger ``Content-Length`` is refused before the
+        body is read, and a body that grows past it is cut off; ``None`` = no cap.
+    :param source: the name the messages give the download (default: ``dest``'s file name).
     :returns: ``dest``.
     :raises DownloadError: on HTTP/network errors, truncated transfers, checksum mismatches,
         or a refused unverified download; no partial file is ever left behind.
@@ -166,7 +171,9 @@ def download(
     try:
         with _terminate_raises():
             with os.fdopen(fd, "wb") as out:
-                digests = _stream(url, out, dest, timeout, max_seconds)
+                digests = _stream(
+                    url, out, dest, timeout, max_seconds, max_bytes, source or dest.name
+                )
                 out.flush()
                 os.fsync(out.fileno())
         problem = _mismatch(digests, expected)
@@ -197,15 +204,27 @@ def remove_partial_files(dest: Path | str) -> list[Path]:
     """Remove the partial files (``.<name>.<random>.part`` beside ``dest``) that earlier
     transfers to ``dest`` left when they were killed; returns them."""
     dest = Path(dest)
+    gone = _unlink_all(dest.parent.glob(f".{glob.escape(dest.name)}.*.part"))
+    if gone:
+        log.info("removed %d partial file(s) of an interrupted download of %s", len(gone), dest)
+    return gone
+
+
+def remove_all_partial_files(folder: Path | str) -> list[Path]:
+    """Remove every partial file (``.<name>.<random>.part``) that killed transfers left in
+    ``folder``, whichever file they were fetching; returns them. For a workflow's start, when no
+    transfer of its own runs yet (a transfer in flight would lose its file)."""
+    return _unlink_all(Path(folder).glob(".*.part"))
+
+
+def _unlink_all(paths) -> list[Path]:
     gone = []
-    for part in dest.parent.glob(f".{glob.escape(dest.name)}.*.part"):
+    for part in paths:
         try:
             part.unlink()
             gone.append(part)
         except OSError:
             pass
-    if gone:
-        log.info("removed %d partial file(s) of an interrupted download of %s", len(gone), dest)
     return gone
 
 
@@ -249,12 +268,19 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
 
 
 def _stream(
-    url: str, out, dest: Path, timeout: float, max_seconds: float | None = None
+    url: str,
+    out,
+    dest: Path,
+    timeout: float,
+    max_seconds: float | None = None,
+    max_bytes: int | None = None,
+    what: str = "",
 ) -> dict[str, str]:
     """Copy the body of ``url`` into the open file ``out``; return md5 and sha256 digests.
 
     Reads whatever has arrived (``read1``), so the overall ``max_seconds`` is checked at least
-    once per ``timeout`` however slowly the server sends."""
+    once per ``timeout`` however slowly the server sends; more than ``max_bytes`` (announced
+    or sent) stops the transfer."""
     hashers = {a: hashlib.new(a) for a in _ALGOS}
     deadline = None if max_seconds is None else time.monotonic() + float(max_seconds)
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
@@ -264,6 +290,13 @@ def _stream(
         with opener.open(request, timeout=timeout) as resp:  # scheme checked, redirects too
             length = resp.headers.get("Content-Length")
             expected_len = int(length) if length and length.strip().isdigit() else None
+            if max_bytes is not None and expected_len is not None and expected_len > max_bytes:
+                raise DownloadError(
+                    f"refusing the download of {what} from {url}: the server announces "
+                    f"{expected_len} bytes, more than its cap of {max_bytes} bytes "
+                    f"(data.download.size_margin x its recorded size, or data.download.max_bytes)"
+                    f"; {nothing}"
+                )
             got = 0
             while True:
                 if deadline is not None and time.monotonic() > deadline:
@@ -278,8 +311,14 @@ def _stream(
                     chunk = b""
                 if not chunk:
                     break
-                out.write(chunk)
                 got += len(chunk)
+                if max_bytes is not None and got > max_bytes:
+                    raise DownloadError(
+                        f"the download of {what} from {url} was cut off: the server sent more "
+                        f"than its cap of {max_bytes} bytes (data.download.size_margin x its "
+                        f"recorded size, or data.download.max_bytes); {nothing}"
+                    )
+                out.write(chunk)
                 for h in hashers.values():
                     h.update(chunk)
             if expected_len is not None and got != expected_len:

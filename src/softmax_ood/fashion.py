@@ -371,12 +371,14 @@ def _build_fashion(
     ood_val: list[str],
     id_classes: list[int] | None = None,
     image_size: int = SIZE,
+    sources_file: str | None = None,
 ) -> dict:
     """Write the prepared layout of :mod:`softmax_ood.data` for Fashion-MNIST.
 
     :param sources: the sources file (loaded) or its ``{name: entry}`` dict; the four
         ``fashion`` entries give the files, the Debian path and the decoded digests.
     :param raw_dir: where downloaded files are (used for a file the package does not provide).
+    :param sources_file: the sources file the entries came from, named in ``meta.json``.
     :param id_classes: the in-distribution classes (relabelled 0..k-1 in this order; default all
         ten); the others' official test images are ``heldout_classes``.
     :param ood_size: images per generated OOD set (the digit sets have their fixed share of the
@@ -456,12 +458,9 @@ def _build_fashion(
             "source": "Fashion-MNIST (Zalando Research): 60,000 train + 10,000 test 28x28 grey "
             f"images, 10 classes; Debian package {PACKAGE} or the upstream files, verified by "
             "the sha256 of the decoded arrays",
-            "licence": entries["train_images"]["licence"],
-            "citation": entries["train_images"]["citation"],
+            # licence, citation and URLs: the fashion entries of the sources file (sources_file)
             "files": {
-                part: {
-                    k: e.get(k) for k in ("url", "filename", "md5", "decoded_sha256", "installed")
-                }
+                part: {k: e.get(k) for k in ("filename", "md5", "decoded_sha256", "installed")}
                 for part, e in entries.items()
             },
         }
@@ -474,7 +473,7 @@ def _build_fashion(
                 "source": FASHION_OOD_SETS[name]
                 + ": "
                 + ", ".join(FASHION_CLASSES[c] for c in heldout),
-                "licence": sources_meta["fashion"]["licence"],
+                "licence": "Fashion-MNIST's (the fashion entries of the sources file)",
             }
         else:
             images = build_ood(name, ood_size, seed, f64)
@@ -499,6 +498,7 @@ def _build_fashion(
         "ood_test": list(ood_test),
         "ood_val": list(ood_val),
         "sources": sources_meta,
+        "sources_file": sources_file,
         "preprocessing": "ID: uint8 / 255 -> float32 (N, 1, 28, 28), unchanged. ID val: "
         "stratified, seeded split of the official training set; ID test: the official test set "
         "(both without the held-out classes). OOD sets: built at 28x28 in [0, 1] on the 1/255 "

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 import pickle
 import re
 import tarfile
@@ -103,6 +104,10 @@ ID_FORMATS = {"cifar-python": (32, 3), "mnist-idx": (28, 1)}
 _REQUIRED_KEYS = ("name", "url", "filename", "format", "licence", "citation")
 _HEX = {"md5": re.compile(r"^[0-9a-f]{32}$"), "sha256": re.compile(r"^[0-9a-f]{64}$")}
 GAUSSIAN_VAL = "Gaussian noise N(0.5, 0.25^2) per pixel, clipped to [0, 1]"
+#: Keys of a source entry that change neither the downloaded bytes (the checksums define them)
+#: nor the prepared data: text, where to fetch from, and the size the download cap is made of.
+#: The workflow's jobs do not track them, so editing one reruns nothing.
+UNTRACKED_KEYS = ("description", "licence", "citation", "url", "page", "size")
 
 
 # --------------------------------------------------------------------------- config
@@ -130,6 +135,11 @@ def _validate_entry(entry: Mapping, where: str) -> dict:
     dec = entry.get("decoded_sha256")
     if dec is not None and not _HEX["sha256"].match(str(dec).lower()):
         raise ValueError(f"{where}: source {name!r} has a malformed decoded_sha256 {dec!r}")
+    size = entry.get("size")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        raise ValueError(
+            f"{where}: source {name!r} size {size!r} must be a whole number of bytes (> 0)"
+        )
     inst = entry.get("installed")
     if inst is not None and not PurePosixPath(str(inst)).is_absolute():
         raise ValueError(f"{where}: source {name!r} installed path {inst!r} must be absolute")
@@ -203,6 +213,26 @@ def _as_sources(sources: Mapping) -> dict[str, dict]:
     return out
 
 
+def download_identity(entry: Mapping) -> dict:
+    """What a download job tracks of its source entry: the file name and the checksums, which
+    define the bytes (a source without a checksum is refused by the workflow)."""
+    return {k: entry.get(k) for k in ("filename", "md5", "sha256")}
+
+
+def tracked_entry(entry: Mapping) -> dict:
+    """What of a source entry the workflow's jobs track: everything but
+    :data:`UNTRACKED_KEYS` (checksums, file name, format, subset, ...)."""
+    return {k: v for k, v in entry.items() if k not in UNTRACKED_KEYS}
+
+
+def byte_cap(entry: Mapping, size_margin: float | None, max_bytes: int | None) -> int | None:
+    """The most bytes a download of ``entry`` may bring: its recorded ``size`` times
+    ``size_margin``, else (no size recorded, or no margin) ``max_bytes``; ``None`` = no cap."""
+    if entry.get("size") and size_margin is not None:
+        return math.ceil(int(entry["size"]) * float(size_margin))
+    return None if max_bytes is None else int(max_bytes)
+
+
 def fetch_sources(
     sources: Mapping,
     raw_dir: Path | str,
@@ -211,12 +241,15 @@ def fetch_sources(
     allow_unverified: bool = False,
     timeout: float = 60,
     max_seconds: float | None = 3600,
+    size_margin: float | None = None,
+    max_bytes: int | None = None,
 ) -> dict[str, Path]:
     """Download each named source to ``raw_dir / entry['filename']`` (checksum-verified).
 
     Files already present with the right checksum are not downloaded again. An entry whose
     checksums are both ``null`` is refused unless ``allow_unverified=True``. ``timeout``: seconds
-    without data; ``max_seconds``: overall limit per file (config ``data.download``).
+    without data; ``max_seconds``: overall limit per file; ``size_margin``, ``max_bytes``: the
+    size cap of each file (:func:`byte_cap`; config ``data.download``).
 
     :returns: ``{name: path}``.
     :raises DownloadError: see :func:`softmax_ood.download.download`.
@@ -235,6 +268,8 @@ def fetch_sources(
                 sha256=entry.get("sha256"),
                 timeout=timeout,
                 max_seconds=max_seconds,
+                max_bytes=byte_cap(entry, size_margin, max_bytes),
+                source=f"source {name!r}",
                 allow_unverified=allow_unverified,
             )
         except DownloadError as err:
@@ -247,6 +282,25 @@ def fetch_sources(
                 f"`apt-get install {entry['package']}`"
             ) from None
     return out
+
+
+def fetch_tracked_source(name: str, tracked: Mapping, data: Mapping, raw_dir: Path | str) -> Path:
+    """The workflow's download job: fetch source ``name`` into ``raw_dir``. ``tracked`` is what
+    the job tracks of its entry (:func:`tracked_entry`: the checksums, the file name); the
+    rest of the entry (URL, text, size) is read from the sources file ``data['sources']`` and
+    the limits from ``data['download']``, the config's ``data`` section, so that editing them
+    downloads nothing again."""
+    entry = {**_lookup(load_sources(data["sources"]), name), **tracked}
+    limits = data.get("download") or {}
+    return fetch_sources(
+        {name: entry},
+        raw_dir,
+        names=[name],
+        timeout=float(limits.get("timeout_s", 60)),
+        max_seconds=float(limits.get("max_seconds", 3600)),
+        size_margin=limits.get("size_margin"),
+        max_bytes=limits.get("max_bytes"),
+    )[name]
 
 
 def source_names(sources: Mapping, name: str) -> list[str]:
@@ -595,11 +649,10 @@ def _read_ood(
 
 
 def _source_meta(entry: Mapping) -> dict:
+    """What defines a source's data (its description, licence, citation and URL stay in the
+    sources file, named by ``sources_file`` in meta.json: editing them reruns nothing)."""
     meta = {
-        "source": entry.get("description") or entry["name"],
-        "licence": entry["licence"],
-        "citation": entry["citation"],
-        "url": entry["url"],
+        "source": entry["name"],
         "filename": entry["filename"],
         "md5": entry.get("md5"),
         "sha256": entry.get("sha256"),
@@ -632,6 +685,7 @@ def _prepare_paper_data(
     ood_val_size: int | None = None,
     image_size: int = 32,
     verify_checksums: bool = True,
+    sources_file: str | None = None,
 ) -> dict:
     """Turn downloaded raw files into the prepared layout of :mod:`softmax_ood.data`.
 
@@ -651,6 +705,8 @@ def _prepare_paper_data(
         is a whole config, else every source with ``role: ood``.
     :param ood_val_size: size of the Gaussian OOD validation set (default: the ID val size).
     :param verify_checksums: re-check the recorded checksums of the raw files before use.
+    :param sources_file: the sources file the entries came from, named in ``meta.json`` (where
+        each source's description, licence, citation and URL are).
     :returns: the metadata written to ``meta.json``.
     """
     if not 0 < val_fraction < 1:
@@ -757,6 +813,7 @@ def _prepare_paper_data(
         "ood_test": ood_test,
         "ood_val": ["gaussian"],
         "sources": meta_sources,
+        "sources_file": sources_file,
         "preprocessing": "uint8 RGB / 255 -> float32 (N, 3, 32, 32). Folder images: shorter side "
         "resized to 32 (PIL bilinear), then 32x32 center crop (torchvision Resize(32) + "
         "CenterCrop(32)). ID val: stratified split of the official training set; ID test: the "

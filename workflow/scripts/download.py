@@ -3,21 +3,16 @@
 from pathlib import Path
 
 from softmax_ood.cli import run_job
-from softmax_ood.paper_data import fetch_sources
+from softmax_ood.paper_data import fetch_tracked_source
 
 
 def main():
-    # this source's own entry of the sources file (the rule's params: editing another entry
-    # does not rerun this job)
+    # params: the source's name, file name and checksums (what the job tracks); its URL, texts,
+    # size and the limits are read from the sources file and the config (editing them does
+    # not rerun this job)
     p = snakemake.params
     out = Path(snakemake.output[0])
-    fetch_sources(
-        {p.name: dict(p.entry)},
-        out.parent,
-        names=[p.name],
-        timeout=float(p.limits["timeout_s"]),
-        max_seconds=float(p.limits["max_seconds"]),
-    )
+    fetch_tracked_source(p.name, dict(p.checksums), snakemake.config["data"], out.parent)
 
 
 run_job(snakemake, main)

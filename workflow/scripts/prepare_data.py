@@ -16,7 +16,9 @@ def main():
             from softmax_ood.paper_data import load_paper_config
 
             sources = load_paper_config(d["sources"])
-            make_fashion_dataset(snakemake.output[0], sources, "data/raw", **common)
+            make_fashion_dataset(
+                snakemake.output[0], sources, "data/raw", sources_file=d["sources"], **common
+            )
         else:
             from softmax_ood.data import make_embedded_dataset
 
@@ -33,6 +35,7 @@ def main():
             id_dataset=d["dataset"],
             ood_test=d["ood_test"],
             image_size=d["image_size"],
+            sources_file=d["sources"],
         )
 
 
