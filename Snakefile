@@ -33,7 +33,10 @@ if Path.cwd().resolve() != Path(workflow.basedir).resolve():
     from softmax_ood.errors import remove_refused_folder
 
     _here = Path.cwd()
-    remove_refused_folder(_here)  # `-d elsewhere` made that folder and its log: leave nothing
+    # `-d elsewhere` made its log there, and maybe the folder (and its parents): remove what this
+    # run made (the logger plugin noted what existed before), never what was there before
+    _made = getattr(sys.modules.get("snakemake_logger_plugin_softmax_ood"), "MADE_FOR_DIRECTORY", ())
+    remove_refused_folder(_made, workflow.logger_manager.get_logfile())
     raise WorkflowError(
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
         f"{_here}; drop -d/--directory (or give -d {workflow.basedir})"

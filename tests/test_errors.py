@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from softmax_ood.errors import COMMAND_ENV, rebuild_hint, remove_if_made_empty, user_command
+from softmax_ood.errors import COMMAND_ENV, rebuild_hint, remove_refused_folder, user_command
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import SMOKE, snakemake  # noqa: E402
@@ -68,20 +68,61 @@ def test_rebuild_hint_is_the_users_command_plus_forcerun(monkeypatch):
     )
 
 
-def test_only_a_folder_made_just_now_and_empty_is_removed(tmp_path, monkeypatch):
-    here = Path.cwd()
-    new = tmp_path / "new"
-    new.mkdir()
-    assert remove_if_made_empty(new) and not new.exists()
-    assert Path.cwd() == here  # the caller's working directory is left alone ...
-    inside = tmp_path / "inside"
-    inside.mkdir()
-    monkeypatch.chdir(inside)
-    assert remove_if_made_empty(inside) and not inside.exists()  # ... unless it is the folder
-    full = tmp_path / "full"
-    full.mkdir()
-    (full / "f").write_text("x")
-    assert not remove_if_made_empty(full) and full.exists()
+def test_a_refused_d_removes_what_it_made_and_nothing_else(tmp_path, monkeypatch):
+    """Only the folders noted as missing before Snakemake started go (deepest first, while
+    empty), and this run's log file; a folder that existed (even empty, even just made) stays."""
+    from snakemake_logger_plugin_softmax_ood import directory_option, missing_folders
+
+    assert directory_option(["snakemake", "-n", "-d", "a/b", "--cores", "1"]) == "a/b"
+    assert directory_option(["snakemake", "--directory=x"]) == "x"
+    assert directory_option(["snakemake", "-dx"]) == "x"
+    assert directory_option(["snakemake", "--dry-run"]) is None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    made = missing_folders("a/b/c")
+    assert made == tuple(
+        str(tmp_path / p) for p in ("a/b/c/.snakemake/log", "a/b/c/.snakemake", "a/b/c", "a/b", "a")
+    )
+    kept = missing_folders("empty")
+    assert kept == (str(tmp_path / "empty/.snakemake/log"), str(tmp_path / "empty/.snakemake"))
+    for folder in ("a/b/c", "empty"):
+        log = tmp_path / folder / ".snakemake/log"
+        log.mkdir(parents=True)
+        (log / "this-run.snakemake.log").write_text("x")
+    monkeypatch.chdir(tmp_path / "a/b/c")
+    assert remove_refused_folder(
+        made, [str(tmp_path / "a/b/c/.snakemake/log/this-run.snakemake.log")]
+    )
+    assert not (tmp_path / "a").exists()
+    monkeypatch.chdir(tmp_path / "empty")
+    remove_refused_folder(kept, [str(tmp_path / "empty/.snakemake/log/this-run.snakemake.log")])
+    assert (tmp_path / "empty").is_dir() and not any((tmp_path / "empty").iterdir())
+    # a folder holding anything of the user's stays, with its parents
+    (tmp_path / "a/b").mkdir(parents=True)
+    (tmp_path / "a/b/mine.txt").write_text("x")
+    assert (
+        remove_refused_folder(missing_folders("zzz") + (str(tmp_path / "a/b"), str(tmp_path / "a")))
+        == []
+    )
+    assert (tmp_path / "a/b/mine.txt").is_file()
+
+
+@pytest.mark.parametrize(
+    ("mode", "folder"),
+    [(["--cores", "1"], "empty"), (["--cores", "1"], "a/b/c"), (["-n"], "x/y")],
+    ids=["existing-empty", "nested-run", "nested-dry-run"],
+)
+def test_d_elsewhere_removes_every_folder_it_made_and_no_other(tmp_path, mode, folder):
+    """Issue 40: ``-d <an existing empty folder>`` deleted the user's folder; ``-d a/b/c``
+    left ``a/`` and ``a/b/`` behind."""
+    from e2e import ROOT
+
+    cwd = tmp_path / "run"
+    (cwd / "empty").mkdir(parents=True)
+    proc = snakemake(cwd, *mode, "-s", str(ROOT / "Snakefile"), "-d", folder)
+    assert proc.returncode != 0
+    assert "this workflow runs in its checkout" in proc.stdout + proc.stderr
+    assert sorted(p.name for p in cwd.rglob("*")) == ["empty"]
 
 
 @pytest.mark.slow

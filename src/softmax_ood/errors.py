@@ -72,60 +72,35 @@ def rebuild_hint(path, rule: str) -> str:
     return f"it is made by the rule '{rule}'; rebuild it with: {command} --forcerun {shlex.quote(str(path))}"
 
 
-def _process_started() -> float:
-    import time
-
-    try:
-        import psutil
-
-        return psutil.Process().create_time()
-    except Exception:  # noqa: BLE001 - without psutil: the last minute counts as "now"
-        return time.time() - 60
-
-
-def remove_refused_folder(folder) -> bool:
-    """What a refused ``-d <folder>`` made there goes: this run's Snakemake log
-    (``.snakemake/log/<time>.snakemake.log``, made before the workflow could refuse; Snakemake
-    keeps writing to the unlinked file), ``.snakemake/log`` and ``.snakemake`` if that leaves
-    them empty and this run made them, then the folder itself (:func:`remove_if_made_empty`).
-    True if the folder is gone."""
-    from pathlib import Path
-
-    folder, started = Path(folder), _process_started()
-    log = folder / ".snakemake" / "log"
-    for f in log.glob("*.snakemake.log"):
-        try:
-            if f.stat().st_ctime >= started - 1:
-                f.unlink()
-        except OSError:
-            pass
-    for d in (log, log.parent):
-        try:
-            if d.stat().st_ctime >= started - 1 and not any(d.iterdir()):
-                d.rmdir()
-        except OSError:
-            pass
-    return remove_if_made_empty(folder)
-
-
-def remove_if_made_empty(folder) -> bool:
-    """Remove ``folder`` if it is empty and was made after this process started (Snakemake's
-    ``-d <folder>`` makes it before the workflow can refuse to run there); True if removed."""
+def remove_refused_folder(made, logfiles=()) -> list[str]:
+    """What a refused ``-d <folder>`` made goes, and nothing else: this run's own Snakemake log
+    files (``logfiles``: made before the workflow could refuse; Snakemake keeps writing to the
+    unlinked file), then each folder of ``made`` (the folders that did not exist before
+    Snakemake started, deepest first: ``.snakemake/log``, ``.snakemake``, the folder and its
+    missing parents, as the logger plugin recorded them) while it is empty. A folder that
+    existed before the run is never removed. Returns the folders removed."""
     import os
     from pathlib import Path
 
-    folder = Path(folder)
-    started = _process_started()
-    try:
-        if any(folder.iterdir()) or folder.stat().st_ctime < started - 1:
-            return False
-        here, gone = Path.cwd().resolve(), folder.resolve()
-        if here == gone or gone in here.parents:  # a folder cannot be removed while it is the cwd
-            os.chdir(folder.parent)
-        folder.rmdir()
-        return True
-    except OSError:
-        return False
+    for f in logfiles:
+        try:
+            os.unlink(f)
+        except OSError:
+            pass
+    removed = []
+    for folder in made:
+        folder = Path(folder)
+        if not folder.is_dir() or folder.is_symlink():
+            continue  # not made after all (a dry run makes no .snakemake/log)
+        try:
+            here, gone = Path.cwd().resolve(), folder.resolve()
+            if here == gone or gone in here.parents:  # not removable while it is the cwd
+                os.chdir(folder.parent)
+            folder.rmdir()  # only if empty
+        except OSError:
+            break  # not empty (or not ours to remove): neither are its parents
+        removed.append(str(folder))
+    return removed
 
 
 def unlock_hint(locks, argv) -> str | None:
