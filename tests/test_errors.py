@@ -255,3 +255,32 @@ def test_the_configfile_hook_imports_nothing_of_the_library(tmp_path):
     )
     assert lines[1] == f"config file {tmp_path / 'none.yaml'} (--configfile): no such file"
     assert lines[2] == "False"
+
+
+def test_a_binary_configfile_is_one_sentence_saying_targets_go_first(tmp_path):
+    """Issue 40: a target written after ``--configfile`` (a figure) is read as a config file;
+    the logger plugin crashed with a 32-line UnicodeDecodeError."""
+    from e2e import ROOT
+
+    from softmax_ood.config import ConfigError, checked_configfile
+
+    png = tmp_path / "fig.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff")
+    with pytest.raises(ConfigError, match="fig.png is not a UTF-8 text"):
+        checked_configfile(png)
+    proc = snakemake(
+        tmp_path,
+        "-n",
+        "-s",
+        str(ROOT / "Snakefile"),
+        "--configfile",
+        str(ROOT / "config/smoke.yaml"),
+        "fig.png",
+    )
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert (
+        "Error: config file fig.png (--configfile) is not a text (YAML) file; if it is a target, "
+        "put targets before --configfile (every name after --configfile is read as a config file)"
+    ) in out.splitlines(), out
+    assert "Traceback" not in out

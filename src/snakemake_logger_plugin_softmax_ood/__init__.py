@@ -54,9 +54,14 @@ def configfile_problem(path, argv=()) -> str | None:
 
     name = f"config file {path} (--configfile)"
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         return f"{name}: cannot be read ({err.strerror})"
+    except UnicodeDecodeError:  # usually a target (a figure, a table) written after --configfile
+        return (
+            f"{name} is not a text (YAML) file; if it is a target, put targets before "
+            "--configfile (every name after --configfile is read as a config file)"
+        )
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
