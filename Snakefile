@@ -41,6 +41,14 @@ if Path.cwd().resolve() != Path(workflow.basedir).resolve():
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
         f"{_here}; drop -d/--directory (or give -d {workflow.basedir})"
     )
+# Another run working here (its locks and live processes): stop before this one reads or
+# re-dates anything of the tree (softmax_ood.errors.live_lock; a killed run's locks: below).
+if workflow.is_main_process:
+    from softmax_ood.errors import live_lock
+
+    _live = live_lock(Path(".snakemake/locks"), Path.cwd(), sys.argv)
+    if _live:
+        raise WorkflowError(_live)
 try:
     _DEFAULT_CONFIG = checked_configfile(Path(workflow.basedir) / "config/default.yaml")
 except ConfigError as err:

@@ -284,3 +284,49 @@ def test_a_binary_configfile_is_one_sentence_saying_targets_go_first(tmp_path):
         "put targets before --configfile (every name after --configfile is read as a config file)"
     ) in out.splitlines(), out
     assert "Traceback" not in out
+
+
+def _tree(root: Path) -> dict[str, int]:
+    return {
+        p.relative_to(root).as_posix(): p.stat().st_mtime_ns
+        for p in root.rglob("*")
+        if p.is_file() and ".snakemake/log" not in p.as_posix()
+    }
+
+
+def test_a_run_beside_a_live_one_stops_before_it_touches_the_tree(tmp_path):
+    """Issue 40: a second run started beside a live one ran the change check (re-dating the
+    live run's files) before it failed on the lock. Now the locks and a live job of the other
+    run (its script copy in .snakemake/scripts) stop it, a dry run too, with one sentence and
+    nothing of the tree read or written; once that run is gone the locks are a killed run's."""
+    import subprocess
+
+    from e2e import fresh_copy
+
+    work = fresh_copy(tmp_path / "repo")
+    locks = work / ".snakemake/locks"
+    locks.mkdir(parents=True)
+    (locks / "0.input.lock").write_text("config/default.yaml\n")
+    (locks / "0.output.lock").write_text("results/claims_all.parquet\n")
+    job = work / ".snakemake/scripts/tmpk2j4l1.train.py"
+    job.parent.mkdir(parents=True)
+    job.write_text("import time\ntime.sleep(600)\n")
+    live = subprocess.Popen([sys.executable, str(job.relative_to(work))], cwd=work)
+    try:
+        before = _tree(work)
+        for mode in (["--cores", "1"], ["-n"]):
+            proc = snakemake(work, *mode, *SMOKE, timeout=300)
+            out = proc.stdout + proc.stderr
+            assert proc.returncode != 0, out[-2000:]
+            sentence = (
+                f"locked: another snakemake run (process {live.pid}) is working in {work}; "
+                "wait for it to end (or stop it), then rerun"
+            )
+            assert sentence in out.splitlines(), out[-2000:]
+            assert "stale:" not in out and "LockException" not in out
+            assert _tree(work) == before
+    finally:
+        live.kill()
+        live.wait()
+    proc = snakemake(work, "-n", *SMOKE, timeout=300)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]

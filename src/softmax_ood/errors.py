@@ -126,6 +126,61 @@ def unlock_hint(locks, argv) -> str | None:
     )
 
 
+def _is_snakemake(cmdline) -> bool:
+    """Is ``cmdline`` a Snakemake run (``snakemake ...``, ``python -m snakemake ...``) or one
+    of its jobs (``python .snakemake/scripts/tmp<random>.<script>``)?"""
+    import os
+
+    args = list(cmdline or ())
+    return any(os.path.basename(a) == "snakemake" for a in args[:3]) or any(
+        ".snakemake/scripts/" in a for a in args[:3]
+    )
+
+
+def live_runs(folder) -> list[int]:
+    """The process ids of the Snakemake runs and jobs (:func:`_is_snakemake`) working in
+    ``folder`` (their working directory), besides this process and its parents."""
+    from pathlib import Path
+
+    import psutil  # a dependency of Snakemake
+
+    folder = Path(folder).resolve()
+    me = psutil.Process()
+    skip = {me.pid, *(p.pid for p in me.parents())}
+    found = []
+    for proc in psutil.process_iter(["pid", "cwd", "cmdline"]):
+        info = proc.info
+        if info["pid"] in skip or not info["cwd"] or Path(info["cwd"]) != folder:
+            continue
+        if _is_snakemake(info["cmdline"]):
+            found.append(info["pid"])
+    return sorted(found)
+
+
+def live_lock(locks, folder, argv) -> str | None:
+    """The one sentence a run stops with, before it reads or touches anything of the tree,
+    when another Snakemake run is working in ``folder`` and holds its locks (``locks``: the
+    ``.snakemake/locks`` folder): a second run (a dry run too) would check the live run's
+    half-written files and re-date them. None without locks, when no live run holds them (a
+    killed run left them: :func:`unlock_hint`), or for ``--unlock``."""
+    from pathlib import Path
+
+    if "--unlock" in list(argv)[1:]:
+        return None
+    try:
+        if not any(Path(locks).glob("*.lock")):
+            return None
+    except OSError:
+        return None
+    pids = live_runs(folder)
+    if not pids:
+        return None
+    return (
+        f"locked: another snakemake run (process {pids[0]}) is working in {folder}; wait for "
+        "it to end (or stop it), then rerun"
+    )
+
+
 def rebuild_hints_printed() -> bool:
     """In the Snakemake process at its end: did a job print a rebuild command (noted in the
     file ``$SOFTMAX_OOD_HINTS``)? Removes the note."""
