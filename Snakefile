@@ -106,6 +106,9 @@ from softmax_ood.errors import (
 )
 
 if workflow.is_main_process:
+    from softmax_ood.cli import one_line_on_interrupt
+
+    one_line_on_interrupt()  # Ctrl-C: the one line on the console, not Snakemake's account
     os.environ[COMMAND_ENV] = user_command(sys.argv)
     _HINTS = Path(".snakemake/softmax_ood") / f"rebuild-hints-{os.getpid()}"
     _HINTS.parent.mkdir(parents=True, exist_ok=True)
@@ -153,7 +156,12 @@ onsuccess:
 
 
 onerror:
-    if rebuild_hints_printed():
+    from softmax_ood.cli import interrupted
+
+    _printed = rebuild_hints_printed()  # (and removes the note)
+    if interrupted():
+        pass  # Ctrl-C: its one line is printed (softmax_ood.cli.one_line_on_interrupt)
+    elif _printed:
         print(
             "A job stopped on a file that does not match its record: run the rebuild command "
             "printed above (it rebuilds that file and everything made from it).",

@@ -10,9 +10,10 @@ checkout's ``src`` is on ``sys.path``: ``workflow/setup.sh`` installs it editabl
 it on ``PYTHONPATH``). Importing it wraps ``snakemake.settings.types.load_configfile`` (used for
 ``--configfile`` only) with the checks of :func:`softmax_ood.config.checked_configfile` (it
 imports nothing of the library: the Snakefile imports its own checkout's), and Snakemake prints
-the sentence as ``Error: <sentence>``. It also notes which folders a ``-d`` folder needs that do
-not exist yet (:data:`MADE_FOR_DIRECTORY`: the only ones a refused ``-d`` removes). Its log
-handler is a valid, unused one (``--logger softmax-ood`` just prints plain records).
+the sentence as ``Error: <sentence>``. It also notes which folders a ``-d`` folder needs that
+do not exist yet (:data:`MADE_FOR_DIRECTORY`: the only ones a refused ``-d`` removes), and
+makes a Ctrl-C before the first job one line (:data:`INTERRUPTED`). Its log handler is a
+valid, unused one (``--logger softmax-ood`` just prints plain records).
 """
 
 from __future__ import annotations
@@ -129,6 +130,21 @@ _directory = directory_option(sys.argv)
 MADE_FOR_DIRECTORY = missing_folders(_directory) if _directory else ()
 
 _install()
+
+# the line of softmax_ood.cli.INTERRUPTED (this hook imports nothing of the library)
+INTERRUPTED = "interrupted: rerun the same snakemake command to resume"
+
+
+def _one_line_on_interrupt(exc_type, exc, tb, _previous=sys.excepthook):
+    """Ctrl-C while Snakemake still reads the workflow or builds its DAG (nothing of it
+    catches the interrupt there): the one line, not a traceback through Snakemake's parser."""
+    if issubclass(exc_type, KeyboardInterrupt):
+        print(INTERRUPTED, file=sys.stderr)
+        return
+    _previous(exc_type, exc, tb)
+
+
+sys.excepthook = _one_line_on_interrupt
 
 
 class LogHandler(LogHandlerBase):
