@@ -151,6 +151,16 @@ if workflow.is_main_process:
     mark(_stale, workflow.basedir)
 
 
+# Before the first job: a folder this run writes that is read-only is one sentence, not
+# Snakemake's traceback when it prepares that job (softmax_ood.errors.unwritable).
+onstart:
+    from softmax_ood.errors import unwritable
+
+    _ro = unwritable(workflow.dag.needrun_jobs())
+    if _ro:
+        raise WorkflowError(_ro)
+
+
 onsuccess:
     rebuild_hints_printed()
 

@@ -181,6 +181,32 @@ def live_lock(locks, folder, argv) -> str | None:
     )
 
 
+def unwritable(jobs) -> str | None:
+    """One sentence for the first file that Snakemake's ``jobs`` (the run's jobs, before the
+    first starts) will write (outputs, logs, benchmarks) in a folder this user cannot write
+    (read-only, or another user's): Snakemake would stop on it with a 64-line traceback.
+    None if every folder is writable."""
+    import os
+    from pathlib import Path
+
+    seen = set()
+    for job in jobs:
+        bench = [job.benchmark] if getattr(job, "benchmark", None) else []
+        for path in (*job.output, *job.log, *bench):
+            folder = Path(str(path)).parent
+            while not folder.exists() and folder != folder.parent:
+                folder = folder.parent  # Snakemake makes the missing ones in the nearest existing
+            if folder in seen:
+                continue
+            seen.add(folder)
+            if not os.access(folder, os.W_OK | os.X_OK):
+                return (
+                    f"cannot write {path}: the folder {folder} is read-only for this user; make "
+                    f"it writable (chmod -R u+w {folder}), then rerun the same command"
+                )
+    return None
+
+
 def rebuild_hints_printed() -> bool:
     """In the Snakemake process at its end: did a job print a rebuild command (noted in the
     file ``$SOFTMAX_OOD_HINTS``)? Removes the note."""
