@@ -330,3 +330,41 @@ def test_a_run_beside_a_live_one_stops_before_it_touches_the_tree(tmp_path):
         live.wait()
     proc = snakemake(work, "-n", *SMOKE, timeout=300)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+
+
+@pytest.mark.parametrize("folder", ["results/train", "reports"])
+def test_a_read_only_folder_is_one_sentence_before_the_first_job(tmp_path, folder):
+    """Issue 40: a read-only results/ subfolder or reports/ gave Snakemake's 64-line traceback
+    when it prepared the first job writing there. As root, the folder's mode binds only
+    without CAP_DAC_OVERRIDE (setpriv drops it)."""
+    import subprocess
+
+    from e2e import fresh_copy
+
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root without setpriv: a read-only folder cannot be made")
+        prefix = ["setpriv", "--bounding-set=-dac_override"]
+    work = fresh_copy(tmp_path / "repo")
+    ro = work / folder
+    ro.mkdir(parents=True)
+    ro.chmod(0o555)
+    try:
+        proc = subprocess.run(
+            [*prefix, sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    finally:
+        ro.chmod(0o755)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    sentence = f"the folder {folder} is read-only for this user; make it writable"
+    assert sentence in out, out[-3000:]
+    assert "Traceback" not in out
+    assert not (work / "data").exists()  # before the first job
+    assert not list((work / ".snakemake/locks").glob("*"))

@@ -76,6 +76,7 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
     """Run ``main`` with INFO logging to ``log_path`` (and stderr).
 
     A user-facing error (bad config value, missing data, checksum mismatch, non-finite loss)
+    or a write the machine refused (a full disk, a read-only folder: :func:`.errors.disk_error`)
     ends the job with its one-sentence message on stderr and in the log, exit status 1, and no
     traceback; any other exception propagates with its traceback (a bug). Ctrl-C (SIGINT) ends
     it with one line and exit status 130; atomic writes leave no partial file behind.
@@ -98,6 +99,14 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
     except user_errors() as err:
         logging.getLogger("softmax_ood").error("%s", err)  # to the log file and stderr
         _note_rebuild_hint(str(err))
+        sys.exit(1)
+    except OSError as err:
+        from .errors import disk_error
+
+        sentence = disk_error(err)  # a full disk, a read-only folder: the machine, not a bug
+        if sentence is None:
+            raise
+        logging.getLogger("softmax_ood").error("%s", sentence)  # the rule log and stderr
         sys.exit(1)
     except KeyboardInterrupt:
         logging.getLogger("softmax_ood").info("%s", INTERRUPTED)  # the log file only

@@ -207,6 +207,28 @@ def unwritable(jobs) -> str | None:
     return None
 
 
+def disk_error(err: BaseException) -> str | None:
+    """One sentence for a job's write that the machine refused (``OSError``: a full disk or
+    quota, a read-only file system, a folder it may not write), naming the file; None for any
+    other error (a bug keeps its traceback)."""
+    import errno
+
+    if not isinstance(err, OSError):
+        return None
+    where = err.filename or "a file of this job (the rule log names its outputs)"
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (
+            f"cannot write {where}: {err.strerror} (the disk or your quota is full); free space "
+            "on that disk, then rerun the same snakemake command"
+        )
+    if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (
+            f"cannot write {where}: {err.strerror}; make it and its folder writable for this "
+            "user, then rerun the same snakemake command"
+        )
+    return None
+
+
 def rebuild_hints_printed() -> bool:
     """In the Snakemake process at its end: did a job print a rebuild command (noted in the
     file ``$SOFTMAX_OOD_HINTS``)? Removes the note."""
