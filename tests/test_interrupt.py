@@ -100,6 +100,9 @@ def test_every_job_gets_this_checkouts_library_and_the_start_up_hook(monkeypatch
     assert "set_job_pythonpath(workflow.basedir)" in (root / "Snakefile").read_text()
     hook = (JOBSTART / "sitecustomize.py").read_text()
     assert f'INTERRUPTED = "{INTERRUPTED}"' in hook  # the same line as run_script's
+    from softmax_ood.cli import QUIET_INTERRUPT_ENV
+
+    assert f'"{QUIET_INTERRUPT_ENV}"' in hook  # quiet under the Snakemake process, as run_script
 
 
 def test_after_snakemakes_ctrl_c_notice_the_console_shows_one_line(monkeypatch):
