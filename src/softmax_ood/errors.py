@@ -221,10 +221,15 @@ def disk_error(err: BaseException) -> str | None:
             f"cannot write {where}: {err.strerror} (the disk or your quota is full); free space "
             "on that disk, then rerun the same snakemake command"
         )
-    if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+    if err.errno == errno.EROFS:
         return (
-            f"cannot write {where}: {err.strerror}; make it and its folder writable for this "
-            "user, then rerun the same snakemake command"
+            f"cannot write {where}: {err.strerror}; run from a checkout on a writable disk, "
+            "then rerun the same snakemake command"
+        )
+    if err.errno in (errno.EACCES, errno.EPERM):  # a read of an input, or a write
+        return (
+            f"cannot access {where}: {err.strerror}; give this user read and write access to "
+            "it and its folder, then rerun the same snakemake command"
         )
     return None
 
