@@ -106,8 +106,9 @@ def remove_refused_folder(made, logfiles=()) -> list[str]:
 def unlock_hint(locks, argv) -> str | None:
     """The one line a run prints when the folder holds Snakemake's locks (``locks``: the
     ``.snakemake/locks`` folder) and it will take them (not a dry run, not ``--unlock``): they
-    are left by a run that was killed, or another run is still going; the unlock command is the
-    user's own (``argv``: the Snakemake process's) with ``--unlock``."""
+    are left by a run that was killed (a run still going here stops the new one earlier:
+    :func:`live_lock`; one on another machine sharing the folder cannot be seen); the unlock
+    command is the user's own (``argv``: the Snakemake process's) with ``--unlock``."""
     from pathlib import Path
 
     args = list(argv)[1:]
