@@ -106,7 +106,10 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
         sentence = disk_error(err)  # a full disk, a read-only folder: the machine, not a bug
         if sentence is None:
             raise
-        logging.getLogger("softmax_ood").error("%s", sentence)  # the rule log and stderr
+        # the rule log and stderr; on a disk still full, the log's write fails quietly, not
+        # with logging's own traceback (the half-written file is gone, so it usually fits)
+        logging.raiseExceptions = False
+        logging.getLogger("softmax_ood").error("%s", sentence)
         sys.exit(1)
     except KeyboardInterrupt:
         logging.getLogger("softmax_ood").info("%s", INTERRUPTED)  # the log file only
