@@ -35,7 +35,8 @@ if Path.cwd().resolve() != Path(workflow.basedir).resolve():
     _here = Path.cwd()
     # `-d elsewhere` made its log there, and maybe the folder (and its parents): remove what this
     # run made (the logger plugin noted what existed before), never what was there before
-    _made = getattr(sys.modules.get("snakemake_logger_plugin_softmax_ood"), "MADE_FOR_DIRECTORY", ())
+    _hook = sys.modules.get("snakemake_logger_plugin_softmax_ood")
+    _made = getattr(_hook, "MADE_FOR_DIRECTORY", ())
     remove_refused_folder(_made, workflow.logger_manager.get_logfile())
     raise WorkflowError(
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
