@@ -33,11 +33,23 @@ if Path.cwd().resolve() != Path(workflow.basedir).resolve():
     from softmax_ood.errors import remove_refused_folder
 
     _here = Path.cwd()
-    remove_refused_folder(_here)  # `-d elsewhere` made that folder and its log: leave nothing
+    # `-d elsewhere` made its log there, and maybe the folder (and its parents): remove what this
+    # run made (the logger plugin noted what existed before), never what was there before
+    _hook = sys.modules.get("snakemake_logger_plugin_softmax_ood")
+    _made = getattr(_hook, "MADE_FOR_DIRECTORY", ())
+    remove_refused_folder(_made, workflow.logger_manager.get_logfile())
     raise WorkflowError(
         f"config error: this workflow runs in its checkout {workflow.basedir}, not in "
         f"{_here}; drop -d/--directory (or give -d {workflow.basedir})"
     )
+# Another run working here (its locks and live processes): stop before this one reads or
+# re-dates anything of the tree (softmax_ood.errors.live_lock; a killed run's locks: below).
+if workflow.is_main_process:
+    from softmax_ood.errors import live_lock
+
+    _live = live_lock(Path(".snakemake/locks"), Path.cwd(), sys.argv)
+    if _live:
+        raise WorkflowError(_live)
 try:
     _DEFAULT_CONFIG = checked_configfile(Path(workflow.basedir) / "config/default.yaml")
 except ConfigError as err:
@@ -95,6 +107,9 @@ from softmax_ood.errors import (
 )
 
 if workflow.is_main_process:
+    from softmax_ood.cli import one_line_on_interrupt
+
+    one_line_on_interrupt()  # Ctrl-C: the one line on the console, not Snakemake's account
     os.environ[COMMAND_ENV] = user_command(sys.argv)
     _HINTS = Path(".snakemake/softmax_ood") / f"rebuild-hints-{os.getpid()}"
     _HINTS.parent.mkdir(parents=True, exist_ok=True)
@@ -137,12 +152,19 @@ if workflow.is_main_process:
     mark(_stale, workflow.basedir)
 
 
-# A download killed outright (SIGKILL, a lost session) leaves its .<file>.<random>.part in
-# data/raw/: removed before the first job of the next run (not a dry run; the lock is held, so
-# no other run's transfer is in flight). The download job also removes its own file's.
+# Before the first job (not a dry run; the lock is held), in one handler (Snakemake keeps one):
+# - a folder this run writes that is read-only is one sentence, not Snakemake's traceback when
+#   it prepares that job (softmax_ood.errors.unwritable);
+# - a download killed outright (SIGKILL, a lost session) left its .<file>.<random>.part in
+#   data/raw/: removed (no other run's transfer is in flight); the download job also removes
+#   its own file's.
 onstart:
     from softmax_ood.download import remove_all_partial_files
+    from softmax_ood.errors import unwritable
 
+    _ro = unwritable(workflow.dag.needrun_jobs())
+    if _ro:
+        raise WorkflowError(_ro)
     for _part in remove_all_partial_files("data/raw"):
         print(f"removed {_part}, the partial file of a killed download", file=sys.stderr)
 
@@ -152,7 +174,12 @@ onsuccess:
 
 
 onerror:
-    if rebuild_hints_printed():
+    from softmax_ood.cli import interrupted
+
+    _printed = rebuild_hints_printed()  # (and removes the note)
+    if interrupted():
+        pass  # Ctrl-C: its one line is printed (softmax_ood.cli.one_line_on_interrupt)
+    elif _printed:
         print(
             "A job stopped on a file that does not match its record: run the rebuild command "
             "printed above (it rebuilds that file and everything made from it).",

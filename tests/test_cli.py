@@ -77,6 +77,39 @@ def test_a_library_bug_raising_value_error_keeps_its_traceback(tmp_path):
     assert "Traceback" in proc.stderr and "ValueError: shapes (3,) and (4,)" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("code", "what"),
+    [("ENOSPC", "No space left on device"), ("EACCES", "Permission denied")],
+    ids=["full-disk", "read-only"],
+)
+def test_a_write_the_machine_refuses_is_one_sentence_naming_the_file(tmp_path, code, what):
+    """Issue 40: a full disk ended a job with a 10-line traceback naming no file and an empty
+    rule log. The failing write (injected into the job helper every output goes through) is
+    one sentence naming the file and what to do, on stderr and in the rule log; nothing
+    half-written is left."""
+    out = tmp_path / "results/t1.parquet"
+    out.parent.mkdir()
+    refuse = f"OSError(errno.{code}, {what!r})"
+    proc = _run(
+        tmp_path,
+        "import errno, softmax_ood.provenance as pv; "
+        f"pv.os.fdopen = lambda fd, mode: (_ for _ in ()).throw({refuse}); "
+        f"pv.write_bytes_atomic({str(out)!r}, b'x')",
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f" {out}: {what}" in lines[0], proc.stderr
+    assert "then rerun the same snakemake command" in lines[0]
+    assert lines[0].split(": ", 1)[1] in (tmp_path / "job.log").read_text()
+    assert list(out.parent.iterdir()) == []
+
+
+def test_an_unrelated_os_error_keeps_its_traceback(tmp_path):
+    proc = _run(tmp_path, "import errno; raise OSError(errno.EPIPE, 'Broken pipe')")
+    assert proc.returncode != 0 and "Traceback" in proc.stderr
+
+
 def test_a_job_names_its_rule_and_script_in_every_provenance_record(tmp_path):
     """run_job: the rule and the script (the original, not Snakemake's temporary copy) are
     recorded without the script typing them."""

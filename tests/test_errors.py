@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from softmax_ood.errors import COMMAND_ENV, rebuild_hint, remove_if_made_empty, user_command
+from softmax_ood.errors import COMMAND_ENV, rebuild_hint, remove_refused_folder, user_command
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import SMOKE, snakemake  # noqa: E402
@@ -68,20 +68,61 @@ def test_rebuild_hint_is_the_users_command_plus_forcerun(monkeypatch):
     )
 
 
-def test_only_a_folder_made_just_now_and_empty_is_removed(tmp_path, monkeypatch):
-    here = Path.cwd()
-    new = tmp_path / "new"
-    new.mkdir()
-    assert remove_if_made_empty(new) and not new.exists()
-    assert Path.cwd() == here  # the caller's working directory is left alone ...
-    inside = tmp_path / "inside"
-    inside.mkdir()
-    monkeypatch.chdir(inside)
-    assert remove_if_made_empty(inside) and not inside.exists()  # ... unless it is the folder
-    full = tmp_path / "full"
-    full.mkdir()
-    (full / "f").write_text("x")
-    assert not remove_if_made_empty(full) and full.exists()
+def test_a_refused_d_removes_what_it_made_and_nothing_else(tmp_path, monkeypatch):
+    """Only the folders noted as missing before Snakemake started go (deepest first, while
+    empty), and this run's log file; a folder that existed (even empty, even just made) stays."""
+    from snakemake_logger_plugin_softmax_ood import directory_option, missing_folders
+
+    assert directory_option(["snakemake", "-n", "-d", "a/b", "--cores", "1"]) == "a/b"
+    assert directory_option(["snakemake", "--directory=x"]) == "x"
+    assert directory_option(["snakemake", "-dx"]) == "x"
+    assert directory_option(["snakemake", "--dry-run"]) is None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    made = missing_folders("a/b/c")
+    assert made == tuple(
+        str(tmp_path / p) for p in ("a/b/c/.snakemake/log", "a/b/c/.snakemake", "a/b/c", "a/b", "a")
+    )
+    kept = missing_folders("empty")
+    assert kept == (str(tmp_path / "empty/.snakemake/log"), str(tmp_path / "empty/.snakemake"))
+    for folder in ("a/b/c", "empty"):
+        log = tmp_path / folder / ".snakemake/log"
+        log.mkdir(parents=True)
+        (log / "this-run.snakemake.log").write_text("x")
+    monkeypatch.chdir(tmp_path / "a/b/c")
+    assert remove_refused_folder(
+        made, [str(tmp_path / "a/b/c/.snakemake/log/this-run.snakemake.log")]
+    )
+    assert not (tmp_path / "a").exists()
+    monkeypatch.chdir(tmp_path / "empty")
+    remove_refused_folder(kept, [str(tmp_path / "empty/.snakemake/log/this-run.snakemake.log")])
+    assert (tmp_path / "empty").is_dir() and not any((tmp_path / "empty").iterdir())
+    # a folder holding anything of the user's stays, with its parents
+    (tmp_path / "a/b").mkdir(parents=True)
+    (tmp_path / "a/b/mine.txt").write_text("x")
+    assert (
+        remove_refused_folder(missing_folders("zzz") + (str(tmp_path / "a/b"), str(tmp_path / "a")))
+        == []
+    )
+    assert (tmp_path / "a/b/mine.txt").is_file()
+
+
+@pytest.mark.parametrize(
+    ("mode", "folder"),
+    [(["--cores", "1"], "empty"), (["--cores", "1"], "a/b/c"), (["-n"], "x/y")],
+    ids=["existing-empty", "nested-run", "nested-dry-run"],
+)
+def test_d_elsewhere_removes_every_folder_it_made_and_no_other(tmp_path, mode, folder):
+    """Issue 40: ``-d <an existing empty folder>`` deleted the user's folder; ``-d a/b/c``
+    left ``a/`` and ``a/b/`` behind."""
+    from e2e import ROOT
+
+    cwd = tmp_path / "run"
+    (cwd / "empty").mkdir(parents=True)
+    proc = snakemake(cwd, *mode, "-s", str(ROOT / "Snakefile"), "-d", folder)
+    assert proc.returncode != 0
+    assert "this workflow runs in its checkout" in proc.stdout + proc.stderr
+    assert sorted(p.name for p in cwd.rglob("*")) == ["empty"]
 
 
 @pytest.mark.slow
@@ -214,3 +255,128 @@ def test_the_configfile_hook_imports_nothing_of_the_library(tmp_path):
     )
     assert lines[1] == f"config file {tmp_path / 'none.yaml'} (--configfile): no such file"
     assert lines[2] == "False"
+
+
+def test_a_binary_configfile_is_one_sentence_saying_targets_go_first(tmp_path):
+    """Issue 40: a target written after ``--configfile`` (a figure) is read as a config file;
+    the logger plugin crashed with a 32-line UnicodeDecodeError."""
+    from e2e import ROOT
+
+    from softmax_ood.config import ConfigError, checked_configfile
+
+    png = tmp_path / "fig.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff")
+    with pytest.raises(ConfigError, match="fig.png is not a UTF-8 text"):
+        checked_configfile(png)
+    proc = snakemake(
+        tmp_path,
+        "-n",
+        "-s",
+        str(ROOT / "Snakefile"),
+        "--configfile",
+        str(ROOT / "config/smoke.yaml"),
+        "fig.png",
+    )
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert (
+        "Error: config file fig.png (--configfile) is not a text (YAML) file; if it is a target, "
+        "put targets before --configfile (every name after --configfile is read as a config file)"
+    ) in out.splitlines(), out
+    assert "Traceback" not in out
+
+
+def _tree(root: Path) -> dict[str, int]:
+    return {
+        p.relative_to(root).as_posix(): p.stat().st_mtime_ns
+        for p in root.rglob("*")
+        if p.is_file() and ".snakemake/log" not in p.as_posix()
+    }
+
+
+def test_a_run_beside_a_live_one_stops_before_it_touches_the_tree(tmp_path):
+    """Issue 40: a second run started beside a live one ran the change check (re-dating the
+    live run's files) before it failed on the lock. Now the locks and a live job of the other
+    run (its script copy in .snakemake/scripts) stop it, a dry run too, with one sentence and
+    nothing of the tree read or written; once that run is gone the locks are a killed run's."""
+    import subprocess
+
+    from e2e import fresh_copy
+
+    work = fresh_copy(tmp_path / "repo")
+    locks = work / ".snakemake/locks"
+    locks.mkdir(parents=True)
+    (locks / "0.input.lock").write_text("config/default.yaml\n")
+    (locks / "0.output.lock").write_text("results/claims_all.parquet\n")
+    job = work / ".snakemake/scripts/tmpk2j4l1.train.py"
+    job.parent.mkdir(parents=True)
+    job.write_text("import time\ntime.sleep(600)\n")
+    live = subprocess.Popen([sys.executable, str(job.relative_to(work))], cwd=work)
+    try:
+        before = _tree(work)
+        for mode in (["--cores", "1"], ["-n"]):
+            proc = snakemake(work, *mode, *SMOKE, timeout=300)
+            out = proc.stdout + proc.stderr
+            assert proc.returncode != 0, out[-2000:]
+            sentence = (
+                f"locked: another snakemake run (process {live.pid}) is working in {work}; "
+                "wait for it to end (or stop it), then rerun"
+            )
+            assert sentence in out.splitlines(), out[-2000:]
+            assert "stale:" not in out and "LockException" not in out
+            assert _tree(work) == before
+    finally:
+        live.kill()
+        live.wait()
+    proc = snakemake(work, "-n", *SMOKE, timeout=300)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+
+
+@pytest.mark.parametrize("folder", ["results/train", "reports"])
+def test_a_read_only_folder_is_one_sentence_before_the_first_job(tmp_path, folder):
+    """Issue 40: a read-only results/ subfolder or reports/ gave Snakemake's 64-line traceback
+    when it prepared the first job writing there. As root, the folder's mode binds only
+    without CAP_DAC_OVERRIDE (setpriv drops it)."""
+    import subprocess
+
+    from e2e import fresh_copy
+
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root without setpriv: a read-only folder cannot be made")
+        prefix = ["setpriv", "--bounding-set=-dac_override"]
+    work = fresh_copy(tmp_path / "repo")
+    ro = work / folder
+    ro.mkdir(parents=True)
+    ro.chmod(0o555)
+    try:
+        proc = subprocess.run(
+            [*prefix, sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    finally:
+        ro.chmod(0o755)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    sentence = f"the folder {folder} is read-only for this user; make it writable"
+    assert sentence in out, out[-3000:]
+    assert "Traceback" not in out
+    assert not (work / "data").exists()  # before the first job
+    assert not list((work / ".snakemake/locks").glob("*"))
+
+
+def test_the_snakefile_has_one_handler_per_event():
+    """Snakemake keeps the last onstart/onsuccess/onerror handler it reads: two would silently
+    drop one (the read-only check or the removal of killed downloads' partial files)."""
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "Snakefile").read_text()
+    for event in ("onstart", "onsuccess", "onerror"):
+        assert len(re.findall(rf"(?m)^{event}:", text)) <= 1, event
+    handler = text[text.index("\nonstart:") :].split("\n\n\n")[0]
+    assert "unwritable(" in handler and "remove_all_partial_files(" in handler

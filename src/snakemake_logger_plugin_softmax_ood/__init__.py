@@ -10,7 +10,9 @@ checkout's ``src`` is on ``sys.path``: ``workflow/setup.sh`` installs it editabl
 it on ``PYTHONPATH``). Importing it wraps ``snakemake.settings.types.load_configfile`` (used for
 ``--configfile`` only) with the checks of :func:`softmax_ood.config.checked_configfile` (it
 imports nothing of the library: the Snakefile imports its own checkout's), and Snakemake prints
-the sentence as ``Error: <sentence>``; its log handler is a
+the sentence as ``Error: <sentence>``. It also notes which folders a ``-d`` folder needs that
+do not exist yet (:data:`MADE_FOR_DIRECTORY`: the only ones a refused ``-d`` removes), and
+makes a Ctrl-C before the first job one line (:data:`INTERRUPTED`). Its log handler is a
 valid, unused one (``--logger softmax-ood`` just prints plain records).
 """
 
@@ -53,9 +55,14 @@ def configfile_problem(path, argv=()) -> str | None:
 
     name = f"config file {path} (--configfile)"
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         return f"{name}: cannot be read ({err.strerror})"
+    except UnicodeDecodeError:  # usually a target (a figure, a table) written after --configfile
+        return (
+            f"{name} is not a text (YAML) file; if it is a target, put targets before "
+            "--configfile (every name after --configfile is read as a config file)"
+        )
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
@@ -87,7 +94,57 @@ def _install() -> None:
     types.load_configfile = load_configfile
 
 
+def directory_option(argv) -> str | None:
+    """The ``-d``/``--directory`` value of the snakemake command line ``argv`` (the last one
+    given), else None."""
+    value, args = None, list(argv)[1:]
+    for i, a in enumerate(args):
+        if a in ("-d", "--directory") and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith("--directory="):
+            value = a.split("=", 1)[1]
+        elif a.startswith("-d") and len(a) > 2:
+            value = a[2:]
+    return value
+
+
+def missing_folders(directory) -> tuple[str, ...]:
+    """The folders Snakemake makes for ``-d directory`` that do not exist now, deepest first:
+    ``<directory>/.snakemake/log``, ``<directory>/.snakemake``, the folder and its missing
+    parents (absolute paths)."""
+    import os
+
+    d = Path(os.path.abspath(directory))
+    missing = []
+    for folder in (d / ".snakemake" / "log", d / ".snakemake", d, *d.parents):
+        if os.path.lexists(folder):
+            break
+        missing.append(str(folder))
+    return tuple(missing)
+
+
+# Snakemake imports this package while it parses its command line: before it makes the -d
+# folder (with its parents and .snakemake/log) and changes into it. What did not exist yet is
+# what a refused -d may remove (the Snakefile: softmax_ood.errors.remove_refused_folder).
+_directory = directory_option(sys.argv)
+MADE_FOR_DIRECTORY = missing_folders(_directory) if _directory else ()
+
 _install()
+
+# the line of softmax_ood.cli.INTERRUPTED (this hook imports nothing of the library)
+INTERRUPTED = "interrupted: rerun the same snakemake command to resume"
+
+
+def _one_line_on_interrupt(exc_type, exc, tb, _previous=sys.excepthook):
+    """Ctrl-C while Snakemake still reads the workflow or builds its DAG (nothing of it
+    catches the interrupt there): the one line, not a traceback through Snakemake's parser."""
+    if issubclass(exc_type, KeyboardInterrupt):
+        print(INTERRUPTED, file=sys.stderr)
+        return
+    _previous(exc_type, exc, tb)
+
+
+sys.excepthook = _one_line_on_interrupt
 
 
 class LogHandler(LogHandlerBase):

@@ -9,8 +9,11 @@ from collections.abc import Callable
 __all__ = [
     "BENCHMARKS_ENV",
     "INTERRUPTED",
+    "QUIET_INTERRUPT_ENV",
     "cpu_seconds",
+    "interrupted",
     "job_script",
+    "one_line_on_interrupt",
     "run_job",
     "run_script",
     "set_job_pythonpath",
@@ -20,10 +23,22 @@ __all__ = [
 INTERRUPTED = "interrupted: rerun the same snakemake command to resume"
 
 
+# set by the Snakefile in the Snakemake process, which then prints the line itself (once, not
+# once per running job: one_line_on_interrupt); a job then writes it to its rule log only
+QUIET_INTERRUPT_ENV = "SOFTMAX_OOD_QUIET_INTERRUPT"
+
+
+def _say_interrupted() -> None:
+    import os
+
+    if not os.environ.get(QUIET_INTERRUPT_ENV):
+        print(INTERRUPTED, file=sys.stderr)
+
+
 def _quiet_interrupt(exc_type, exc, tb, _previous=sys.excepthook):
     """Ctrl-C while a script is still importing (torch takes seconds): one line, no traceback."""
     if issubclass(exc_type, KeyboardInterrupt):
-        print(INTERRUPTED, file=sys.stderr)
+        _say_interrupted()
         return
     _previous(exc_type, exc, tb)
 
@@ -61,6 +76,7 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
     """Run ``main`` with INFO logging to ``log_path`` (and stderr).
 
     A user-facing error (bad config value, missing data, checksum mismatch, non-finite loss)
+    or a write the machine refused (a full disk, a read-only folder: :func:`.errors.disk_error`)
     ends the job with its one-sentence message on stderr and in the log, exit status 1, and no
     traceback; any other exception propagates with its traceback (a bug). Ctrl-C (SIGINT) ends
     it with one line and exit status 130; atomic writes leave no partial file behind.
@@ -84,10 +100,70 @@ def run_script(main: Callable[[], None], log_path: str) -> None:
         logging.getLogger("softmax_ood").error("%s", err)  # to the log file and stderr
         _note_rebuild_hint(str(err))
         sys.exit(1)
+    except OSError as err:
+        from .errors import disk_error
+
+        sentence = disk_error(err)  # a full disk, a read-only folder: the machine, not a bug
+        if sentence is None:
+            raise
+        # the rule log and stderr; on a disk still full, the log's write fails quietly, not
+        # with logging's own traceback (the half-written file is gone, so it usually fits)
+        logging.raiseExceptions = False
+        logging.getLogger("softmax_ood").error("%s", sentence)
+        sys.exit(1)
     except KeyboardInterrupt:
         logging.getLogger("softmax_ood").info("%s", INTERRUPTED)  # the log file only
-        print(INTERRUPTED, file=sys.stderr)
+        _say_interrupted()
         sys.exit(130)
+
+
+_TERMINATING = "Terminating processes on user request"  # Snakemake's notice on Ctrl-C
+
+
+class _OneLineOnInterrupt(logging.Filter):
+    """On Snakemake's console handler: its Ctrl-C notice becomes the one line (written to the
+    handler's stream), and nothing after it passes (the cancelled jobs' errors, the path of
+    its log, its closing WorkflowError)."""
+
+    seen = False
+
+    def __init__(self, stream) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def filter(self, record) -> bool:
+        if _OneLineOnInterrupt.seen:
+            return False
+        if str(record.msg).startswith(_TERMINATING):
+            _OneLineOnInterrupt.seen = True
+            print(INTERRUPTED, file=self.stream, flush=True)
+            return False
+        return True
+
+
+def one_line_on_interrupt(logger: logging.Logger | None = None) -> int:
+    """In the Snakemake process (the Snakefile): a Ctrl-C shows the one line :data:`INTERRUPTED`
+    and nothing more on the console (Snakemake's log file under ``.snakemake/log`` keeps its
+    whole account), and every job (``$SOFTMAX_OOD_QUIET_INTERRUPT``) writes that line to its
+    rule log only. Returns the number of console handlers filtered."""
+    import os
+
+    logger = logger or logging.getLogger("snakemake.logging")
+    consoles = [
+        h
+        for h in logger.handlers
+        if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler)
+    ]
+    for handler in consoles:
+        handler.addFilter(_OneLineOnInterrupt(handler.stream))
+    if consoles:
+        os.environ[QUIET_INTERRUPT_ENV] = "1"
+    return len(consoles)
+
+
+def interrupted() -> bool:
+    """Has this (Snakemake) process shown the Ctrl-C line (:func:`one_line_on_interrupt`)?"""
+    return _OneLineOnInterrupt.seen
 
 
 def job_script(smk) -> str:

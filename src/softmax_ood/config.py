@@ -321,9 +321,11 @@ def checked_configfile(path: Path | str) -> Path:
     file (and the line of a YAML syntax error)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"config error: cannot read {path} ({err.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config error: {path} is not a UTF-8 text (YAML) file") from None
     try:
         data = safe_load(text)
     except yaml.YAMLError as err:

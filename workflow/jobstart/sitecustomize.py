@@ -14,7 +14,9 @@ INTERRUPTED = "interrupted: rerun the same snakemake command to resume"
 
 def _quiet_interrupt(exc_type, exc, tb, _previous=sys.excepthook):
     if issubclass(exc_type, KeyboardInterrupt):
-        print(INTERRUPTED, file=sys.stderr)
+        # under the Snakemake process that prints the line itself (softmax_ood.cli): nothing
+        if not os.environ.get("SOFTMAX_OOD_QUIET_INTERRUPT"):
+            print(INTERRUPTED, file=sys.stderr)
         return
     _previous(exc_type, exc, tb)
 
