@@ -18,6 +18,11 @@ Premises (first rows):
   ``|score - 0.5|`` below ``null_tolerance`` (t-test).
 * ``score_rises:<shift>`` -- the OOD score rises with the level (Spearman over the levels, level
   0 included, exact one-sided p): the shift axis is graded.
+* ``score_separated:<shift>`` -- the axis spans more than the study's null tolerance (Kang's
+  bar, ``null_tolerance`` 0.05): the top level's OOD score minus level 0's, one-sided Welch
+  t-test over the two sets' discriminator repeats (Kang's ``score_separated``). Gates every row
+  that reads the shift (``ocs_trend``, ``same_rate``): along an axis the discriminator cannot
+  tell from clean, the order of the levels is noise.
 
 Claims (a), Kang et al.'s reversion asked of the LogitNorm study's networks:
 
@@ -95,6 +100,7 @@ import pandas as pd
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, spearman
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from ..kang.claims import _per_seed as kang_per_seed
+from ..kang.claims import _separation
 from ..seddik import claims as seddik
 
 __all__ = [
@@ -118,6 +124,7 @@ PAPERS = {
     "predictions_change": f"{KANG} × {WEI}",
     "discriminator_null": f"{KANG} × {WEI}",
     "score_rises": f"{KANG} × {WEI}",
+    "score_separated": f"{KANG} × {WEI}",
     "ocs_trend": f"{KANG} × {WEI}",
     "far_nontrivial": f"{KANG} × {WEI}",
     "same_rate": f"{KANG} × {WEI}",
@@ -210,6 +217,18 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
                 kind="premise",
                 **kw,
             ),
+            ClaimSpec(
+                f"score_separated:{s}",
+                f"Premise: the top {s} level is clearly more OOD than level 0 (OOD score higher "
+                f"by more than the null tolerance {float(c['null_tolerance']):g}, Kang's bar)",
+                "OOD score(top level) − OOD score(level 0), Welch t-test over the "
+                "discriminator repeats",
+                float(c["null_tolerance"]),
+                ">",
+                kind="premise",
+                requires=("discriminator_null",),
+                **kw,
+            ),
         ]
     floor_bar = float(c["far_floor_fpr95"])
     for name in section["far_ood"]:
@@ -230,6 +249,7 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
             f"changes:{s}",
             f"predictions_change:{s}",
             f"score_rises:{s}",
+            f"score_separated:{s}",
             "discriminator_null",
         )
         for loss in losses:
@@ -582,6 +602,14 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
             + ", ".join(f"{lvl:g}: {v:.3f}" for lvl, v in zip(lvls, sc, strict=True))
             + "; ",
             alternative="greater",
+        )
+        reps = ood.set_index("eval_set")["per_repeat"]
+        top_name, zero_name = names[-1], names[0]
+        m[f"score_separated:{s}"] = _separation(
+            np.asarray(reps.get(top_name, []) if len(lvls) > 1 else [], dtype=float),
+            np.asarray(reps.get(zero_name, []), dtype=float),
+            float(section["claims"]["null_tolerance"]),
+            f"{s}: top level {top_name} vs level 0 ({zero_name})",
         )
         by_level = dict(zip(lvls, sc, strict=True))
         slopes = {}

@@ -35,7 +35,10 @@ Premises (first rows):
   the top level exceeds level 0's by more than ``score_separation`` (one-sided Welch t-test over
   the discriminator repeats of the two sets: the x-axis's own uncertainty). Gates the shift's
   trend claims: along a shift whose top level the discriminator cannot tell from clean by more
-  than the study's null tolerance, the order of the levels on the OOD axis is noise.
+  than the study's null tolerance, the order of the levels on the OOD axis is noise. It gates
+  every row that reads a shift the same way: the trend rows, ``abstain_rises`` and
+  ``reward_beats_classification`` (a shift the discriminator cannot tell from clean is no
+  "more OOD" input, whatever the policies do there).
 * ``below_breakeven:<shift>`` -- context of Fig. 7 (gates nothing): the classifier's accuracy at
   the top level is below the reward's break-even accuracy ``(abstain - wrong) / (correct -
   wrong)`` (+1/-4/0: 0.8), where answering stops paying on average; per seed, t-test.
@@ -384,7 +387,7 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 "abstain ratio(top) - abstain ratio(level 0), per seed",
                 0.0,
                 ">",
-                requires=(f"fitted:{reward}", f"score_rises:{s}"),
+                requires=(f"fitted:{reward}", f"score_rises:{s}", f"score_separated:{s}"),
             )
         )
     for s in shifts:
@@ -397,7 +400,12 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 "[reward(RP) - reward(CE)](top) - [same](level 0), per seed",
                 0.0,
                 ">",
-                requires=(f"fitted:{reward}", f"fitted:{classifier}", f"score_rises:{s}"),
+                requires=(
+                    f"fitted:{reward}",
+                    f"fitted:{classifier}",
+                    f"score_rises:{s}",
+                    f"score_separated:{s}",
+                ),
             )
         )
     for loss in spec["mechanism"]["losses"]:

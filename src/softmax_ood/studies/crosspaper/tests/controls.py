@@ -225,7 +225,11 @@ def cases(config: dict) -> Iterator[tuple]:
     flat = table(change=0.0005)
     frozen = table(changed=0.0)
     falling = table(scores=(0.5, 0.45, 0.4, 0.35))
+    # graded but inside Kang's bar: the axis spans 0.03 (issue 46: gaussian noise's 0.033)
+    narrow = table(scores=(0.5, 0.51, 0.52, 0.53))
     for s in names:
+        yield f"score_separated:{s}", False, narrow
+        yield f"ocs_trend:{base}:{s}", False, narrow, f"cannot test: premise score_separated:{s}"
         yield f"changes:{s}", False, flat
         yield f"predictions_change:{s}", False, frozen
         yield f"score_rises:{s}", False, falling

@@ -48,6 +48,9 @@ def test_a_top_level_inside_the_null_tolerance_gates_the_trend(cfg):
     trend = _row(t, f"ocs_trend:{ce}:{SHIFT}")
     assert trend["verdict"].startswith(f"cannot test: premise score_separated:{SHIFT}")
     assert _row(t, f"score_separated:{SHIFT}")["threshold"] == spec["score_separation"]
+    # the same gate for every row that reads the shift: abstention and reward vs classification
+    for cid in (f"abstain_rises:{SHIFT}", f"reward_beats_classification:{SHIFT}"):
+        assert _row(t, cid)["verdict"].startswith(f"cannot test: premise score_separated:{SHIFT}")
     # the paper world separates the same shift: the premise holds there
     assert _row(evaluate_kang_claims(frames(spec, "paper"), spec), f"score_separated:{SHIFT}")[
         "holds"
