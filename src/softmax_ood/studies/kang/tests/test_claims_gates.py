@@ -153,3 +153,64 @@ def test_the_ce_mirror_row_is_a_sanity_check(cfg):
     row = _row(t, f"constants_mirror_ocs:{ce}")
     assert row["kind"] == "sanity" and not row["supports"]
     assert _row(t, f"constants_vs_init:{ce}")["kind"] == "claim"
+
+
+def test_reward_vs_classification_is_judged_only_below_the_break_even(cfg):
+    """Issue 46: under a shift where the classifier stays above the break-even accuracy the
+    reward model's win is mechanical; the row is gated, and prints the break-even."""
+    from ..claims import breakeven
+
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    ce = spec["roles"]["classifier"]
+    grid = f["grid"]
+    grid.loc[(grid["loss"] == ce) & (grid["shift"] == SHIFT), "accuracy"] = 0.95
+    t = evaluate_kang_claims(f, spec)
+    assert not _row(t, f"below_breakeven:{SHIFT}")["holds"]
+    row = _row(t, f"reward_beats_classification:{SHIFT}")
+    assert "premise below_breakeven:" in row["verdict"] and not row["holds"], row["verdict"]
+    assert f"break-even {breakeven(spec):.3g}; judged only below the break-even" in row["detail"]
+
+
+def test_a_reward_model_worst_on_clean_data_fails_the_regime_premise(cfg):
+    """Issue 46: the recipe's reward model abstains on most clean images and earns less there
+    than the thresholded classifier; the premise fails, says so, and gates the reward rows."""
+    from ..claims import CLEAN_MARGIN, REWARD
+
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    pol = f["policies"]
+    sel = (pol["policy"] == REWARD) & (pol["eval_set"] == "id")
+    pol.loc[sel, "mean_reward"] = 0.33 + 0.001 * pol.loc[sel, "seed"]
+    pol.loc[sel, "abstain_ratio"] = 0.67
+    t = evaluate_kang_claims(f, spec)
+    prem = _row(t, "reward_competitive_clean")
+    assert prem["kind"] == "premise" and prem["threshold"] == -CLEAN_MARGIN
+    assert prem["verdict"].startswith("does not hold"), prem["verdict"]
+    assert "does not put the reward model in the paper's regime" in prem["detail"]
+    assert "67.0%" in prem["detail"]
+    for cid in (f"abstain_rises:{SHIFT}", f"reward_beats_classification:{SHIFT}"):
+        assert "premise reward_competitive_clean does not hold" in _row(t, cid)["verdict"]
+    assert _row(evaluate_kang_claims(frames(spec, "paper"), spec), "reward_competitive_clean")[
+        "holds"
+    ]
+
+
+def test_every_claim_declares_an_effect_and_prints_power(cfg):
+    """Issue 46: every Kang claim row carries a smallest effect of interest (with its reason) and
+    a power, so "too few seeds to tell" says the test could not see that effect."""
+    import math
+
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    # seed-to-seed spread (the control's abstain differences are identical per seed, where a
+    # noncentral t's power is numerically undefined)
+    pol = f["policies"]
+    pol["abstain_ratio"] += np.random.default_rng(3).normal(0.0, 0.005, len(pol))
+    t = evaluate_kang_claims(f, spec)
+    claims = t[t["kind"] == "claim"]
+    assert len(claims) and claims["effect"].notna().all()
+    assert (claims["effect_source"] == "power target").all()
+    assert claims["statistic"].str.contains("smallest effect of interest").all()
+    tested = claims[~claims["verdict"].str.startswith("cannot test")]
+    assert len(tested) and tested["power"].map(math.isfinite).all(), tested[["claim_id", "power"]]
