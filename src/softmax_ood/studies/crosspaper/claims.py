@@ -285,7 +285,9 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
             ClaimSpec(
                 f"ocs_trend:{loss}:{FAR}",
                 f"Kang et al.'s reversion along LogitNorm's own OOD test sets: the {loss} "
-                "network predicts the sets further out on Kang's axis closer to the OCS",
+                "network predicts the sets further out on Kang's axis closer to the OCS "
+                "(between sets, not within a set: each set one point at its mean score; not "
+                "in Kang et al., whose shifts are covariate shifts)",
                 "per seed Spearman rho(OOD score, KL(softmax(raw logits) ‖ OCS)) over the far "
                 "sets whose far_nontrivial premise holds; t-test of the seeds' rhos below 0",
                 0.0,

@@ -152,7 +152,28 @@ def test_the_ce_mirror_row_is_a_sanity_check(cfg):
     t = evaluate_kang_claims(frames(spec, "paper"), spec)
     row = _row(t, f"constants_mirror_ocs:{ce}")
     assert row["kind"] == "sanity" and not row["supports"]
-    assert _row(t, f"constants_vs_init:{ce}")["kind"] == "claim"
+    # issue 46: CE's control of the mirror is the balanced-classes fact too, a sanity row
+    vs_init = _row(t, f"constants_vs_init:{ce}")
+    assert vs_init["kind"] == "sanity" and not vs_init["supports"]
+    assert "balanced classes" in vs_init["claim"]
+
+
+def test_rows_that_read_against_their_neighbour_say_so(cfg):
+    """Issue 46: the reward model's constants_vs_init (a small move toward the OCS) is stated
+    against Fig. 4's mirror row; the far-OOD trend says it is between sets and not the paper's."""
+    spec = study_spec(cfg)
+    t = evaluate_kang_claims(frames(spec, "paper"), spec)
+    reward = spec["roles"]["reward_model"]
+    if reward in spec["mechanism"]["losses"]:
+        row = _row(t, f"constants_vs_init:{reward}")
+        assert row["kind"] == "claim"
+        assert f"constants_mirror_ocs:{reward}" in row["claim"]
+        assert "of the untrained distance" in row["detail"]
+        assert f"constants_mirror_ocs:{reward} tests against its bar" in row["detail"]
+    far = t[t["claim_id"].str.endswith(":far_ood")]
+    assert len(far)
+    for text in far["claim"]:
+        assert "between sets, not within a set" in text and "not in the paper" in text
 
 
 def test_reward_vs_classification_is_judged_only_below_the_break_even(cfg):
