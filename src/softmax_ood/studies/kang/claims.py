@@ -699,6 +699,57 @@ def _trend(
     )
 
 
+def _far_floor(scores: pd.DataFrame, name: str, bar: float) -> Measurement:
+    """``far_nontrivial:<name>`` from the OOD-score frame indexed by ``eval_set``."""
+    key = f"far:{name}"
+    if key not in scores.index or "floor_n" not in scores.columns:
+        return Measurement(math.nan, f"{name}: no pixel floor")
+    r = scores.loc[key]
+    return floor_not_solved(
+        name,
+        r["floor_accepted"],
+        r["floor_n"],
+        r["floor_detector"],
+        bar,
+        f" (FPR95 {float(r['floor_fpr95']):.3f})",
+    )
+
+
+def excluded_far(ood_scores: pd.DataFrame, spec: dict) -> list[str]:
+    """The far sets whose ``far_nontrivial`` premise does not hold (the pixel floor solves them,
+    or untested): left out of the far trend, so out of its figure too."""
+    scores = ood_scores.set_index("eval_set")
+    alpha, bar = float(spec.get("alpha", 0.05)), float(spec["far_floor_fpr95"])
+    out = []
+    for name in spec["far_ood"]:
+        fm = _far_floor(scores, name, bar)
+        if not (fm.p_value < alpha and fm.value > bar):
+            out.append(name)
+    return out
+
+
+def unresolved_shifts(frames: dict, spec: dict) -> dict[str, str]:
+    """Shift type -> note, for the shift types whose ``score_separated`` premise does not hold
+    (top level not clearly more OOD than level 0 by ``score_separation``): their rows cannot be
+    tested, and their figure panels are greyed with the note."""
+    scores = frames["ood_scores"].set_index("eval_set")
+    kept = kept_levels(frames["levels"], spec)
+    alpha, bar = float(spec.get("alpha", 0.05)), float(spec["score_separation"])
+    out = {}
+    for s in graded_shifts(spec):
+        top = _top_level(spec, s, kept[s], scores)
+        zero = "rotation@0" if s == ROTATION and "rotation@0" in scores.index else ID_SET
+        sep = _separation(
+            _repeats(scores, _set_name(s, top)) if top > 0 else np.array([]),
+            _repeats(scores, zero),
+            bar,
+            s,
+        )
+        if not (sep.p_value < alpha and sep.value > bar):
+            out[s] = f"not separated from clean: +{sep.value:.3f}, bar {bar:g}"
+    return out
+
+
 def _clean_regime(pol: pd.DataFrame) -> Measurement:
     """``reward_competitive_clean``: per seed, reward prediction's mean reward on the clean test
     images minus the thresholded classifier's; the detail adds arg-max classification's and
@@ -936,19 +987,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
     floor_bar = float(spec["far_floor_fpr95"])
     nontrivial = []
     for name in spec["far_ood"]:
-        key = f"far:{name}"
-        if key not in scores.index or "floor_n" not in scores.columns:
-            m[f"far_nontrivial:{name}"] = Measurement(math.nan, f"{name}: no pixel floor")
-            continue
-        r = scores.loc[key]
-        fm = floor_not_solved(
-            name,
-            r["floor_accepted"],
-            r["floor_n"],
-            r["floor_detector"],
-            floor_bar,
-            f" (FPR95 {float(r['floor_fpr95']):.3f})",
-        )
+        fm = _far_floor(scores, name, floor_bar)
         m[f"far_nontrivial:{name}"] = fm
         if fm.p_value < alpha and fm.value > floor_bar:
             nontrivial.append(name)
