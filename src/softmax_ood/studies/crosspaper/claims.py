@@ -718,8 +718,8 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         at["msp_normalised"],
         f"{method}: mean MSP of the normalised logits at alpha = {top_alpha:g} (raw: "
         f"{at['msp'].mean():.4f}; normalised at alpha = {low_alpha:g}, the images themselves: "
-        f"{on_data:.4f}; {base}'s normalised logits at alpha = {top_alpha:g}: {control:.4f}, so "
-        "the bound is the normalisation's, not something LogitNorm's training adds)",
+        f"{on_data:.4f}; {base}'s normalised logits at alpha = {top_alpha:g}: {control:.4f}; "
+        f"normalised_below_ce:{method} compares the two)",
     )
     on_base = rays.loc[(rays["loss"] == base) & (rays["alpha"] == low_alpha), "msp_normalised"]
     try:

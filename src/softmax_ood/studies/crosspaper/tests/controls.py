@@ -256,7 +256,7 @@ def cases(config: dict) -> Iterator[tuple]:
     # claims (b): the raw confidence stays at 0.9 far out; the normalised confidence saturates
     yield f"rays_certain:{base}", False, table(msp_top=0.9)
     yield f"rays_certain:{method}", False, table(msp_top=0.9)
-    yield f"normalised_uncertain:{method}", False, table(msp_norm_top=0.995)
+    yield f"normalised_uncertain:{method}", False, table(msp_norm_top=0.995, ln_norm_drop=0.0)
     # LogitNorm's normalised logits exactly as certain as CE's (issue 46): no finding
     yield f"normalised_below_ce:{method}", False, table(ln_norm_drop=0.0)
     # sanity rows: logits growing as alpha^0.5, normalised logits beyond 1/tau, the score
