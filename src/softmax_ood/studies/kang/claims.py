@@ -746,7 +746,7 @@ def unresolved_shifts(frames: dict, spec: dict) -> dict[str, str]:
             s,
         )
         if not (sep.p_value < alpha and sep.value > bar):
-            out[s] = f"not separated from clean: +{sep.value:.3f}, bar {bar:g}"
+            out[s] = f"not separated from clean\n(+{sep.value:.3f}, bar {bar:g})"
     return out
 
 

@@ -22,7 +22,7 @@ Frames
     the std over the discriminator repeats (``ood_score_std``; without that column none: the
     score is one number per set, the same for every seed); ``is_id`` rows (the held-out ID
     split) are a red star in every panel of their loss. ``greyed`` maps a shift to a note: its
-    panels are drawn grey with the note in the title (a shift the discriminator does not
+    panels are drawn grey with the note inside the panel (a shift the discriminator does not
     separate from clean: the order of its points is noise).
 ``fig4(norms, subspace, constants)`` -- the mechanism (paper Fig. 4):
     ``norms``: ``level``, ``layer``, ``name``, ``ratio_mean``, ``ratio_std`` (one line per level
@@ -281,8 +281,18 @@ def fig3(
             ax.set_ylabel(_label(DISTANCE_LABELS, loss), fontsize=5)
             ax.set_xlim(*xlim)
             ax.set_ylim(*ylims[loss])
-            note = f"\n({greyed[shift]})" if grey else ""
-            ax.set_title(f"{_label(LOSS_LABELS, loss)}\n{shift}{note}", fontsize=6)
+            if grey:  # the note inside the panel, over its grey points
+                ax.text(
+                    0.5,
+                    0.97,
+                    greyed[shift],
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="top",
+                    fontsize=5,
+                    color="0.35",
+                )
+            ax.set_title(f"{_label(LOSS_LABELS, loss)}\n{shift}", fontsize=6)
         seen: dict = {}
         for ax in axes:
             for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
