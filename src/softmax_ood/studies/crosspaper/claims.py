@@ -18,6 +18,11 @@ Premises (first rows):
   ``|score - 0.5|`` below ``null_tolerance`` (t-test).
 * ``score_rises:<shift>`` -- the OOD score rises with the level (Spearman over the levels, level
   0 included, exact one-sided p): the shift axis is graded.
+* ``score_separated:<shift>`` -- the axis spans more than the study's null tolerance (Kang's
+  bar, ``null_tolerance`` 0.05): the top level's OOD score minus level 0's, one-sided Welch
+  t-test over the two sets' discriminator repeats (Kang's ``score_separated``). Gates every row
+  that reads the shift (``ocs_trend``, ``same_rate``): along an axis the discriminator cannot
+  tell from clean, the order of the levels is noise.
 
 Claims (a), Kang et al.'s reversion asked of the LogitNorm study's networks:
 
@@ -29,17 +34,24 @@ Claims (a), Kang et al.'s reversion asked of the LogitNorm study's networks:
   Spearman rho(OOD score, KL of the raw-logit softmax to the OCS) over the levels; the seeds'
   rhos are below 0 (t-test), as Kang's ``ocs_trend`` rows.
 * ``same_rate:<shift>`` -- LogitNorm's normalisation leaves the rate unchanged: per seed the
-  least-squares slope of the relative distance ``d(level) / d(clean)`` on the OOD score, LogitNorm
-  minus CE; equivalence (TOST) within ``± rate_bar``. "does not hold": the rates differ (the detail
-  says which reverts faster).
+  least-squares slope of the relative raw logit norm ``||z||(level) / ||z||(clean)`` on the OOD
+  score, LogitNorm minus CE; equivalence (TOST) within ``± rate_bar``. The logit norm has no
+  ceiling; the KL to the OCS does (about log K, the OCS's entropy for balanced classes), and a
+  confident CE network's clean KL sits near it, so a KL-ratio slope reads the ceiling more than
+  the reversion (issue 46): the detail gives the KL slopes and each loss's clean KL against the
+  ceiling. "does not hold": the rates differ (the detail says which shrinks faster).
 
 Claims (b), Ulmer & Cinà's Theorem 1 asked of the same networks, along rays ``alpha * x'`` in the
 network's input space:
 
 * ``normalised_uncertain:<method>`` -- the normalised logits LogitNorm trains on do not become
   certain: per seed, the mean MSP of ``softmax(z / (tau ||z||))`` at the largest alpha below
-  ``certain_max_prob``. The detail gives the same at alpha = 1 (the images themselves) and for
-  the CE network's normalised logits: the bound belongs to the normalisation.
+  ``certain_max_prob``. Alone it is no finding about LogitNorm or about rays: CE's normalised
+  logits and LogitNorm's on the clean images stay below the bar too (the detail gives both).
+* ``normalised_below_ce:<method>`` -- what LogitNorm's training adds: per seed, the normalised
+  MSP at the largest alpha of the LogitNorm network minus the CE network's (paired), below 0.
+  "does not hold" / "too few seeds": along the rays LogitNorm's normalised logits are no less
+  certain than CE's, and the bound is the normalisation's.
 
 Sanity rows (true by construction, never counted as support):
 
@@ -95,6 +107,7 @@ import pandas as pd
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, spearman
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from ..kang.claims import _per_seed as kang_per_seed
+from ..kang.claims import _separation
 from ..seddik import claims as seddik
 
 __all__ = [
@@ -118,11 +131,13 @@ PAPERS = {
     "predictions_change": f"{KANG} × {WEI}",
     "discriminator_null": f"{KANG} × {WEI}",
     "score_rises": f"{KANG} × {WEI}",
+    "score_separated": f"{KANG} × {WEI}",
     "ocs_trend": f"{KANG} × {WEI}",
     "far_nontrivial": f"{KANG} × {WEI}",
     "same_rate": f"{KANG} × {WEI}",
     "rays_certain": f"{ULMER} × {WEI}",
     "normalised_uncertain": f"{ULMER} × {WEI}",
+    "normalised_below_ce": f"{ULMER} × {WEI}",
     "rays_linear": f"{ULMER} × {WEI}",
     "normalised_bounded": f"{ULMER} × {WEI}",
     "score_reads_raw": f"{ULMER} × {WEI}",
@@ -210,6 +225,18 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
                 kind="premise",
                 **kw,
             ),
+            ClaimSpec(
+                f"score_separated:{s}",
+                f"Premise: the top {s} level is clearly more OOD than level 0 (OOD score higher "
+                f"by more than the null tolerance {float(c['null_tolerance']):g}, Kang's bar)",
+                "OOD score(top level) − OOD score(level 0), Welch t-test over the "
+                "discriminator repeats",
+                float(c["null_tolerance"]),
+                ">",
+                kind="premise",
+                requires=("discriminator_null",),
+                **kw,
+            ),
         ]
     floor_bar = float(c["far_floor_fpr95"])
     for name in section["far_ood"]:
@@ -230,6 +257,7 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
             f"changes:{s}",
             f"predictions_change:{s}",
             f"score_rises:{s}",
+            f"score_separated:{s}",
             "discriminator_null",
         )
         for loss in losses:
@@ -250,8 +278,8 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
             ClaimSpec(
                 f"same_rate:{s}",
                 f"LogitNorm's normalisation leaves the rate of reversion under {s} unchanged",
-                f"per seed slope of d(level)/d(clean) on the OOD score, {method} − {base}; "
-                f"equivalence within ± {c['rate_bar']:g}",
+                f"per seed slope of ||z||(level)/||z||(clean) (raw logit norm, no ceiling) on "
+                f"the OOD score, {method} − {base}; equivalence within ± {c['rate_bar']:g}",
                 float(c["rate_bar"]),
                 "<",
                 test="equivalence",
@@ -265,7 +293,9 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
             ClaimSpec(
                 f"ocs_trend:{loss}:{FAR}",
                 f"Kang et al.'s reversion along LogitNorm's own OOD test sets: the {loss} "
-                "network predicts the sets further out on Kang's axis closer to the OCS",
+                "network predicts the sets further out on Kang's axis closer to the OCS "
+                "(between sets, not within a set: each set one point at its mean score; not "
+                "in Kang et al., whose shifts are covariate shifts)",
                 "per seed Spearman rho(OOD score, KL(softmax(raw logits) ‖ OCS)) over the far "
                 "sets whose far_nontrivial premise holds; t-test of the seeds' rhos below 0",
                 0.0,
@@ -293,11 +323,26 @@ def claim_specs(section: dict, expected_ratio: dict | None = None) -> list[Claim
     out.append(
         ClaimSpec(
             f"normalised_uncertain:{method}",
-            "The normalised logits LogitNorm trains on stay uncertain along the same rays",
+            "The normalised logits LogitNorm trains on stay uncertain along the same rays "
+            f"(alone no finding about LogitNorm or rays: {base}'s normalised logits and the "
+            f"clean images' are in the detail; normalised_below_ce:{method} is the comparison)",
             "per seed mean MSP of softmax(z / (tau ‖z‖)) at the largest alpha",
             bar,
             "<",
             requires=(f"fitted:{method}",),
+            **ray_kw,
+        )
+    )
+    out.append(
+        ClaimSpec(
+            f"normalised_below_ce:{method}",
+            f"LogitNorm's training keeps its normalised logits less certain along the rays than "
+            f"the {base} network's normalised logits (what the loss adds beyond the "
+            "normalisation)",
+            f"per seed normalised MSP at the largest alpha, {method} − {base} (paired)",
+            0.0,
+            "<",
+            requires=(f"fitted:{base}", f"fitted:{method}"),
             **ray_kw,
         )
     )
@@ -549,6 +594,9 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         samples=tuple(reps),
     )
     lv = levels.set_index("eval_set")
+    # the KL to the OCS is at most -log(min OCS component), log K for balanced classes: the
+    # OCS's entropy (the fit frame's OCS loss) stands for it
+    ceiling = float(fit["ocs_loss"].astype(float).mean()) if len(fit) else math.nan
     for s in shifts(section):
         rows = levels[(levels["shift"] == s) & (levels["level"] > 0)]
         if rows.empty:
@@ -583,12 +631,20 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
             + "; ",
             alternative="greater",
         )
+        reps = ood.set_index("eval_set")["per_repeat"]
+        top_name, zero_name = names[-1], names[0]
+        m[f"score_separated:{s}"] = _separation(
+            np.asarray(reps.get(top_name, []) if len(lvls) > 1 else [], dtype=float),
+            np.asarray(reps.get(zero_name, []), dtype=float),
+            float(section["claims"]["null_tolerance"]),
+            f"{s}: top level {top_name} vs level 0 ({zero_name})",
+        )
         by_level = dict(zip(lvls, sc, strict=True))
-        slopes = {}
+        slopes, kl = {}, {}
         for loss in losses:
             g = ser[ser["loss"] == loss]
             g = g.assign(ood_score=g["level"].map(by_level))
-            rhos, sl = {}, {}
+            rhos, sl, kl_sl, kl0 = {}, {}, {}, {}
             for seed, gs in g.groupby("seed"):
                 gs = gs.sort_values("level")
                 x, d = gs["ood_score"].to_numpy(float), gs["distance"].to_numpy(float)
@@ -597,23 +653,34 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
 
                     rhos[seed] = float(stats.spearmanr(x, d).statistic)
                 d0 = float(gs.loc[gs["level"] == 0, "distance"].iloc[0])
-                sl[seed] = _slope(x, d / d0) if d0 > 0 else math.nan
+                kl0[seed] = d0
+                kl_sl[seed] = _slope(x, d / d0) if d0 > 0 else math.nan
+                z = gs["logit_norm"].to_numpy(float)
+                z0 = float(gs.loc[gs["level"] == 0, "logit_norm"].iloc[0])
+                sl[seed] = _slope(x, z / z0) if z0 > 0 else math.nan
             m[f"ocs_trend:{loss}:{s}"] = _per_seed(
                 pd.Series(rhos, dtype=float),
                 f"{loss}, {s}: Spearman rho(OOD score, distance to the OCS) per seed",
             )
             slopes[loss] = pd.Series(sl, dtype=float)
+            kl[loss] = (pd.Series(kl_sl, dtype=float).mean(), pd.Series(kl0, dtype=float).mean())
         common = sorted(set(slopes[base].dropna().index) & set(slopes[method].dropna().index))
         diff = slopes[method].loc[common] - slopes[base].loc[common]
         if len(diff):
             faster = method if diff.mean() < 0 else base
             m[f"same_rate:{s}"] = Measurement(
                 float(diff.mean()),
-                f"{s}: slope of d/d(clean) per unit OOD score, {base} "
+                f"{s}: slope of ||z||/||z||(clean) (raw logit norm) per unit OOD score, {base} "
                 f"{slopes[base].mean():.3f}, {method} {slopes[method].mean():.3f}; difference "
                 f"{diff.mean():.3f} (per seed "
                 + ", ".join(f"{k}: {v:.3f}" for k, v in diff.items())
-                + f"); {faster} reverts faster",
+                + f"); {faster}'s logits shrink faster. The KL to the OCS (ceiling about log K "
+                f"= {ceiling:.3f}, the OCS's entropy) is not used: clean KL "
+                + ", ".join(
+                    f"{loss} {kl[loss][1]:.3f} ({kl[loss][1] / ceiling:.0%} of the ceiling), "
+                    f"slope of d/d(clean) {kl[loss][0]:.3f}"
+                    for loss in losses
+                ),
                 samples=tuple(diff.to_numpy()),
             )
         else:
@@ -651,9 +718,26 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         at["msp_normalised"],
         f"{method}: mean MSP of the normalised logits at alpha = {top_alpha:g} (raw: "
         f"{at['msp'].mean():.4f}; normalised at alpha = {low_alpha:g}, the images themselves: "
-        f"{on_data:.4f}; {base}'s normalised logits at alpha = {top_alpha:g}: {control:.4f}, so "
-        "the bound is the normalisation's, not something LogitNorm's training adds)",
+        f"{on_data:.4f}; {base}'s normalised logits at alpha = {top_alpha:g}: {control:.4f}; "
+        f"normalised_below_ce:{method} compares the two)",
     )
+    on_base = rays.loc[(rays["loss"] == base) & (rays["alpha"] == low_alpha), "msp_normalised"]
+    try:
+        d = paired(
+            at["msp_normalised"],
+            rays[(rays["loss"] == base) & (rays["alpha"] == top_alpha)].set_index("seed")[
+                "msp_normalised"
+            ],
+            names=(method, base),
+        )
+        m[f"normalised_below_ce:{method}"] = replace(
+            d,
+            detail=f"normalised MSP at alpha = {top_alpha:g}: {d.detail}; on the images "
+            f"themselves (alpha = {low_alpha:g}): {method} {on_data:.4f}, {base} "
+            f"{on_base.mean():.4f}",
+        )
+    except ValueError as err:
+        m[f"normalised_below_ce:{method}"] = Measurement(math.nan, f"normalised MSP: {err}")
     tau = float(section["tau"])
     mx = float(rays["max_normalised_logit"].max()) * tau if len(rays) else math.nan
     m["normalised_bounded"] = Measurement(

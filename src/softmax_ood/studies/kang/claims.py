@@ -35,10 +35,23 @@ Premises (first rows):
   the top level exceeds level 0's by more than ``score_separation`` (one-sided Welch t-test over
   the discriminator repeats of the two sets: the x-axis's own uncertainty). Gates the shift's
   trend claims: along a shift whose top level the discriminator cannot tell from clean by more
-  than the study's null tolerance, the order of the levels on the OOD axis is noise.
-* ``below_breakeven:<shift>`` -- context of Fig. 7 (gates nothing): the classifier's accuracy at
-  the top level is below the reward's break-even accuracy ``(abstain - wrong) / (correct -
-  wrong)`` (+1/-4/0: 0.8), where answering stops paying on average; per seed, t-test.
+  than the study's null tolerance, the order of the levels on the OOD axis is noise. It gates
+  every row that reads a shift the same way: the trend rows, ``abstain_rises`` and
+  ``reward_beats_classification`` (a shift the discriminator cannot tell from clean is no
+  "more OOD" input, whatever the policies do there).
+* ``below_breakeven:<shift>`` -- the regime of Fig. 7's claim: the classifier's accuracy at the
+  top level is below the reward's break-even accuracy ``(abstain - wrong) / (correct - wrong)``
+  (+1/-4/0: 0.8), where answering stops paying on average; per seed, t-test. Gates
+  ``reward_beats_classification:<shift>``: above the break-even, answering still pays and the
+  comparison is not the one the paper draws.
+* ``reward_competitive_clean`` -- the reward model is in the paper's regime on the training
+  distribution: per seed, reward prediction's mean reward on the clean test images minus the
+  thresholded classifier's (policy ``classification``, the expected-reward threshold), above
+  ``-CLEAN_MARGIN`` (0.05, a twentieth of a correct answer's reward: the paper's reward model is
+  competitive in-distribution and better under shift). A recipe that leaves the reward model
+  over-abstaining on clean images fails it, and the detail says so (its clean abstain share and
+  both rewards). Gates ``abstain_rises`` and ``reward_beats_classification``: a reward model
+  that is the worst policy on clean data cannot show the paper's advantage under shift.
 * ``far_nontrivial:<set>`` -- the pixel-statistics floor (:func:`softmax_ood.analysis.premises.
   pixel_floor`) does not solve the far set: it accepts more than ``far_floor_fpr95`` of it at
   95 % ID recall (one-sided binomial test over the set's images).
@@ -65,14 +78,18 @@ Claims:
 * ``reward_beats_classification:<shift>`` -- the gap between reward prediction's mean reward and
   standard (arg-max, never abstains) classification's grows from level 0 to the top level,
   paired over seeds (Fig. 7: "reward prediction increasingly outperformed standard
-  classification as inputs became more OOD", stated for every shift, not only where the
-  classifier falls below break-even). Tested on every shift type (requires the fitted models and
-  ``score_rises``); ``below_breakeven:<shift>`` and the detail's accuracy are context. Where
-  reward prediction over-abstains (its gap shrinks) the row reads "does not hold (the opposite
-  is significant)": a result against the paper, judged by the same test, not a sanity row.
+  classification as inputs became more OOD"). Judged only where the classifier's accuracy at
+  the top level falls below the break-even (premise ``below_breakeven:<shift>``; the detail
+  prints the break-even and the accuracy): above it the win or loss is mechanical. Also requires
+  the fitted models, ``score_rises``, ``score_separated`` and ``reward_competitive_clean``.
+  Where reward prediction over-abstains (its gap shrinks) and a premise fails, the row reads
+  "cannot test as the paper's claim ... here the opposite is significant".
 * ``ocs_trend:<loss>:far_ood`` -- along the far OOD sets' own OOD-score ordering (the clean split
   not included: clean ID is more confident than everything, which made the old row hold by
   construction), over the far sets whose ``far_nontrivial`` premise holds; per seed Spearman.
+  Its claim text says what it tests: a trend **between** sets (each set one point at its mean
+  score), not within one; and that it is **not in the paper** (whose shifts are covariate shifts
+  of the training images), an extension beyond its scope.
 * ``constants_mirror_ocs:<loss>`` -- Fig. 4: "the accumulated constants closely mirror the OCS".
   Per seed ``||c - OCS|| / mean_x ||p(x) - OCS||`` in prediction space (``c``: the network output
   with the input contribution of layer ``mechanism.constants_layer`` zeroed; the denominator: how
@@ -84,7 +101,11 @@ Claims:
   marginal, about uniform, which any network with small logits (the untrained one too) outputs.
 * ``constants_vs_init:<loss>`` -- the control of the mirror: the same ratio for the untrained
   network (same architecture, the run's seed, :func:`evaluate.initial_model`), paired over seeds;
-  the trained constants must lie closer to the OCS (training moved them toward it).
+  the trained constants must lie closer to the OCS (training moved them toward it). A part of
+  the mirror, not the mirror: its detail gives the move as a share of the untrained distance and
+  the trained ratio ``constants_mirror_ocs`` tests (a 1 % move toward an OCS the constants stay
+  far from supports no mirror). For CE a **sanity** row (balanced classes: the untrained
+  network already outputs about the uniform OCS).
 * ``constants_reachable:<loss>`` (premise, losses other than CE) -- the recipe's budget could move
   the constants to the OCS at all: the sum of the learning rate over the steps to the kept
   checkpoint times Adam's largest step (``ADAM_STEP_BOUND`` = 3.16 learning rates: the farthest
@@ -102,11 +123,12 @@ before any verdict. Every verdict is computed on the test images x the study's s
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired
+from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, t_power
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from .grid import ID_SET
 from .tables import FAR, graded_shifts, main_runs, mechanism_runs
@@ -124,12 +146,51 @@ PAPER = "Kang et al. 2024"
 STANDARD = "classification_argmax"
 REWARD = "reward_prediction"
 NULL_TOLERANCE = 0.05  #: level-0 OOD score within this of 0.5 (issue 15)
+#: reward prediction's clean mean reward may lie at most this below the thresholded
+#: classifier's (a twentieth of a correct answer's +1): premise reward_competitive_clean
+CLEAN_MARGIN = 0.05
+THRESHOLDED = "classification"
 SATURATED = 0.99  #: an OOD score above this no longer grades the level
 #: the largest step of Adam (torch's default betas 0.9, 0.999) in units of the learning rate:
 #: (1 - beta1) / sqrt(1 - beta2) (Kingma & Ba 2015, Sec. 2.1); a parameter cannot travel farther
 #: than this times the summed learning rate
 ADAM_STEP_BOUND = (1 - 0.9) / math.sqrt(1 - 0.999)
+#: the smallest effect of interest of each claim family (the paper prints no number for any of
+#: them: its Figs. 2-7 show the trends, and Sec. 4 says only that the shift "correlates
+#: strongly" with the distance), each in its statistic's units from the threshold; every claim
+#: row's power is computed at it, so "too few seeds to tell" means the test could not see it
+EFFECTS: dict[str, tuple[float, str]] = {
+    "ocs_trend": (
+        0.5,
+        "|rho| 0.5, the least a 'strong' correlation (Sec. 4) can mean; a weaker rank trend "
+        "would not be the paper's",
+    ),
+    "abstain_rises": (
+        0.05,
+        "5 points of the abstain share: Fig. 6's rises span tens of points; a smaller one "
+        "changes no decision that matters",
+    ),
+    "reward_beats_classification": (
+        0.05,
+        "0.05 reward per image, a twentieth of a correct answer's +1 (the clean-regime margin); "
+        "Fig. 7's gaps are tenths",
+    ),
+    "constants_vs_init": (
+        0.1,
+        "a tenth of a clean prediction's distance to the OCS: a smaller move is no 'mirror'",
+    ),
+    "constants_mirror_ocs": (
+        0.1,
+        "0.1 below the bar, a tenth of a clean prediction's distance to the OCS",
+    ),
+}
 ROLES = ("classifier", "reward_model", "regressor")
+#: what a far-OOD trend row tests, and that the paper does not (issue 46)
+FAR_SCOPE = (
+    " (the non-trivial far sets' own ordering: between sets, not within a set, each set one "
+    "point at its mean score; not in the paper, whose shifts are covariate shifts of the "
+    "training images: an extension beyond its scope)"
+)
 ROTATION = "rotation"
 
 
@@ -166,7 +227,7 @@ BARS = (
     "bars declared in the config (kang.change_epsilon, prediction_epsilon, accuracy_drop, "
     "far_floor_fpr95, score_separation, mirror_bar, discriminator.roundtrip_bar) and the "
     f"study's constants (NULL_TOLERANCE {NULL_TOLERANCE}, SATURATED {SATURATED}, FITTED_SHARE "
-    f"{FITTED_SHARE})"
+    f"{FITTED_SHARE}, CLEAN_MARGIN {CLEAN_MARGIN})"
 )
 SELECTION = (
     "selection: discriminator alpha {alpha}; kept levels fixed in advance "
@@ -344,8 +405,9 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
         out.append(
             ClaimSpec(
                 f"below_breakeven:{s}",
-                f"Premise (context of Fig. 7, gates nothing): the classifier's accuracy at the "
-                f"top {s} level is below the reward's break-even {breakeven(spec):.3g}",
+                f"Premise (Fig. 7's regime, gates reward_beats_classification): the "
+                f"classifier's accuracy at the top {s} level is below the reward's break-even "
+                f"{breakeven(spec):.3g}",
                 "classifier accuracy at the top level, per seed",
                 breakeven(spec),
                 "<",
@@ -353,6 +415,19 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 requires=(f"fitted:{classifier}",),
             )
         )
+    out.append(
+        ClaimSpec(
+            "reward_competitive_clean",
+            "Premise: the reward model is in the paper's regime on clean data (its mean reward "
+            f"within {CLEAN_MARGIN:g} of the thresholded classifier's)",
+            "mean reward on the clean test images: reward prediction - thresholded "
+            "classification, per seed",
+            -CLEAN_MARGIN,
+            ">",
+            kind="premise",
+            requires=(f"fitted:{reward}", f"fitted:{classifier}"),
+        )
+    )
     for loss in losses:
         for s in shifts + ([FAR] if far else []):
             if s == FAR:
@@ -368,7 +443,7 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 ClaimSpec(
                     f"ocs_trend:{loss}:{s}",
                     f"{loss}: predictions approach the OCS as the OOD score grows along {s}"
-                    + (" (the non-trivial far sets' own ordering)" if s == FAR else ""),
+                    + (FAR_SCOPE if s == FAR else ""),
                     "Spearman rho(OOD score, distance to OCS), mean over seeds x discriminator "
                     "repeats",
                     0.0,
@@ -384,7 +459,12 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 "abstain ratio(top) - abstain ratio(level 0), per seed",
                 0.0,
                 ">",
-                requires=(f"fitted:{reward}", f"score_rises:{s}"),
+                requires=(
+                    f"fitted:{reward}",
+                    f"score_rises:{s}",
+                    f"score_separated:{s}",
+                    "reward_competitive_clean",
+                ),
             )
         )
     for s in shifts:
@@ -392,12 +472,19 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
             ClaimSpec(
                 f"reward_beats_classification:{s}",
                 f"the advantage of reward prediction over standard classification grows from "
-                f"level 0 to the top {s} level (Fig. 7, on every shift type; the classifier's "
-                "accuracy against the break-even is context, premise below_breakeven)",
+                f"level 0 to the top {s} level (Fig. 7; judged only where the classifier falls "
+                "below the break-even accuracy, premise below_breakeven)",
                 "[reward(RP) - reward(CE)](top) - [same](level 0), per seed",
                 0.0,
                 ">",
-                requires=(f"fitted:{reward}", f"fitted:{classifier}", f"score_rises:{s}"),
+                requires=(
+                    f"fitted:{reward}",
+                    f"fitted:{classifier}",
+                    f"score_rises:{s}",
+                    f"score_separated:{s}",
+                    f"below_breakeven:{s}",
+                    "reward_competitive_clean",
+                ),
             )
         )
     for loss in spec["mechanism"]["losses"]:
@@ -406,11 +493,21 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
         out.append(
             ClaimSpec(
                 f"constants_vs_init:{loss}",
-                f"{loss}: training moves the accumulated constants toward the OCS (control: the "
-                "same architecture at its initialisation, same seed, never trained)",
+                (
+                    f"Sanity ({loss}, balanced classes: the OCS is the about uniform label "
+                    "marginal, which the untrained network's small logits already output, so "
+                    "the trained constants cannot move much nearer): training leaves the "
+                    "accumulated constants no farther from the OCS than at initialisation"
+                )
+                if ce
+                else f"{loss}: training moves the accumulated constants toward the OCS (control: "
+                "the same architecture at its initialisation, same seed, never trained); a part "
+                f"of Fig. 4's mirror, not the mirror itself: read it with "
+                f"constants_mirror_ocs:{loss}, whose ratio the detail gives",
                 f"{ratio}: trained - untrained, per seed",
                 0.0,
-                "<",
+                "<" if not ce else "<=",
+                kind="sanity" if ce else "claim",
                 requires=(f"fitted:{loss}",),
             )
         )
@@ -448,7 +545,22 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 all_of=() if ce else (f"constants_vs_init:{loss}",),
             )
         )
-    return out
+    return [_with_effect(c) for c in out]
+
+
+def _with_effect(c: ClaimSpec) -> ClaimSpec:
+    """A claim row with its family's smallest effect of interest (:data:`EFFECTS`), the reason
+    in its statistic; premises and sanity rows unchanged."""
+    family = c.id.split(":")[0]
+    if c.kind != "claim" or family not in EFFECTS:
+        return c
+    size, why = EFFECTS[family]
+    return replace(
+        c,
+        effect=size,
+        effect_source="power target",
+        statistic=f"{c.statistic}; power at the smallest effect of interest {size:g} ({why})",
+    )
 
 
 def _change_measurements(levels: pd.DataFrame, spec: dict) -> dict[str, Measurement]:
@@ -520,7 +632,13 @@ def _separation(top: np.ndarray, zero: np.ndarray, bar: float, what: str) -> Mea
     )
 
 
-def _trend(g: pd.DataFrame, scores: pd.DataFrame, what: str) -> Measurement:
+def _trend(
+    g: pd.DataFrame,
+    scores: pd.DataFrame,
+    what: str,
+    effect: float = EFFECTS["ocs_trend"][0],
+    alpha: float = 0.05,
+) -> Measurement:
     """``ocs_trend``: Spearman rho(OOD score, distance to OCS) per seed x discriminator repeat
     (repeat r's x-axis: every set's OOD score from repeat r), its mean tested below 0 with the
     standard error ``sqrt(var(seed means)/S + var(repeat means)/R)`` (``min(S, R) - 1`` df): the
@@ -556,6 +674,9 @@ def _trend(g: pd.DataFrame, scores: pd.DataFrame, what: str) -> Measurement:
         rep_means.var(ddof=1) / n_r if n_r > 1 else math.nan
     )
     units = min(n_s, n_r)
+    # the power of this t at the smallest effect of interest (a mean rho of -effect)
+    sd_unit = math.sqrt(max(var, 0.0) * units) if math.isfinite(var) else math.nan
+    power = t_power(effect, sd_unit, units, alpha) if units > 1 else math.nan
     if units < 2 or not math.isfinite(var):
         p = p_opp = math.nan
     elif var <= 1e-24:  # no spread at all: the exact sign test over the smaller factor
@@ -574,7 +695,93 @@ def _trend(g: pd.DataFrame, scores: pd.DataFrame, what: str) -> Measurement:
         p,
         n=n_s * n_r,
         p_opposite=p_opp,
+        power=power,
     )
+
+
+def _far_floor(scores: pd.DataFrame, name: str, bar: float) -> Measurement:
+    """``far_nontrivial:<name>`` from the OOD-score frame indexed by ``eval_set``."""
+    key = f"far:{name}"
+    if key not in scores.index or "floor_n" not in scores.columns:
+        return Measurement(math.nan, f"{name}: no pixel floor")
+    r = scores.loc[key]
+    return floor_not_solved(
+        name,
+        r["floor_accepted"],
+        r["floor_n"],
+        r["floor_detector"],
+        bar,
+        f" (FPR95 {float(r['floor_fpr95']):.3f})",
+    )
+
+
+def excluded_far(ood_scores: pd.DataFrame, spec: dict) -> list[str]:
+    """The far sets whose ``far_nontrivial`` premise does not hold (the pixel floor solves them,
+    or untested): left out of the far trend, so out of its figure too."""
+    scores = ood_scores.set_index("eval_set")
+    alpha, bar = float(spec.get("alpha", 0.05)), float(spec["far_floor_fpr95"])
+    out = []
+    for name in spec["far_ood"]:
+        fm = _far_floor(scores, name, bar)
+        if not (fm.p_value < alpha and fm.value > bar):
+            out.append(name)
+    return out
+
+
+def unresolved_shifts(frames: dict, spec: dict) -> dict[str, str]:
+    """Shift type -> note, for the shift types whose ``score_separated`` premise does not hold
+    (top level not clearly more OOD than level 0 by ``score_separation``): their rows cannot be
+    tested, and their figure panels are greyed with the note."""
+    scores = frames["ood_scores"].set_index("eval_set")
+    kept = kept_levels(frames["levels"], spec)
+    alpha, bar = float(spec.get("alpha", 0.05)), float(spec["score_separation"])
+    out = {}
+    for s in graded_shifts(spec):
+        top = _top_level(spec, s, kept[s], scores)
+        zero = "rotation@0" if s == ROTATION and "rotation@0" in scores.index else ID_SET
+        sep = _separation(
+            _repeats(scores, _set_name(s, top)) if top > 0 else np.array([]),
+            _repeats(scores, zero),
+            bar,
+            s,
+        )
+        if not (sep.p_value < alpha and sep.value > bar):
+            out[s] = f"not separated from clean\n(+{sep.value:.3f}, bar {bar:g})"
+    return out
+
+
+def _clean_regime(pol: pd.DataFrame) -> Measurement:
+    """``reward_competitive_clean``: per seed, reward prediction's mean reward on the clean test
+    images minus the thresholded classifier's; the detail adds arg-max classification's and
+    reward prediction's clean abstain share, and says when the recipe misses the regime."""
+    clean = pol[pol["eval_set"] == ID_SET]
+    at = {p: clean[clean["policy"] == p].set_index("seed") for p in (REWARD, THRESHOLDED, STANDARD)}
+    if at[REWARD].empty or at[THRESHOLDED].empty:
+        return Measurement(
+            math.nan,
+            "no clean rewards of reward prediction and thresholded classification recorded",
+        )
+    rp, thr = at[REWARD]["mean_reward"].astype(float), at[THRESHOLDED]["mean_reward"].astype(float)
+    common = sorted(set(rp.index) & set(thr.index))
+    gap = rp.loc[common] - thr.loc[common]
+    argmax = (
+        f", arg-max classification {at[STANDARD]['mean_reward'].astype(float).mean():.3f}"
+        if len(at[STANDARD])
+        else ""
+    )
+    regime = (
+        ""
+        if gap.mean() > -CLEAN_MARGIN
+        else "; below the margin: the recipe does not put the reward model in the paper's "
+        "regime (competitive in-distribution), and the reward rows cannot test the paper"
+    )
+    base = _per_seed(
+        gap,
+        f"clean test images: reward prediction earns {rp.mean():.3f} (abstains on "
+        f"{at[REWARD]['abstain_ratio'].astype(float).mean():.1%}), thresholded classification "
+        f"{thr.mean():.3f}{argmax}; margin {CLEAN_MARGIN:g}{regime}; difference",
+    )
+    return base
 
 
 def _per_seed(measure: pd.Series, what: str) -> Measurement:
@@ -660,7 +867,13 @@ def _constants(frames: dict, spec: dict, loss: str) -> dict[str, Measurement]:
     }
     if len(u):
         pm = paired(t, u, names=("trained", "untrained (same architecture and seed)"))
-        out[ids[1]] = Measurement(pm.value, f"{loss}: " + pm.detail, samples=pm.samples)
+        move = (u.mean() - t.mean()) / u.mean() if u.mean() > 0 else math.nan
+        mirror = (
+            f"; the move is {move:.1%} of the untrained distance, and the trained ratio "
+            f"{t.mean():.3f} is what constants_mirror_ocs:{loss} tests against its bar "
+            f"{float(spec['mirror_bar']):g} (a move toward the OCS is not a mirror of it)"
+        )
+        out[ids[1]] = Measurement(pm.value, f"{loss}: " + pm.detail + mirror, samples=pm.samples)
     else:
         out[ids[1]] = Measurement(math.nan, f"{loss}: no untrained-network constants recorded")
     if len(ids) > 2:
@@ -774,19 +987,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
     floor_bar = float(spec["far_floor_fpr95"])
     nontrivial = []
     for name in spec["far_ood"]:
-        key = f"far:{name}"
-        if key not in scores.index or "floor_n" not in scores.columns:
-            m[f"far_nontrivial:{name}"] = Measurement(math.nan, f"{name}: no pixel floor")
-            continue
-        r = scores.loc[key]
-        fm = floor_not_solved(
-            name,
-            r["floor_accepted"],
-            r["floor_n"],
-            r["floor_detector"],
-            floor_bar,
-            f" (FPR95 {float(r['floor_fpr95']):.3f})",
-        )
+        fm = _far_floor(scores, name, floor_bar)
         m[f"far_nontrivial:{name}"] = fm
         if fm.p_value < alpha and fm.value > floor_bar:
             nontrivial.append(name)
@@ -856,7 +1057,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
         )
         for loss in [roles[r] for r in ROLES]:
             g = _series(grid[grid["loss"] == loss], s, levels)
-            m[f"ocs_trend:{loss}:{s}"] = _trend(g, scores, f"{loss}, {s}{note}")
+            m[f"ocs_trend:{loss}:{s}"] = _trend(g, scores, f"{loss}, {s}{note}", alpha=alpha)
         ps = _series(pol, s, levels)
         rp = ps[ps["policy"] == REWARD]
         st = ps[ps["policy"] == STANDARD]
@@ -875,7 +1076,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             acc = _at(cs, top, "accuracy")
             where = (
                 f" (classifier accuracy at level {top:g}: {acc.mean():.3f}, break-even "
-                f"{breakeven(spec):.3g})"
+                f"{breakeven(spec):.3g}; judged only below the break-even)"
             )
             m[f"reward_beats_classification:{s}"] = Measurement(
                 d.value, f"{s}: " + d.detail + where + note, samples=d.samples
@@ -883,6 +1084,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
         else:
             for cid in (f"abstain_rises:{s}", f"reward_beats_classification:{s}"):
                 m[cid] = Measurement(math.nan, f"{s}: no kept level{note}")
+    m["reward_competitive_clean"] = _clean_regime(pol)
     if spec["far_ood"]:
         keep = {f"far:{n}" for n in nontrivial}
         left_out = sorted(set(spec["far_ood"]) - set(nontrivial))
@@ -895,7 +1097,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             g = grid[(grid["loss"] == loss) & grid["eval_set"].isin(keep)]
             what = f"{loss}, the {len(keep)} non-trivial far sets ({', '.join(nontrivial)}){why}"
             m[f"ocs_trend:{loss}:{FAR}"] = (
-                _trend(g, scores, what)
+                _trend(g, scores, what, alpha=alpha)
                 if len(keep) >= 3
                 else Measurement(math.nan, f"{what}: fewer than 3 sets, no rank trend")
             )

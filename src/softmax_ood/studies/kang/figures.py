@@ -14,11 +14,16 @@ Frames
     OCS is the level named ``"OCS"`` (drawn last, orange). ``component`` is the class (or
     action) label for ``ce`` / ``reward_mse`` (bars) and ``"mean"`` / ``"std"`` for
     ``gaussian_nll`` (drawn as the Gaussian density).
-``fig3(frame)`` -- OOD score vs distance to the OCS (paper Fig. 3):
-    ``loss``, ``shift``, ``eval_set``, ``seed``, ``ood_score``, ``distance``, ``is_id``. One panel
-    per (loss, shift); each evaluation set is a point at its mean OOD score and mean distance,
-    with the std over seeds as error bars; ``is_id`` rows (the held-out ID split) are a red star
-    in every panel of their loss.
+``fig3(frame, greyed=None)`` -- OOD score vs distance to the OCS (paper Fig. 3):
+    ``loss``, ``shift``, ``eval_set``, ``seed``, ``ood_score``, ``distance``, ``is_id`` and an
+    optional ``ood_score_std``. One panel per (loss, shift), every panel on one x-axis (the OOD
+    score) and the panels of one loss on one y-axis, so panels compare; each evaluation set is a
+    point at its mean OOD score and mean distance; y error bars the std over seeds; x error bars
+    the std over the discriminator repeats (``ood_score_std``; without that column none: the
+    score is one number per set, the same for every seed); ``is_id`` rows (the held-out ID
+    split) are a red star in every panel of their loss. ``greyed`` maps a shift to a note: its
+    panels are drawn grey with the note inside the panel (a shift the discriminator does not
+    separate from clean: the order of its points is noise).
 ``fig4(norms, subspace, constants)`` -- the mechanism (paper Fig. 4):
     ``norms``: ``level``, ``layer``, ``name``, ``ratio_mean``, ``ratio_std`` (one line per level
     over the layers, :func:`~softmax_ood.studies.kang.features.norm_ratios` rows);
@@ -191,11 +196,30 @@ def fig2(frame: pd.DataFrame, path: str | Path) -> None:
 
 
 # --------------------------------------------------------------------------- Fig. 3
-def fig3(frame: pd.DataFrame, path: str | Path, max_cols: int = 6) -> None:
+def _limits(values: pd.Series) -> tuple[float, float]:
+    lo, hi = float(values.min()), float(values.max())
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1.0)
+    return lo - pad, hi + pad
+
+
+def fig3(
+    frame: pd.DataFrame, path: str | Path, max_cols: int = 6, greyed: dict | None = None
+) -> None:
     """Fig. 3: OOD score (x) vs distance to the OCS (y), mean ± std over seeds. One row of
-    panels per loss (wrapped every ``max_cols`` shift types), at most the report's width."""
+    panels per loss (wrapped every ``max_cols`` shift types), at most the report's width; one
+    x-axis for every panel, one y-axis per loss; ``greyed`` shifts drawn grey with their note."""
     cols = ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
     _require(frame, cols, "fig3")
+    greyed = greyed or {}
+    xlim = _limits(frame["ood_score"].astype(float))
+    means = frame.groupby(["loss", "eval_set"], sort=False)["distance"].agg(["mean", "std"])
+    span = means.assign(
+        lo=means["mean"] - means["std"].fillna(0.0), hi=means["mean"] + means["std"].fillna(0.0)
+    )
+    ylims = {
+        loss: _limits(pd.concat([g["lo"], g["hi"]]))
+        for loss, g in span.groupby(level="loss", sort=False)
+    }
     ood = frame[~frame["is_id"].astype(bool)]
     ident = frame[frame["is_id"].astype(bool)]
     panels = _order(zip(ood["loss"], ood["shift"], strict=True))
@@ -221,17 +245,20 @@ def fig3(frame: pd.DataFrame, path: str | Path, max_cols: int = 6) -> None:
             sub = ood[(ood["loss"] == loss) & (ood["shift"] == shift)]
             x = _agg(sub, ["eval_set"], "ood_score")
             y = _agg(sub, ["eval_set"], "distance")
+            grey = shift in greyed
             ax.errorbar(
                 x["mean"],
                 y["mean"],
                 yerr=y["std"],
-                xerr=x["std"],
+                xerr=_x_err(sub, x),
                 fmt="o",
-                color=color_of(str(loss)) if str(loss) in LOSS_LABELS else _BLUE,
+                color="0.6"
+                if grey
+                else (color_of(str(loss)) if str(loss) in LOSS_LABELS else _BLUE),
                 ms=3,
                 lw=0.6,
                 capsize=1.5,
-                label="shifted sets",
+                label="not separated from clean (greyed)" if grey else "shifted sets",
             )
             idf = ident[ident["loss"] == loss]
             if len(idf):
@@ -241,7 +268,7 @@ def fig3(frame: pd.DataFrame, path: str | Path, max_cols: int = 6) -> None:
                     xi["mean"],
                     yi["mean"],
                     yerr=yi["std"],
-                    xerr=xi["std"],
+                    xerr=_x_err(idf, xi),
                     fmt="*",
                     color=_RED,
                     ms=7,
@@ -252,10 +279,35 @@ def fig3(frame: pd.DataFrame, path: str | Path, max_cols: int = 6) -> None:
             ax.tick_params(labelsize=5)
             ax.set_xlabel("OOD score", fontsize=6)
             ax.set_ylabel(_label(DISTANCE_LABELS, loss), fontsize=5)
+            ax.set_xlim(*xlim)
+            ax.set_ylim(*ylims[loss])
+            if grey:  # the note inside the panel, over its grey points
+                ax.text(
+                    0.5,
+                    0.97,
+                    greyed[shift],
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="top",
+                    fontsize=5,
+                    color="0.35",
+                )
             ax.set_title(f"{_label(LOSS_LABELS, loss)}\n{shift}", fontsize=6)
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=6)
+        seen: dict = {}
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(lab, h)
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=3, fontsize=6)
         save_figure(fig, path)
+
+
+def _x_err(sub: pd.DataFrame, x: pd.DataFrame):
+    """x error bars of Fig. 3: the std of each set's OOD score over the discriminator repeats
+    (``ood_score_std``), or none (the score is one number per set, the same for every seed)."""
+    if "ood_score_std" not in sub.columns:
+        return None
+    std = sub.groupby("eval_set", sort=False)["ood_score_std"].first()
+    return std.reindex(x.index if "eval_set" not in x.columns else x["eval_set"]).to_numpy(float)
 
 
 # --------------------------------------------------------------------------- Fig. 4
@@ -293,7 +345,13 @@ def fig4(
         ax.set_xticks(names["layer"], names["name"], rotation=45)
         ax.set_ylabel("E ||W phi||^2 relative to train", fontsize=7)
         ax.set_title("feature norm ratio (cross-entropy)", fontsize=8)
-        ax.legend(title="shift", loc="best", fontsize=5, ncol=2, title_fontsize=6)
+        ax.legend(
+            title="shift",
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+            fontsize=5,
+            title_fontsize=6,
+        )
         ax = axes[1]
         sub = subspace.set_index("level").reindex(_order(subspace["level"]))
         pos = np.arange(len(sub))
@@ -333,7 +391,7 @@ def fig4(
                 else f"{_label(LOSS_LABELS, loss)}: constants vs OCS",
                 fontsize=8,
             )
-            ax.legend(loc="best")
+            ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=5)
         save_figure(fig, path)
 
 

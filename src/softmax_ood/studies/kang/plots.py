@@ -1,8 +1,11 @@
 """The Kang study's long frames -> the tidy frames of :mod:`.figures` (Figs. 2-7).
 
 Means are over seeds (the figure functions take the std over the ``seed`` column where they show
-error bars). Figs. 2 and 5 show the configured ``figure_shift`` (Fig. 2 also rotation) on the
-configured ``figure_class``; Fig. 4 the mechanism models; Fig. 3 one representative shift type
+error bars). Fig. 5 shows the configured ``figure_shift``, Fig. 2 the shift its claim can be
+read on (:func:`fig2_shift`: ``figure_shift`` unless the discriminator does not separate it from
+clean or it moves no decision; also rotation), on the configured ``figure_class``; Fig. 3 greys
+the shifts the discriminator does not separate from clean and leaves out the far sets the far
+trend excludes; Fig. 4 the mechanism models; Fig. 3 one representative shift type
 per family (``fig3_full``: every shift type, the appendix figure); Figs. 6 and 7 every shift
 type, one panel each. Levels dropped as no-ops (the ``changes`` premise) are left out of every
 figure, as out of every claim.
@@ -16,6 +19,7 @@ import pandas as pd
 
 from . import figures
 from .tables import FAR, by_shift, main_runs, mechanism_runs
+from .tables import graded_shifts as graded
 
 __all__ = ["FAMILIES", "FIGURES", "draw", "representatives"]
 
@@ -78,12 +82,40 @@ def representatives(spec: dict, kept: dict | None) -> list[str]:
     return out + ([FAR] if spec["far_ood"] else [])
 
 
+def fig2_shift(frames: dict, spec: dict) -> str:
+    """The shift Fig. 2 shows: the configured ``figure_shift`` when the claim it illustrates
+    (``ocs_trend``) can be read on it -- the discriminator separates its top level from clean and
+    that level moves more than ``prediction_epsilon`` of the classifier's decisions -- else the
+    first configured shift type where both hold (else ``figure_shift``). Both gates are premises
+    of the claims table, independent of the trend the figure shows."""
+    wanted = spec["figure_shift"]
+    kept = _kept(frames, spec)
+    if kept is None or frames.get("ood_scores") is None or "grid" not in frames:
+        return wanted
+    from .claims import _top_level, unresolved_shifts
+
+    greyed = unresolved_shifts(frames, spec)
+    grid = main_runs(frames["grid"], spec)
+    clf = grid[grid["loss"] == spec["roles"]["classifier"]]
+    scores = frames["ood_scores"].set_index("eval_set")
+    order = [wanted] + [s for s in graded(spec) if s != wanted]
+    for s in order:
+        top = _top_level(spec, s, kept.get(s, [0.0]), scores)
+        name = f"{s}@{top:g}"
+        changed = clf.loc[clf["eval_set"] == name, "changed"] if "changed" in clf else []
+        moves = len(changed) and float(changed.mean()) > float(spec["prediction_epsilon"])
+        if s not in greyed and top > 0 and moves:
+            return s
+    return wanted
+
+
 def fig2(frames: dict, spec: dict, path) -> None:
     comp = main_runs(frames["components"], spec)
     kept = _kept(frames, spec)
     pred = comp[comp["kind"] == "mean_prediction"]
-    parts = [_figure_series(pred, spec, spec["figure_shift"], kept)]
-    if spec["rotations"] and spec["figure_shift"] != "rotation":
+    shown = fig2_shift(frames, spec)
+    parts = [_figure_series(pred, spec, shown, kept)]
+    if spec["rotations"] and shown != "rotation":
         rot = _figure_series(pred, spec, "rotation", kept)
         angles = {_level_name("rotation", a) for a in FIG2_ROTATIONS}
         parts.append(rot[rot["level"].isin(angles)])
@@ -115,21 +147,43 @@ def fig2(frames: dict, spec: dict, path) -> None:
 
 
 def _fig3_frame(frames: dict, spec: dict) -> pd.DataFrame:
+    """Fig. 3's rows: no-op levels and the far sets the far trend leaves out (their
+    ``far_nontrivial`` premise fails, e.g. ``glyphs_boxed``) dropped; ``ood_score_std`` the
+    std of each set's OOD score over the discriminator repeats (the x error bars)."""
+    from .claims import excluded_far
+
     grid = _drop_noops(main_runs(frames["grid"], spec), _kept(frames, spec))
-    return grid.assign(loss=grid["family"])[
-        ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
-    ]
+    scores = frames.get("ood_scores")
+    cols = ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
+    if scores is not None and len(scores) and "per_repeat" in scores.columns:
+        out_sets = {f"far:{n}" for n in excluded_far(scores, spec)}
+        grid = grid[~grid["eval_set"].isin(out_sets)]
+        std = {
+            e: float(pd.Series(r, dtype=float).std(ddof=1)) if len(r) > 1 else 0.0
+            for e, r in zip(scores["eval_set"], scores["per_repeat"], strict=True)
+        }
+        grid = grid.assign(ood_score_std=grid["eval_set"].map(std).fillna(0.0))
+        cols.append("ood_score_std")
+    return grid.assign(loss=grid["family"])[cols]
+
+
+def _greyed(frames: dict, spec: dict) -> dict[str, str]:
+    from .claims import unresolved_shifts
+
+    if frames.get("ood_scores") is None or _kept(frames, spec) is None:
+        return {}
+    return unresolved_shifts(frames, spec)
 
 
 def fig3(frames: dict, spec: dict, path) -> None:
     out = _fig3_frame(frames, spec)
     shown = representatives(spec, _kept(frames, spec))
     out = out[out["shift"].isin(shown) | out["is_id"].astype(bool)]
-    figures.fig3(out, path)
+    figures.fig3(out, path, greyed=_greyed(frames, spec))
 
 
 def fig3_full(frames: dict, spec: dict, path) -> None:
-    figures.fig3(_fig3_frame(frames, spec), path, max_cols=5)
+    figures.fig3(_fig3_frame(frames, spec), path, max_cols=5, greyed=_greyed(frames, spec))
 
 
 def fig4(frames: dict, spec: dict, path) -> None:

@@ -186,3 +186,29 @@ def test_theorem_48_predicts_mixture_features_and_fails_on_shuffled_class_statis
     assert not table.loc[f"seddik_weights:{method}", "holds"]
     assert not table.loc[f"seddik_logits:{method}", "holds"]
     assert not table.loc["seddik_same_weights", "holds"]
+
+
+def test_same_rate_reads_the_logit_norm_not_the_kl_at_its_ceiling(config):
+    """Issue 46: CE's KL to the OCS sits at its log K ceiling and barely moves while its logits
+    shrink as LogitNorm's do; the rate is the same, and the detail states the ceiling."""
+    section = study.spec(config)
+    f = controls.frames(section)
+    shift = f["shift"]
+    ce = shift["loss"] == section["baseline"]
+    shift.loc[ce, "distance"] = 2.19 - 0.001 * shift.loc[ce, "level"].fillna(0)
+    table = claims.evaluate_crosspaper_claims(f, section).set_index("claim_id")
+    row = table.loc["same_rate:contrast"]
+    assert row["verdict"] == "holds", (row["verdict"], row["detail"])
+    assert "logit norm" in row["statistic"] and "ceiling about log K" in row["detail"]
+
+
+def test_normalised_logits_are_compared_with_ce_and_clean_images(config):
+    """Issue 46: the normalised-logit bound is the normalisation's unless LogitNorm's normalised
+    logits are less certain than CE's; that comparison is its own row."""
+    section = study.spec(config)
+    method = section["method"]
+    same = claims.evaluate_crosspaper_claims(controls.frames(section, ln_norm_drop=0.0), section)
+    row = same.set_index("claim_id").loc[f"normalised_below_ce:{method}"]
+    assert not row["holds"] and "on the images themselves" in row["detail"]
+    text = same.set_index("claim_id").loc[f"normalised_uncertain:{method}", "claim"]
+    assert "no finding about LogitNorm" in text

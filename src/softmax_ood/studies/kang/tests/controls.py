@@ -15,8 +15,8 @@ study's real :func:`~softmax_ood.studies.kang.claims.evaluate_kang_claims`:
   floor solves, a ``rotation@0`` that is not the clean images.
 * ``above_breakeven`` -- as ``paper``, but the classifier stays accurate (above the reward's
   break-even 0.8) and the reward model over-abstains: ``reward_beats_classification:<shift>``
-  reads "does not hold (the opposite is significant)" (tested on every shift, the break-even
-  premise is context only).
+  reads "cannot test as the paper's claim (premise below_breakeven ...) -- here the opposite is
+  significant" (judged only below the break-even, the opposite still shown).
 
 Fig. 4's constants: ``paper`` puts the accumulated constants next to the OCS and the untrained
 network's farther away, with an Adam step budget that reaches the OCS; ``contrary`` puts them at
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..claims import REWARD, STANDARD, evaluate_kang_claims
+from ..claims import REWARD, STANDARD, THRESHOLDED, evaluate_kang_claims
 from ..grid import grid_sets
 from ..study import spec as study_spec
 
@@ -152,18 +152,19 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
                     continue
                 if family == "ce":
                     reward = acc - 4.0 * (1.0 - acc)
-                    pol.append(
-                        {
-                            **run,
-                            "loss": loss,
-                            "family": family,
-                            "seed": seed,
-                            **s,
-                            "policy": STANDARD,
-                            "abstain_ratio": 0.0,
-                            "mean_reward": reward - jitter,
-                        }
-                    )
+                    for policy in (STANDARD, THRESHOLDED):  # on these accurate inputs alike
+                        pol.append(
+                            {
+                                **run,
+                                "loss": loss,
+                                "family": family,
+                                "seed": seed,
+                                **s,
+                                "policy": policy,
+                                "abstain_ratio": 0.0,
+                                "mean_reward": reward - jitter,
+                            }
+                        )
                 elif family == "reward_mse":
                     grows = world in ("paper", "above_breakeven")
                     abstain = 0.02 + (0.6 if grows else -0.02) * toward
@@ -278,7 +279,14 @@ def cases(config: dict):
         yield cid, True, tables["paper"]
         yield cid, False, tables["contrary" if kind == "claim" else "broken"]
         if cid.startswith("reward_beats_classification:"):
-            yield cid, False, tables["above_breakeven"], "does not hold (the opposite is"
+            # judged only below the break-even: the over-abstention above it is shown, not
+            # counted against (or for) the paper
+            yield (
+                cid,
+                False,
+                tables["above_breakeven"],
+                "cannot test as the paper's claim (premise below_breakeven:",
+            )
     # the verdict kinds of issue 25 (4th element: how the verdict must begin): in the contrary
     # world a shift moves predictions significantly away from the OCS; with the classifier
     # unfitted too (the broken world's fit frame) the failed premise gates the claim but does

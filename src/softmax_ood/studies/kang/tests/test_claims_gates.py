@@ -48,6 +48,9 @@ def test_a_top_level_inside_the_null_tolerance_gates_the_trend(cfg):
     trend = _row(t, f"ocs_trend:{ce}:{SHIFT}")
     assert trend["verdict"].startswith(f"cannot test: premise score_separated:{SHIFT}")
     assert _row(t, f"score_separated:{SHIFT}")["threshold"] == spec["score_separation"]
+    # the same gate for every row that reads the shift: abstention and reward vs classification
+    for cid in (f"abstain_rises:{SHIFT}", f"reward_beats_classification:{SHIFT}"):
+        assert _row(t, cid)["verdict"].startswith(f"cannot test: premise score_separated:{SHIFT}")
     # the paper world separates the same shift: the premise holds there
     assert _row(evaluate_kang_claims(frames(spec, "paper"), spec), f"score_separated:{SHIFT}")[
         "holds"
@@ -149,4 +152,86 @@ def test_the_ce_mirror_row_is_a_sanity_check(cfg):
     t = evaluate_kang_claims(frames(spec, "paper"), spec)
     row = _row(t, f"constants_mirror_ocs:{ce}")
     assert row["kind"] == "sanity" and not row["supports"]
-    assert _row(t, f"constants_vs_init:{ce}")["kind"] == "claim"
+    # issue 46: CE's control of the mirror is the balanced-classes fact too, a sanity row
+    vs_init = _row(t, f"constants_vs_init:{ce}")
+    assert vs_init["kind"] == "sanity" and not vs_init["supports"]
+    assert "balanced classes" in vs_init["claim"]
+
+
+def test_rows_that_read_against_their_neighbour_say_so(cfg):
+    """Issue 46: the reward model's constants_vs_init (a small move toward the OCS) is stated
+    against Fig. 4's mirror row; the far-OOD trend says it is between sets and not the paper's."""
+    spec = study_spec(cfg)
+    t = evaluate_kang_claims(frames(spec, "paper"), spec)
+    reward = spec["roles"]["reward_model"]
+    if reward in spec["mechanism"]["losses"]:
+        row = _row(t, f"constants_vs_init:{reward}")
+        assert row["kind"] == "claim"
+        assert f"constants_mirror_ocs:{reward}" in row["claim"]
+        assert "of the untrained distance" in row["detail"]
+        assert f"constants_mirror_ocs:{reward} tests against its bar" in row["detail"]
+    far = t[t["claim_id"].str.endswith(":far_ood")]
+    assert len(far)
+    for text in far["claim"]:
+        assert "between sets, not within a set" in text and "not in the paper" in text
+
+
+def test_reward_vs_classification_is_judged_only_below_the_break_even(cfg):
+    """Issue 46: under a shift where the classifier stays above the break-even accuracy the
+    reward model's win is mechanical; the row is gated, and prints the break-even."""
+    from ..claims import breakeven
+
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    ce = spec["roles"]["classifier"]
+    grid = f["grid"]
+    grid.loc[(grid["loss"] == ce) & (grid["shift"] == SHIFT), "accuracy"] = 0.95
+    t = evaluate_kang_claims(f, spec)
+    assert not _row(t, f"below_breakeven:{SHIFT}")["holds"]
+    row = _row(t, f"reward_beats_classification:{SHIFT}")
+    assert "premise below_breakeven:" in row["verdict"] and not row["holds"], row["verdict"]
+    assert f"break-even {breakeven(spec):.3g}; judged only below the break-even" in row["detail"]
+
+
+def test_a_reward_model_worst_on_clean_data_fails_the_regime_premise(cfg):
+    """Issue 46: the recipe's reward model abstains on most clean images and earns less there
+    than the thresholded classifier; the premise fails, says so, and gates the reward rows."""
+    from ..claims import CLEAN_MARGIN, REWARD
+
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    pol = f["policies"]
+    sel = (pol["policy"] == REWARD) & (pol["eval_set"] == "id")
+    pol.loc[sel, "mean_reward"] = 0.33 + 0.001 * pol.loc[sel, "seed"]
+    pol.loc[sel, "abstain_ratio"] = 0.67
+    t = evaluate_kang_claims(f, spec)
+    prem = _row(t, "reward_competitive_clean")
+    assert prem["kind"] == "premise" and prem["threshold"] == -CLEAN_MARGIN
+    assert prem["verdict"].startswith("does not hold"), prem["verdict"]
+    assert "does not put the reward model in the paper's regime" in prem["detail"]
+    assert "67.0%" in prem["detail"]
+    for cid in (f"abstain_rises:{SHIFT}", f"reward_beats_classification:{SHIFT}"):
+        assert "premise reward_competitive_clean does not hold" in _row(t, cid)["verdict"]
+    assert _row(evaluate_kang_claims(frames(spec, "paper"), spec), "reward_competitive_clean")[
+        "holds"
+    ]
+
+
+def test_every_claim_declares_an_effect_and_prints_power(cfg):
+    """Issue 46: every Kang claim row carries a smallest effect of interest (with its reason) and
+    a power, so "too few seeds to tell" says the test could not see that effect."""
+    import math
+
+    spec = study_spec(cfg)
+    f = frames(spec, "paper")
+    # seed-to-seed spread (the control's abstain differences are identical per seed, where a
+    # noncentral t's power is numerically undefined)
+    pol = f["policies"]
+    pol["abstain_ratio"] += np.random.default_rng(3).normal(0.0, 0.005, len(pol))
+    t = evaluate_kang_claims(f, spec)
+    claims = t[t["kind"] == "claim"]
+    assert len(claims) and claims["effect"].notna().all()
+    assert (claims["effect_source"] == "power target").all()
+    assert claims["statistic"].str.contains("smallest effect of interest").all()
+    tested = claims[~claims["verdict"].str.startswith("cannot test")]
+    assert len(tested) and tested["power"].map(math.isfinite).all(), tested[["claim_id", "power"]]
