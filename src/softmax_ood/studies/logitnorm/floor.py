@@ -1,17 +1,18 @@
-"""Which OOD sets are a test of the network: the pixel-statistics floor beside CE.
+"""Which OOD sets are a test of the network: the floor battery beside CE.
 
-For every OOD test set the shared floor (:func:`softmax_ood.analysis.premises.pixel_floor`: the
-best of lit-pixel count, mean intensity, border mass and their Mahalanobis combination, scored
-on the same ID test / OOD split with the ID training images as reference) is compared with the
-CE baseline's MSP FPR95 on the main architecture and headline recipe. The test images are split
+For every OOD test set the floor battery (:mod:`softmax_ood.analysis.battery`: intensity,
+spatial, spectral, nearest-neighbour and gradient-orientation detectors, each fitted on the ID
+training images only; the floor is its best detector on the split, the whole battery, and the
+best of its *tuning* and *held-out* families are reported apart) is compared with the CE
+baseline's MSP FPR95 on the main architecture and headline recipe. The test images are split
 once (a seeded ``selection_fraction`` of the ID test images and of each OOD set's images select,
 the rest confirm; :func:`.evidence.split_images`). On the *selection* images, a far set whose floor
 FPR95 is not significantly worse than CE's (a test over seeds and a bootstrap of those images,
 never a point estimate) is *trivial*: reported, marked, and left out of the headline average. On
 the disjoint *confirmation* images, which every verdict of the claims table reads, the premise
 row "the set is not trivial" asks the same question again (:mod:`.evidence`: per seed
-``floor - CE``; on each bootstrap resample the floor is refitted on the resampled images, as
-generous to itself as on the full set), so a headline set whose premise row does not hold is one
+``floor - CE``; on each bootstrap resample the best detector is chosen again on the resampled
+images, as generous to the floor as on the full set), so a headline set whose premise row does not hold is one
 the floor nearly solves on fresh images. Perturbing the confirmation images' scores cannot change
 which sets are kept (a test says so).
 
@@ -29,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...analysis.pixelfloor import floor_from_statistics, pixel_statistics
+from ...analysis.battery import Battery, battery_result
 from .evidence import Resamples, fpr95_first, msp_arrays, split_images, two_stage
 
 __all__ = [
@@ -44,8 +45,13 @@ __all__ = [
 FLOOR_COLUMNS = [
     "ood_set",
     "shift",
+    "group",
     "floor_fpr95",
     "floor_detector",
+    "tuning_fpr95",
+    "tuning_detector",
+    "heldout_fpr95",
+    "heldout_detector",
     "ce_fpr95",
     "value",
     "se",
@@ -54,6 +60,12 @@ FLOOR_COLUMNS = [
     "n",
     "p_value",
     "holds",
+    "selection_floor_fpr95",
+    "selection_tuning_fpr95",
+    "selection_tuning_detector",
+    "selection_heldout_fpr95",
+    "selection_heldout_detector",
+    "selection_ce_fpr95",
     "selection_value",
     "selection_p_value",
     "trivial",
@@ -107,13 +119,13 @@ def resamples_for(samples: pd.DataFrame, spec: dict, part: str = "confirmation")
     )
 
 
-def _floor_test(name, s_id, s_ood, s_ref, scores, seeds, res: Resamples):
-    """Floor and CE FPR95 on ``res``'s images and the two-stage test of ``floor - CE``."""
+def _floor_test(name, s_id, s_ood, scores, seeds, res: Resamples):
+    """Battery and CE FPR95 on ``res``'s images and the two-stage test of ``floor - CE``
+    (``s_id``/``s_ood``: the images' :meth:`Battery.scores`)."""
 
     def floor_on(b):
         ii, oo = res.id_rows(b), res.ood_rows(name, b)
-        sub = (s_id.iloc[ii].reset_index(drop=True), s_ood.iloc[oo].reset_index(drop=True))
-        return floor_from_statistics(*sub, s_ref)
+        return battery_result(s_id.iloc[ii], s_ood.iloc[oo])
 
     full = floor_on(None)
     floors = {None: full["fpr95"], **{b: floor_on(b)["fpr95"] for b in range(len(res))}}
@@ -131,16 +143,24 @@ def _floor_test(name, s_id, s_ood, s_ref, scores, seeds, res: Resamples):
     return full, ts, float(np.mean([ce_on(s) for s in seeds]))
 
 
+def _group(name: str, near: set) -> str:
+    from ...fashion import set_group
+
+    return "near" if name in near else set_group(name)
+
+
 def floor_frame(
     samples: pd.DataFrame,
     images: dict,
     spec: dict,
     sets: list[str] | None = None,
 ) -> pd.DataFrame:
-    """One row per OOD test set: on the *confirmation* images, floor and CE FPR95 (%) and the
-    two-stage test of ``floor - CE > 0`` (``holds``: the set's premise row); on the disjoint
-    *selection* images the same test (``selection_*``), which alone decides ``trivial`` (a far
-    set where it does not hold: left out of the headline). ``images`` from :func:`load_images`;
+    """One row per OOD test set: on the *confirmation* images, the battery's best FPR95 (%; its
+    tuning and held-out families' apart), CE's, and the two-stage test of ``floor - CE > 0``
+    (``holds``: the set's premise row); on the disjoint *selection* images the same numbers and
+    test (``selection_*``), which alone decide ``trivial`` (a far set where the test does not
+    hold: left out of the headline). ``group``: ``near``, ``matched`` or ``cue-separable``
+    (:func:`softmax_ood.fashion.set_group`). ``images`` from :func:`load_images`;
     ``samples`` the study's per-image MSP frame; ``sets``: only these (default: every OOD test set
     the samples hold)."""
     recipe, arch, ce, alpha = spec["recipe"], spec["main_arch"], spec["baseline"], spec["alpha"]
@@ -150,16 +170,15 @@ def floor_frame(
     near = set(spec.get("near_ood") or [])
     sets = sorted(set(scores[seeds[0]]) - {"id"}) if sets is None else sorted(sets)
     rows = []
-    # per-image statistics once: a bootstrap resample of the images is the same rows of them
-    s_ref = pixel_statistics(images["train"], images["train"])
-    s_id = pixel_statistics(images["id"], images["train"])
+    # the battery fitted once on the ID training images and every image scored once: a
+    # bootstrap resample of the images is the same rows of the scores
+    battery = Battery.fit(images["train"])
+    s_id = battery.scores(images["id"])
     for name in sets:
-        s_ood = pixel_statistics(images[name], images["train"])
-        tests = {
-            p: _floor_test(name, s_id, s_ood, s_ref, scores, seeds, res) for p, res in parts.items()
-        }
+        s_ood = battery.scores(images[name])
+        tests = {p: _floor_test(name, s_id, s_ood, scores, seeds, res) for p, res in parts.items()}
         full, ts, ce_mean = tests["confirmation"]
-        _, sel_ts, _ = tests["selection"]
+        sel, sel_ts, sel_ce = tests["selection"]
         p = ts.p_value(0.0, ">")
         sel_p = sel_ts.p_value(0.0, ">")
         sel_holds = bool(sel_ts.mean > 0 and sel_p < alpha)
@@ -167,8 +186,13 @@ def floor_frame(
             {
                 "ood_set": name,
                 "shift": "near" if name in near else "far",
+                "group": _group(name, near),
                 "floor_fpr95": float(full["fpr95"]),
                 "floor_detector": full["detector"],
+                "tuning_fpr95": float(full["tuning_fpr95"]),
+                "tuning_detector": full["tuning_detector"],
+                "heldout_fpr95": float(full["heldout_fpr95"]),
+                "heldout_detector": full["heldout_detector"],
                 "ce_fpr95": ce_mean,
                 "value": ts.mean,
                 "se": ts.se,
@@ -177,6 +201,12 @@ def floor_frame(
                 "n": ts.n,
                 "p_value": p,
                 "holds": bool(ts.mean > 0 and p < alpha),
+                "selection_floor_fpr95": float(sel["fpr95"]),
+                "selection_tuning_fpr95": float(sel["tuning_fpr95"]),
+                "selection_tuning_detector": sel["tuning_detector"],
+                "selection_heldout_fpr95": float(sel["heldout_fpr95"]),
+                "selection_heldout_detector": sel["heldout_detector"],
+                "selection_ce_fpr95": sel_ce,
                 "selection_value": sel_ts.mean,
                 "selection_p_value": sel_p,
                 # kept by a test on the selection images, never by a point estimate and never by

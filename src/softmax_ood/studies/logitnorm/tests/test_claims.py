@@ -278,3 +278,36 @@ def test_confirmation_images_cannot_move_the_headline_selection(spec, cache):
     keep = ["ood_set", "selection_value", "selection_p_value", "trivial"]
     pd.testing.assert_frame_equal(base[keep], moved[keep])
     assert not np.allclose(base["value"], moved["value"])
+
+
+def test_floor_rows_report_the_batterys_two_families_and_the_group(spec, cache):
+    """Issue 41: per set the whole battery's best FPR95 is the better of its tuning and held-out
+    families', each reported with its detector, on both halves of the test images."""
+    from softmax_ood.analysis.battery import HELD_OUT, TUNING
+
+    fl = world.build(spec, cache)["floor"]
+    assert set(fl["tuning_detector"]) <= set(TUNING)
+    assert set(fl["heldout_detector"]) <= set(HELD_OUT)
+    assert set(fl["selection_heldout_detector"]) <= set(HELD_OUT)
+    assert np.allclose(fl["floor_fpr95"], np.minimum(fl["tuning_fpr95"], fl["heldout_fpr95"]))
+    assert np.allclose(
+        fl["selection_floor_fpr95"],
+        np.minimum(fl["selection_tuning_fpr95"], fl["selection_heldout_fpr95"]),
+    )
+    near = set(spec["near_ood"])
+    assert (fl["group"] == "near").tolist() == fl["ood_set"].isin(near).tolist()
+
+
+def test_the_headline_says_cannot_test_and_why_when_the_battery_solves_every_far_set(spec, cache):
+    from softmax_ood.studies.logitnorm.frames import mark_trivial
+
+    f = world.build(spec, cache)
+    floor = f["floor"].copy()
+    floor.loc[floor["shift"] == "far", "trivial"] = True
+    ood = mark_trivial(f["ood"].drop(columns=["trivial"], errors="ignore"), floor)
+    df = evaluate_logitnorm_claims(f["runs"], ood, f["curves"], f["samples"], floor, spec)
+    c1 = row(df, "C1")
+    assert c1["verdict"].startswith("cannot test"), c1["verdict"]
+    assert "no far OOD set passes the floor battery on the selection images" in c1["detail"]
+    far = floor.loc[floor["shift"] == "far", "ood_set"]
+    assert all(f"{name} " in c1["detail"] for name in far)
