@@ -22,6 +22,8 @@ from softmax_ood.config import ConfigError, validate_config  # noqa: E402
 from softmax_ood.data import GLYPH_CHARS, MissingDataError, load_prepared  # noqa: E402
 from softmax_ood.download import DownloadError  # noqa: E402
 from softmax_ood.fashion import (  # noqa: E402
+    CUE_CONTROL,
+    CUE_REMOVED,
     CUE_SEPARABLE,
     FASHION_OOD_SETS,
     FASHION_VAL_SETS,
@@ -34,6 +36,7 @@ from softmax_ood.fashion import (  # noqa: E402
     make_fashion_dataset,
     match_histograms,
     read_fashion,
+    remove_cue,
     set_group,
 )
 from softmax_ood.paper_data import (  # noqa: E402
@@ -359,6 +362,27 @@ def test_block_shuffle_keeps_each_images_grey_levels_and_moves_blocks(train_x):
     assert all(tuple(np.round(np.sort(im.ravel()) * 255)) in src for im in x)
     flat = {t.tobytes() for t in np.round(train_x * 255)}
     assert not any(im.tobytes() in flat for im in np.round(x * 255))
+
+
+@pytest.mark.parametrize("name", sorted(CUE_REMOVED))
+def test_a_cue_removal_control_is_its_base_set_with_the_peak_at_one(name, train_x):
+    base, cue = CUE_REMOVED[name]
+    x, b = build_ood(name, 12, 0, train_x), build_ood(base, 12, 0, train_x)
+    assert cue == "peak" and np.all(x.max(axis=(1, 2)) == 1.0)
+    assert b.max(axis=(1, 2)).min() < 1.0  # the base is dimmed
+    np.testing.assert_allclose(x, remove_cue(b, "peak"))
+    # the same image up to a linear stretch (the grid's rounding aside)
+    k = b.max(axis=(1, 2), keepdims=True)
+    assert np.abs(x - b / k).max() <= 0.5 / 255 + 1e-12
+    assert set_group(name) == "control"
+
+
+def test_every_cue_separable_far_set_names_its_cue_and_a_variant_without_it():
+    far = set(CUE_SEPARABLE) - {"glyphs_boxed"}
+    assert set(CUE_CONTROL) == far
+    assert all(v in FASHION_OOD_SETS and cue for cue, v in CUE_CONTROL.values())
+    with pytest.raises(ValueError, match="no remover"):
+        remove_cue(np.zeros((1, 28, 28)), "shape")
 
 
 def test_shuffled_keeps_each_ring_of_grey_levels(train_x):

@@ -55,6 +55,8 @@ from .errors import MissingDataError
 from .paper_data import array_sha256, read_mnist_idx
 
 __all__ = [
+    "CUE_CONTROL",
+    "CUE_REMOVED",
     "CUE_SEPARABLE",
     "FASHION_CLASSES",
     "MATCHED",
@@ -68,6 +70,7 @@ __all__ = [
     "drop_duplicates_and_blanks",
     "fashion_entries",
     "match_histograms",
+    "remove_cue",
     "set_group",
     "fashion_paths",
     "make_fashion_dataset",
@@ -139,6 +142,30 @@ FASHION_OOD_SETS = {
     "shuffled_matched": "ID training images cut into 7x7-pixel blocks whose positions are "
     "permuted within their ring of the block grid (local correlation kept inside each block, "
     "the image's own grey levels, the outer blocks stay outer)",
+    # cue-removal controls (issue 41): a cue-separable set with its strongest single cue removed,
+    # a sanity row for the networks (never in a headline)
+    "glyphs_peak1": "control: the 'glyphs' images with each image's grey levels stretched to "
+    "peak at 1.0 (the dimming removed)",
+    "photos_peak1": "control: the 'photos' images stretched to peak at 1.0",
+    "textures_peak1": "control: the 'textures' images stretched to peak at 1.0",
+}
+#: per far set: its strongest simple cue and the set without it. The peak is declared for the
+#: dimmed sets (the issue's cue, and the battery's best single statistic on them); for the sets
+#: whose cue is spatial the matched construction is the variant without it (it also matches the
+#: grey levels). The matched sets' remaining cue is shape (no variant removes it).
+CUE_CONTROL = {
+    "glyphs": ("peak grey level below 1.0", "glyphs_peak1"),
+    "photos": ("peak grey level below 1.0", "photos_peak1"),
+    "textures": ("peak grey level below 1.0", "textures_peak1"),
+    "digits": ("smooth upsampled strokes and digit grey levels", "digits_matched"),
+    "noise": ("no spatial correlation", "noise_matched"),
+    "shuffled": ("no spatial correlation (pixel-level shuffle)", "shuffled_matched"),
+}
+#: the control sets built by removing one cue (:func:`remove_cue`): name -> (base set, cue)
+CUE_REMOVED = {
+    "glyphs_peak1": ("glyphs", "peak"),
+    "photos_peak1": ("photos", "peak"),
+    "textures_peak1": ("textures", "peak"),
 }
 #: today's far sets, separated by simple image cues (issue 41); names kept so results compare
 CUE_SEPARABLE = ("digits", "glyphs", "photos", "textures", "noise", "shuffled", "glyphs_boxed")
@@ -326,11 +353,13 @@ def _id_stats(train_x: np.ndarray) -> dict:
 
 
 def set_group(name: str) -> str:
-    """``"matched"`` for the cue-matched far sets (:data:`MATCHED`), ``"cue-separable"`` for
-    today's (:data:`CUE_SEPARABLE`) and their validation sets, ``"near"`` for
-    ``heldout_classes``."""
+    """``"matched"`` for the cue-matched far sets (:data:`MATCHED`), ``"control"`` for the
+    cue-removal controls (:data:`CUE_REMOVED`), ``"cue-separable"`` for today's
+    (:data:`CUE_SEPARABLE`) and their validation sets, ``"near"`` for ``heldout_classes``."""
     if name == "heldout_classes":
         return "near"
+    if name in CUE_REMOVED:
+        return "control"
     return "matched" if name in MATCHED else "cue-separable"
 
 
@@ -352,6 +381,18 @@ def drop_duplicates_and_blanks(images: np.ndarray) -> tuple[np.ndarray, dict]:
         seen.add(key)
         keep.append(i)
     return x[np.asarray(keep, dtype=int)], {"blank": int(blank.sum()), "duplicate": dup}
+
+
+def remove_cue(images: np.ndarray, cue: str) -> np.ndarray:
+    """``images`` with one simple cue removed: ``"peak"`` stretches each image's grey levels
+    linearly so that it peaks at exactly 1.0 (the dark ground stays 0), on the 1/255 grid.
+
+    :raises ValueError: a cue without a remover."""
+    if cue != "peak":
+        raise ValueError(f"no remover for the cue {cue!r}; the removable cues are ['peak']")
+    x = np.asarray(images, dtype=np.float64)
+    peak = x.max(axis=(1, 2), keepdims=True)
+    return _on_grid(np.where(peak > 0, x / np.where(peak > 0, peak, 1.0), x))
 
 
 def match_histograms(base: np.ndarray, train_x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -482,6 +523,9 @@ def build_ood_checked(name: str, n: int, seed: int, train_x: np.ndarray) -> tupl
             f"unknown 28x28 OOD set {name!r}; expected one of {sorted(FASHION_OOD_SETS)}"
         )
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(name.encode())]))
+    if name in CUE_REMOVED:
+        base, cue = CUE_REMOVED[name]
+        return drop_duplicates_and_blanks(remove_cue(build_ood(base, n, seed, train_x), cue))
     if name in MATCHED:
         want = n if name != "digits_matched" else None
         extra = 0 if want is None else max(5, n // 20)
@@ -530,7 +574,8 @@ _RINGS = [np.flatnonzero(_DEPTH == d) for d in range(SIZE // 2)]
 def _sources_meta(name: str) -> dict:
     from .data import _sources as digits_sources
 
-    base = name.removesuffix("_matched")  # a matched set has its base set's sources
+    # a matched set or a control has its base set's sources
+    base = CUE_REMOVED.get(name, (name.removesuffix("_matched"),))[0]
     desc = FASHION_OOD_SETS[name]
     if base in ("digits", "digits_val"):
         return {

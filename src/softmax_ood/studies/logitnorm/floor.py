@@ -70,6 +70,12 @@ FLOOR_COLUMNS = [
     "selection_p_value",
     "trivial",
     "per_seed",
+    "control_cue",
+    "control_set",
+    "ce_set_fpr95",
+    "ce_control_fpr95",
+    "ln_fpr95",
+    "ln_control_fpr95",
 ]
 
 
@@ -149,6 +155,31 @@ def _group(name: str, near: set) -> str:
     return "near" if name in near else set_group(name)
 
 
+def _controls(name: str, scores: dict, ln_scores: dict, seeds) -> dict:
+    """The cue-removal control of set ``name`` (:data:`softmax_ood.fashion.CUE_CONTROL`): the
+    cue, the variant without it and CE's and LogitNorm's MSP FPR95 (%, every image, mean over
+    seeds) on the set and on the variant; empty strings and NaN where the set has none among
+    the scored sets (or LogitNorm has no scores)."""
+    from ...fashion import CUE_CONTROL
+
+    cue, ctrl = CUE_CONTROL.get(name, ("", ""))
+    have = bool(ctrl) and ctrl in scores[seeds[0]]
+
+    def mean_fpr(sc, s):
+        if not have or sc is None:
+            return float("nan")
+        return float(np.mean([fpr95_first(sc[k]["id"], sc[k][s]) for k in seeds]))
+
+    return {
+        "control_cue": cue if have else "",
+        "control_set": ctrl if have else "",
+        "ce_set_fpr95": mean_fpr(scores, name),
+        "ce_control_fpr95": mean_fpr(scores, ctrl),
+        "ln_fpr95": mean_fpr(ln_scores, name),
+        "ln_control_fpr95": mean_fpr(ln_scores, ctrl),
+    }
+
+
 def floor_frame(
     samples: pd.DataFrame,
     images: dict,
@@ -167,6 +198,10 @@ def floor_frame(
     seeds = sorted(int(s) for s in spec["seeds"])
     parts = {p: resamples_for(samples, spec, p) for p in ("selection", "confirmation")}
     scores = {s: msp_arrays(samples, recipe, arch, ce, s) for s in seeds}
+    try:  # LogitNorm's scores, for the cue-removal control rows only (never the selection)
+        ln_scores = {s: msp_arrays(samples, recipe, arch, spec["method"], s) for s in seeds}
+    except ValueError:
+        ln_scores = None
     near = set(spec.get("near_ood") or [])
     sets = sorted(set(scores[seeds[0]]) - {"id"}) if sets is None else sorted(sets)
     rows = []
@@ -182,11 +217,12 @@ def floor_frame(
         p = ts.p_value(0.0, ">")
         sel_p = sel_ts.p_value(0.0, ">")
         sel_holds = bool(sel_ts.mean > 0 and sel_p < alpha)
+        group = _group(name, near)
         rows.append(
             {
                 "ood_set": name,
                 "shift": "near" if name in near else "far",
-                "group": _group(name, near),
+                "group": group,
                 "floor_fpr95": float(full["fpr95"]),
                 "floor_detector": full["detector"],
                 "tuning_fpr95": float(full["tuning_fpr95"]),
@@ -212,8 +248,10 @@ def floor_frame(
                 # kept by a test on the selection images, never by a point estimate and never by
                 # the confirmation images (issue 25): a far set whose floor is not significantly
                 # worse than CE there is trivial
-                "trivial": (name not in near) and not sel_holds,
+                # a cue-removal control is a sanity row, never a headline set
+                "trivial": (name not in near) and (group == "control" or not sel_holds),
                 "per_seed": ", ".join(f"{s}: {v:.2f}" for s, v in ts.per_seed.items()),
+                **_controls(name, scores, ln_scores, seeds),
             }
         )
     out = pd.DataFrame(rows, columns=FLOOR_COLUMNS)
@@ -222,11 +260,14 @@ def floor_frame(
 
 
 def set_status(row) -> str:
-    """What a floor row's set is called (module docstring): ``"trivial (floor - CE ... pp on the
-    confirmation images)"`` when the floor solves it, ``"not kept (selection-half floor test p =
+    """What a floor row's set is called (module docstring): ``"control (...)"`` for a
+    cue-removal control, ``"trivial (floor - CE ... pp on the confirmation images)"`` when the
+    floor solves it, ``"not kept (selection-half floor test p =
     ...)"`` when the selection test alone left it out, ``"kept"`` otherwise."""
     if not bool(row["trivial"]):
         return "kept"
+    if row.get("group") == "control":
+        return "control (a cue-removal variant: never in the headline)"
     value = float(row["value"])
     if value <= 0:
         return f"trivial (floor - CE {value:.1f} pp on the confirmation images)"

@@ -54,6 +54,7 @@ def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
             f"p = {_f(r['p_value'], '.3g')} | "
             f"{set_status(r) if r['shift'] != 'near' else 'near (apart)'} |"
         )
+    lines += control_table(floor)
     regime = regime_sentence(claims)
     lines += [
         *(["", regime] if regime else []),
@@ -70,6 +71,34 @@ def readme_block(claims: pd.DataFrame, floor: pd.DataFrame) -> str:
             f"{_f(r['power'])} | {r['verdict']} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def control_table(floor: pd.DataFrame) -> list[str]:
+    """Markdown lines (empty without control rows): per far set with a cue-removal variant
+    (:data:`softmax_ood.fashion.CUE_CONTROL`), CE's and LogitNorm's MSP FPR95 on the set and
+    on the variant -- a sanity row (no verdict reads it) showing whether the networks' result
+    rides on the cue; the kept sets are the ones it is for."""
+    if "control_set" not in floor.columns:
+        return []
+    rows = floor[floor["control_set"].fillna("").astype(str) != ""].sort_values("ood_set")
+    if rows.empty:
+        return []
+    lines = [
+        "",
+        "Cue-removal control (every image, mean over seeds; a sanity row, no verdict):",
+        "",
+        "| OOD set | cue removed | variant | CE MSP FPR95 (%): set -> variant | LogitNorm MSP "
+        "FPR95 (%): set -> variant | set in the headline |",
+        "|---|---|---|---|---|---|",
+    ]
+    for _, r in rows.iterrows():
+        lines.append(
+            f"| {r['ood_set']} | {r['control_cue']} | {r['control_set']} | "
+            f"{_f(r['ce_set_fpr95'], '.1f')} -> "
+            f"{_f(r['ce_control_fpr95'], '.1f')} | {_f(r['ln_fpr95'], '.1f')} -> "
+            f"{_f(r['ln_control_fpr95'], '.1f')} | {set_status(r)} |"
+        )
+    return lines
 
 
 def regime_sentence(claims: pd.DataFrame) -> str:
