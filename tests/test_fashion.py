@@ -416,6 +416,26 @@ def test_floor_table_flags_the_framing_trap_and_not_frame_filling_glyphs(tmp_pat
     assert t.loc["noise_val", "kind"] == "val"
 
 
+def test_battery_table_reads_the_selection_half_and_names_groups_and_drops(tmp_path, fixture_set):
+    """Issue 41: the battery's per-set table (offline, from the images) on the selection half:
+    one row per test set with its group, what the dedupe dropped and both families' best."""
+    from softmax_ood.analysis.battery import HELD_OUT, TUNING
+    from softmax_ood.studies.logitnorm.floor import battery_table
+
+    arrays, entries = fixture_set
+    out = tmp_path / "b"
+    kw = dict(KW, ood_size=60, ood_test=["noise", "noise_matched"], ood_val=["noise_val"])
+    make_fashion_dataset(out, {e["name"]: e for e in entries.values()}, tmp_path, **kw)
+    t = battery_table(out, selection_fraction=0.5, seed=0).set_index("set")
+    assert list(t.index) == ["noise", "noise_matched"]
+    assert list(t["group"]) == ["cue-separable", "matched"]
+    assert list(t["selection"]) == [30, 30] and list(t["images"]) == [60, 60]
+    assert set(t["tuning_detector"]) <= set(TUNING) and set(t["heldout_detector"]) <= set(HELD_OUT)
+    assert (t["dropped"] == "blank 0, duplicate 0").all()
+    # pixel-wise noise has no spatial correlation: the tuning family solves it
+    assert t.loc["noise", "tuning_fpr95"] < 5.0
+
+
 # --------------------------------------------------------------------------- config
 def _cfg(**data):
     from test_config import SCHEMA, STUDIES, merged

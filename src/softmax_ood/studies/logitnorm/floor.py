@@ -20,6 +20,11 @@ The frame's ``trivial`` column is that selection mark ("not kept"). What the rep
 is :func:`set_status`, defined here once: *trivial* only for a set the floor solves (its FPR95 on
 the confirmation images at or below CE's MSP FPR95), *not kept* for a far set left out only
 because the selection-half floor test was not significant (its p named), *kept* otherwise.
+
+Offline, before any model is trained, :func:`battery_table` prints the battery on the selection
+half of every test set of a prepared dataset::
+
+    python -m softmax_ood.studies.logitnorm.floor data/fashion [selection_fraction] [seed]
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from .evidence import Resamples, fpr95_first, msp_arrays, split_images, two_stag
 
 __all__ = [
     "FLOOR_COLUMNS",
+    "battery_table",
     "floor_frame",
     "image_sizes",
     "load_images",
@@ -272,3 +278,53 @@ def set_status(row) -> str:
     if value <= 0:
         return f"trivial (floor - CE {value:.1f} pp on the confirmation images)"
     return f"not kept (selection-half floor test p = {float(row['selection_p_value']):.2g})"
+
+
+def battery_table(data_dir: Path | str, *, selection_fraction: float = 0.5, seed: int = 0):
+    """The floor battery (fitted on every ID training image) on the *selection* half of every
+    OOD test set of a prepared dataset, computed from the images alone (no model): the split of
+    :func:`.evidence.split_images` over the ID test images and every test set, with the study's
+    ``selection_fraction`` and ``bootstrap_seed`` (``seed``), i.e. the images the premise reads.
+    One row per set: its group and what the blank/duplicate check dropped (``meta.json``), its
+    image counts, the best FPR95 (%, ID positive) of the tuning family, of the held-out family
+    and of the whole battery with their detectors, and every detector's FPR95."""
+    data_dir = Path(data_dir)
+    meta = json.loads((data_dir / "meta.json").read_text())
+    sets = list(meta["ood_test"])
+    images = load_images(data_dir, sets)
+    sizes = {"id": len(images["id"]), **{s: len(images[s]) for s in sets}}
+    sel, _ = split_images(sizes, selection_fraction, seed)
+    battery = Battery.fit(images["train"])
+    s_id = battery.scores(images["id"][sel["id"]])
+    rows = []
+    for name in sets:
+        r = battery_result(s_id, battery.scores(images[name][sel[name]]))
+        src = meta.get("sources", {}).get(name, {})
+        rows.append(
+            {
+                "set": name,
+                "group": src.get("group", "near" if name == "heldout_classes" else ""),
+                "images": sizes[name],
+                "selection": len(sel[name]),
+                "dropped": ", ".join(f"{k} {v}" for k, v in src.get("dropped", {}).items()),
+                "tuning_fpr95": round(r["tuning_fpr95"], 2),
+                "tuning_detector": r["tuning_detector"],
+                "heldout_fpr95": round(r["heldout_fpr95"], 2),
+                "heldout_detector": r["heldout_detector"],
+                "battery_fpr95": round(r["fpr95"], 2),
+                **{f"fpr95_{k}": round(v, 1) for k, v in r["per_detector"].items()},
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":  # the battery on the selection half of a prepared dataset
+    import sys
+
+    args = sys.argv[1:]
+    table = battery_table(
+        args[0] if args else "data/fashion",
+        selection_fraction=float(args[1]) if len(args) > 1 else 0.5,
+        seed=int(args[2]) if len(args) > 2 else 0,
+    )
+    print(table.to_string(index=False))
