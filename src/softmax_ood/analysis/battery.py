@@ -55,6 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .pixelfloor import _gray as _pixel_gray
+
 __all__ = [
     "DETECTORS",
     "HELD_OUT",
@@ -124,11 +126,7 @@ CHUNK = 4096
 
 
 def _gray(images) -> np.ndarray:
-    x = np.asarray(images, dtype=np.float64)
-    if x.ndim == 4:  # (N, C, H, W) -> channel mean
-        x = x.mean(axis=1)
-    if x.ndim != 3:
-        raise ValueError(f"the floor battery needs images of shape (N, [C,] H, W), not {x.shape}")
+    x = _pixel_gray(images)
     if not np.isfinite(x).all():
         raise ValueError("the floor battery needs finite images; these hold NaN or inf pixels")
     return x
