@@ -22,13 +22,22 @@ from softmax_ood.config import ConfigError, validate_config  # noqa: E402
 from softmax_ood.data import GLYPH_CHARS, MissingDataError, load_prepared  # noqa: E402
 from softmax_ood.download import DownloadError  # noqa: E402
 from softmax_ood.fashion import (  # noqa: E402
+    CUE_CONTROL,
+    CUE_REMOVED,
+    CUE_SEPARABLE,
     FASHION_OOD_SETS,
     FASHION_VAL_SETS,
     GLYPH_VAL_CHARS,
+    MATCHED,
     build_ood,
+    build_ood_checked,
+    drop_duplicates_and_blanks,
     fashion_entries,
     make_fashion_dataset,
+    match_histograms,
     read_fashion,
+    remove_cue,
+    set_group,
 )
 from softmax_ood.paper_data import (  # noqa: E402
     MNIST_PARTS,
@@ -281,7 +290,7 @@ def train_x():
 @pytest.mark.parametrize("name", BUILT)
 def test_builders_shape_range_grid_and_determinism(name, train_x):
     x = build_ood(name, 10, 5, train_x)
-    n = {"digits": 1347, "digits_val": 450}.get(name, 10)
+    n = {"digits": 1347, "digits_val": 450, "digits_matched": 1347}.get(name, 10)
     assert x.shape == (n, 28, 28)
     assert 0.0 <= x.min() and x.max() <= 1.0 and x.max() > 0.2
     np.testing.assert_allclose(x * 255, np.round(x * 255), atol=1e-9)  # the ID's 1/255 grid
@@ -298,6 +307,86 @@ def test_validation_sets_share_no_image_or_source_with_the_test_sets(train_x):
         a = {im.tobytes() for im in build_ood(t, 20, 0, train_x)}
         b = {im.tobytes() for im in build_ood(v, 20, 0, train_x)}
         assert not a & b, (t, v)
+
+
+def test_blank_and_repeated_images_are_dropped_in_order():
+    rng = np.random.default_rng(0)
+    a, b = np.round(rng.random((2, 28, 28)) * 255) / 255
+    x = np.stack([a, np.zeros((28, 28)), b, a.copy(), np.full((28, 28), 0.5), b])
+    kept, dropped = drop_duplicates_and_blanks(x)
+    assert dropped == {"blank": 2, "duplicate": 2}
+    assert np.array_equal(kept, np.stack([a, b]))
+
+
+@pytest.mark.parametrize("name", BUILT)
+def test_every_built_set_has_no_blank_or_repeated_image(name, train_x):
+    x, _ = build_ood_checked(name, 40, 1, train_x)
+    assert drop_duplicates_and_blanks(x)[1] == {"blank": 0, "duplicate": 0}
+
+
+def test_the_groups_split_the_far_sets():
+    assert set(CUE_SEPARABLE).isdisjoint(MATCHED)
+    assert {set_group(n) for n in MATCHED} == {"matched"}
+    assert {set_group(n) for n in CUE_SEPARABLE} == {"cue-separable"}
+    assert set_group("heldout_classes") == "near"
+    assert set(MATCHED) <= set(FASHION_OOD_SETS) and set(CUE_SEPARABLE) <= set(FASHION_OOD_SETS)
+
+
+def test_histogram_matching_gives_each_image_an_id_images_exact_grey_levels(train_x):
+    rng = np.random.default_rng(2)
+    base = rng.random((12, 28, 28)) * 0.3
+    out = match_histograms(base, train_x, np.random.default_rng(3))
+    ids = {tuple(np.sort(t.ravel())) for t in train_x}
+    assert all(tuple(np.sort(o.ravel())) in ids for o in out)
+    # the base's order is kept: the brightest base pixel gets the ID image's peak
+    for b, o in zip(base, out, strict=True):
+        assert o.ravel()[np.argmax(b)] == o.max()
+
+
+@pytest.mark.parametrize("name", [m for m in MATCHED if m != "shuffled_matched"])
+def test_matched_sets_carry_id_grey_levels_and_peak(name, train_x):
+    x = build_ood(name, 10, 0, train_x)[:10]
+    ids = {tuple(np.round(np.sort(t.ravel()) * 255)) for t in train_x}
+    assert all(tuple(np.round(np.sort(im.ravel()) * 255)) in ids for im in x)
+
+
+def test_shaped_noise_has_the_id_amplitude_spectrum_not_a_flat_one(train_x):
+    from softmax_ood.fashion import _amplitude, _shaped_noise
+
+    amp = _amplitude(train_x)
+    f = np.abs(np.fft.fft2(_shaped_noise(4, np.random.default_rng(0), amp)))
+    ratio = f[:, amp > 1e-6 * amp.max()] / amp[amp > 1e-6 * amp.max()]
+    ratio[:, 0] = ratio[:, 1]  # the DC term is removed by the standardisation
+    assert np.allclose(ratio, ratio[:, 1:2], rtol=1e-6)
+
+
+def test_block_shuffle_keeps_each_images_grey_levels_and_moves_blocks(train_x):
+    x = build_ood("shuffled_matched", 8, 2, train_x)
+    src = {tuple(np.round(np.sort(t.ravel()) * 255)) for t in train_x}
+    assert all(tuple(np.round(np.sort(im.ravel()) * 255)) in src for im in x)
+    flat = {t.tobytes() for t in np.round(train_x * 255)}
+    assert not any(im.tobytes() in flat for im in np.round(x * 255))
+
+
+@pytest.mark.parametrize("name", sorted(CUE_REMOVED))
+def test_a_cue_removal_control_is_its_base_set_with_the_peak_at_one(name, train_x):
+    base, cue = CUE_REMOVED[name]
+    x, b = build_ood(name, 12, 0, train_x), build_ood(base, 12, 0, train_x)
+    assert cue == "peak" and np.all(x.max(axis=(1, 2)) == 1.0)
+    assert b.max(axis=(1, 2)).min() < 1.0  # the base is dimmed
+    np.testing.assert_allclose(x, remove_cue(b, "peak"))
+    # the same image up to a linear stretch (the grid's rounding aside)
+    k = b.max(axis=(1, 2), keepdims=True)
+    assert np.abs(x - b / k).max() <= 0.5 / 255 + 1e-12
+    assert set_group(name) == "control"
+
+
+def test_every_cue_separable_far_set_names_its_cue_and_a_variant_without_it():
+    far = set(CUE_SEPARABLE) - {"glyphs_boxed"}
+    assert set(CUE_CONTROL) == far
+    assert all(v in FASHION_OOD_SETS and cue for cue, v in CUE_CONTROL.values())
+    with pytest.raises(ValueError, match="no remover"):
+        remove_cue(np.zeros((1, 28, 28)), "shape")
 
 
 def test_shuffled_keeps_each_ring_of_grey_levels(train_x):
@@ -329,6 +418,26 @@ def test_floor_table_flags_the_framing_trap_and_not_frame_filling_glyphs(tmp_pat
     assert list(t.index) == ["glyphs_boxed", "noise", "noise_val"]
     assert t.loc["glyphs_boxed", "fpr95_border_mass"] < 5.0
     assert t.loc["noise_val", "kind"] == "val"
+
+
+def test_battery_table_reads_the_selection_half_and_names_groups_and_drops(tmp_path, fixture_set):
+    """Issue 41: the battery's per-set table (offline, from the images) on the selection half:
+    one row per test set with its group, what the dedupe dropped and both families' best."""
+    from softmax_ood.analysis.battery import HELD_OUT, TUNING
+    from softmax_ood.studies.logitnorm.floor import battery_table
+
+    arrays, entries = fixture_set
+    out = tmp_path / "b"
+    kw = dict(KW, ood_size=60, ood_test=["noise", "noise_matched"], ood_val=["noise_val"])
+    make_fashion_dataset(out, {e["name"]: e for e in entries.values()}, tmp_path, **kw)
+    t = battery_table(out, selection_fraction=0.5, seed=0).set_index("set")
+    assert list(t.index) == ["noise", "noise_matched"]
+    assert list(t["group"]) == ["cue-separable", "matched"]
+    assert list(t["selection"]) == [30, 30] and list(t["images"]) == [60, 60]
+    assert set(t["tuning_detector"]) <= set(TUNING) and set(t["heldout_detector"]) <= set(HELD_OUT)
+    assert (t["dropped"] == "blank 0, duplicate 0").all()
+    # pixel-wise noise has no spatial correlation: the tuning family solves it
+    assert t.loc["noise", "tuning_fpr95"] < 5.0
 
 
 # --------------------------------------------------------------------------- config

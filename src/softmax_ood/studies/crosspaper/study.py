@@ -87,12 +87,22 @@ def check(config: dict) -> None:
 loss_variants = no_loss_variants
 
 
+def _control(config: dict, name: str) -> bool:
+    """A cue-removal control set (a variant of another far set, :data:`softmax_ood.fashion.
+    CUE_REMOVED`): a sanity row of the LogitNorm study, not a point of the shift axis."""
+    if config["data"]["dataset"] != "fashion":
+        return False
+    from ...fashion import CUE_REMOVED
+
+    return name in CUE_REMOVED
+
+
 def spec(config: dict) -> dict:
     """The section as its scripts and claims read it: seeds filled in, the method's tau, the
-    far sets (the pipeline's OOD test sets)."""
+    far sets (the pipeline's OOD test sets but the cue-removal controls)."""
     s = study_section(config, NAME)
     s["tau"] = float(config["losses"][s["method"]]["tau"])
-    s["far_ood"] = list(config["data"]["ood_test"])
+    s["far_ood"] = [n for n in config["data"]["ood_test"] if not _control(config, n)]
     s["dataset"] = config["data"]["dataset"]
     s["scale"] = config_scale(config)
     return s

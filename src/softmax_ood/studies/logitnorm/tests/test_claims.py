@@ -84,7 +84,9 @@ def test_all_hold_and_c1_is_the_relative_reduction(good, spec, cache):
     samples = world.build(spec, cache)["samples"]
     sizes = {k: len(v) for k, v in _arrays(samples, spec, "ce", 0).items()}
     _, conf = split_images(sizes, spec["selection_fraction"], spec["bootstrap_seed"])
-    far = [s for s in spec["ood_test"] if s not in spec["near_ood"]]
+    from softmax_ood.fashion import CUE_REMOVED  # the cue-removal controls: never headline sets
+
+    far = [s for s in spec["ood_test"] if s not in spec["near_ood"] and s not in CUE_REMOVED]
 
     def avg(loss):
         per_seed = []
@@ -107,7 +109,8 @@ def test_a_trivial_set_leaves_the_headline(spec, cache):
     df = evaluate(spec, cache, trivial_set=name)
     assert not row(df, f"P-floor-{name}")["holds"]
     assert "trivial (floor - CE" in row(df, f"P-floor-{name}")["detail"]  # the floor solves it
-    assert name not in row(df, "C1")["detail"].split(":")[0]
+    heads = row(df, "C1")["detail"].split(":")[0].removeprefix("sets ").split(", ")
+    assert name not in heads and len(heads) > 1
     assert row(df, "C1")["holds"]
 
 
@@ -278,3 +281,64 @@ def test_confirmation_images_cannot_move_the_headline_selection(spec, cache):
     keep = ["ood_set", "selection_value", "selection_p_value", "trivial"]
     pd.testing.assert_frame_equal(base[keep], moved[keep])
     assert not np.allclose(base["value"], moved["value"])
+
+
+def test_floor_rows_report_the_batterys_two_families_and_the_group(spec, cache):
+    """Issue 41: per set the whole battery's best FPR95 is the better of its tuning and held-out
+    families', each reported with its detector, on both halves of the test images."""
+    from softmax_ood.analysis.battery import HELD_OUT, TUNING
+
+    fl = world.build(spec, cache)["floor"]
+    assert set(fl["tuning_detector"]) <= set(TUNING)
+    assert set(fl["heldout_detector"]) <= set(HELD_OUT)
+    assert set(fl["selection_heldout_detector"]) <= set(HELD_OUT)
+    assert np.allclose(fl["floor_fpr95"], np.minimum(fl["tuning_fpr95"], fl["heldout_fpr95"]))
+    assert np.allclose(
+        fl["selection_floor_fpr95"],
+        np.minimum(fl["selection_tuning_fpr95"], fl["selection_heldout_fpr95"]),
+    )
+    near = set(spec["near_ood"])
+    assert (fl["group"] == "near").tolist() == fl["ood_set"].isin(near).tolist()
+
+
+def test_the_headline_says_cannot_test_and_why_when_the_battery_solves_every_far_set(spec, cache):
+    from softmax_ood.studies.logitnorm.frames import mark_trivial
+
+    f = world.build(spec, cache)
+    floor = f["floor"].copy()
+    floor.loc[floor["shift"] == "far", "trivial"] = True
+    ood = mark_trivial(f["ood"].drop(columns=["trivial"], errors="ignore"), floor)
+    df = evaluate_logitnorm_claims(f["runs"], ood, f["curves"], f["samples"], floor, spec)
+    c1 = row(df, "C1")
+    assert c1["verdict"].startswith("cannot test"), c1["verdict"]
+    assert "no far OOD set passes the floor battery on the selection images" in c1["detail"]
+    far = floor.loc[floor["shift"] == "far", "ood_set"]
+    assert all(f"{name} " in c1["detail"] for name in far)
+
+
+def test_cue_removal_controls_are_sanity_rows_never_headline_sets(spec, cache):
+    """Issue 41: a far set with a cue-removal variant carries CE's and LogitNorm's FPR95 on the
+    set and on the variant; the variant itself is a control, never kept; the page shows it."""
+    from softmax_ood.fashion import CUE_CONTROL, CUE_REMOVED
+    from softmax_ood.studies.logitnorm.floor import set_status
+    from softmax_ood.studies.logitnorm.summary import readme_block
+
+    assert set(CUE_REMOVED) <= set(spec["ood_test"])
+    f = world.build(spec, cache)
+    fl = f["floor"].set_index("ood_set")
+    for base, (cue, ctrl) in CUE_CONTROL.items():
+        r = fl.loc[base]
+        assert (r["control_set"], r["control_cue"]) == (ctrl, cue)
+        cols = ["ce_set_fpr95", "ce_control_fpr95", "ln_fpr95", "ln_control_fpr95"]
+        assert np.isfinite(r[cols].astype(float)).all()
+    for ctrl in CUE_REMOVED:
+        r = fl.loc[ctrl]
+        assert r["group"] == "control" and bool(r["trivial"])
+        assert set_status(r).startswith("control")
+    from softmax_ood.studies.logitnorm.shifts import far_near
+
+    far = far_near(f["ood"], spec).get("far")
+    heads = set() if far is None else set(far.loc[far["split"] == "test", "ood_set"])
+    assert not set(CUE_REMOVED) & heads
+    text = readme_block(pd.DataFrame(columns=["claim_id"]), f["floor"])
+    assert "Cue-removal control" in text and "| glyphs | peak grey level below 1.0 |" in text

@@ -102,9 +102,55 @@ def test_block_lists_every_set_and_claim():
         ]
     )
     text = readme_block(claims, floor)
-    assert "| uniform | far | 0.0 |" in text and "| P1 |" in text
+    assert "| uniform | far |" in text and "| 0.0 (m) |" in text and "| P1 |" in text
     assert "| trivial (floor - CE -3.0 pp on the confirmation images) |" in text
     assert "| not kept (selection-half floor test p = 0.07) |" in text and "| kept |" in text
+
+
+def test_block_shows_both_battery_families_beside_ce_by_group():
+    """Issue 41: per set the selection images' best tuning and held-out detector beside CE,
+    the matched sets before the cue-separable ones."""
+    import pandas as pd
+
+    common = {
+        "shift": "far",
+        "floor_fpr95": 2.0,
+        "floor_detector": "nn_hog",
+        "ce_fpr95": 30.0,
+        "value": -28.0,
+        "p_value": 1.0,
+        "selection_value": -27.0,
+        "selection_p_value": 1.0,
+        "trivial": True,
+    }
+    floor = pd.DataFrame(
+        [
+            {
+                **common,
+                "ood_set": "noise",
+                "group": "cue-separable",
+                "selection_tuning_fpr95": 0.5,
+                "selection_tuning_detector": "autocorr",
+                "selection_heldout_fpr95": 0.0,
+                "selection_heldout_detector": "nn_pixels",
+                "selection_ce_fpr95": 41.25,
+            },
+            {
+                **common,
+                "ood_set": "noise_matched",
+                "group": "matched",
+                "selection_tuning_fpr95": 71.9,
+                "selection_tuning_detector": "border_mass",
+                "selection_heldout_fpr95": 2.8,
+                "selection_heldout_detector": "nn_hog",
+                "selection_ce_fpr95": 33.0,
+            },
+        ]
+    )
+    text = readme_block(pd.DataFrame(columns=["claim_id"]), floor)
+    assert "| noise_matched | matched | 71.9 (border_mass) | 2.8 (nn_hog) | 33.0 |" in text
+    assert "| noise | cue-separable | 0.5 (autocorr) | 0.0 (nn_pixels) | 41.2 |" in text
+    assert text.index("noise_matched") < text.index("| noise |")
 
 
 def test_the_regime_sentence_names_every_failing_premise_from_the_rows():
