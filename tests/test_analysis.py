@@ -36,8 +36,10 @@ def test_a_claim_needs_its_side_and_a_significant_one_sided_test():
         ClaimSpec("c", "t", "s", threshold=1.0, direction="<"),
     ]
     m = Measurement(3.0, samples=(2.0, 3.0, 4.0))
-    df = _judge(specs, {"a": m, "b": m, "c": m})
+    # one claim at a time: the rule for one row (a family of one needs no adjustment)
+    df = pd.concat([_judge([s], {s.id: m}) for s in specs])
     assert df.loc["a", "p_value"] == pytest.approx(0.03709, abs=1e-4)
+    assert df.loc["a", "p_adjusted"] == df.loc["a", "p_value"]
     assert df.loc["a", "verdict"] == "holds" and df.loc["a", "n"] == 3
     assert df.loc["b", "verdict"] == "holds"
     assert df.loc["c", "verdict"] == "does not hold (the opposite is significant, p = 0.037)"
@@ -204,7 +206,7 @@ def test_render_markdown_and_claims_markdown():
         "P", [ClaimSpec("a", "t|u", "s")], {"a": Measurement(1.0, samples=(1, 2))}, alpha=0.05
     )
     md = render_claims_markdown(claims)
-    assert "t\\|u" in md and "| p | n | power |" in md
+    assert "t\\|u" in md and "| p | p adj. | n | power |" in md
 
 
 def test_an_undefined_statistic_cannot_be_tested_and_neither_can_what_rests_on_it():
@@ -490,3 +492,78 @@ def test_selection_is_made_on_selection_data_and_confirmation_cannot_move_it():
         confirmation=f"confirmation {seeds_text(conf_seeds)}",
     )
     assert spec.selection.startswith("n_members = 80")
+
+
+def _t_samples(p: float, n: int = 5) -> tuple[float, ...]:
+    """``n`` samples whose one-sided t-test against 0 (alternative > 0) gives exactly ``p``."""
+    from scipy import stats
+
+    base = np.linspace(-1.0, 1.0, n)
+    base = base / base.std(ddof=1)  # mean 0, sd 1
+    return tuple(base + float(stats.t.isf(p, n - 1)) / math.sqrt(n))
+
+
+def _at_p(p: float) -> Measurement:
+    x = _t_samples(p)
+    return Measurement(float(np.mean(x)), samples=x)
+
+
+def test_bh_and_holm_by_hand():
+    from softmax_ood.analysis.claims import bh_adjust, holm_adjust
+
+    p = [0.01, 0.04, 0.03, 0.20]
+    # BH: sorted 0.01, 0.03, 0.04, 0.20 -> 0.04, 0.06, 0.0533, 0.20; step-up min from the top
+    assert bh_adjust(p) == pytest.approx([0.04, 0.05333, 0.05333, 0.20], abs=1e-4)
+    # Holm: 4 x 0.01, 3 x 0.03, 2 x 0.04, 1 x 0.20, running max
+    assert holm_adjust(p) == pytest.approx([0.04, 0.09, 0.09, 0.20])
+    assert len(bh_adjust([])) == 0 and holm_adjust([0.7, 0.7]) == pytest.approx([1.0, 1.0])
+
+
+def test_a_chance_pass_is_caught_by_the_family_adjustment():
+    """The control frame of issue 42: five claims of one paper, one at raw p = 0.04 and the
+    others null-like. Alone the 0.04 "holds"; in its family (BH over the five) it does not,
+    and its verdict says why; a strong claim in the same family still holds."""
+    specs = [ClaimSpec(f"c{i}", "t", "s", effect=0.1) for i in range(5)]
+    ps = {"c0": 0.04, "c1": 0.0001, "c2": 0.45, "c3": 0.62, "c4": 0.81}
+    ms = {cid: _at_p(p) for cid, p in ps.items()}
+    for cid, m in ms.items():
+        assert one_sided_t(m.samples, 0.0, ">") == pytest.approx(ps[cid], rel=1e-6)
+    alone = _judge(specs[:1], {"c0": ms["c0"]})
+    assert alone.loc["c0", "verdict"] == "holds"
+    df = _judge(specs, ms)
+    assert df.loc["c0", "p_value"] == pytest.approx(0.04)
+    assert df.loc["c0", "p_adjusted"] == pytest.approx(0.04 * 5 / 2)  # rank 2 of 5
+    assert not df.loc["c0", "holds"]
+    assert df.loc["c0", "verdict"].startswith("too few seeds to tell (power ")
+    assert "p = 0.04 alone, 0.1 after the family adjustment" in df.loc["c0", "verdict"]
+    assert df.loc["c1", "verdict"] == "holds"
+    assert df.loc["c1", "p_adjusted"] == pytest.approx(0.0005)
+    assert df["adjustment"].str.startswith("Benjamini–Hochberg over the 5 tested claims").all()
+
+
+def test_the_family_is_the_tested_claims_and_headline_rows_get_holm_too():
+    """Premises, sanity rows and claims a failed premise leaves untested are outside the family
+    (p_adjusted NaN); headline rows also get Holm's p over the headline rows, and a headline row
+    that holds on BH but not on Holm says so (still "holds": BH decides)."""
+    specs = [
+        ClaimSpec("p", "t", "s", kind="premise"),
+        ClaimSpec("bad", "t", "s", kind="premise"),
+        ClaimSpec("h1", "t", "s", requires=("p",)),
+        ClaimSpec("h2", "t", "s"),
+        ClaimSpec("x", "t", "s"),
+        ClaimSpec("gated", "t", "s", requires=("bad",)),
+        ClaimSpec("s", "t", "s", kind="sanity"),
+    ]
+    ps = {"p": 0.001, "bad": 0.6, "h1": 0.03, "h2": 0.03, "x": 0.03, "gated": 0.001, "s": 0.5}
+    ms = {cid: _at_p(p) for cid, p in ps.items()}
+    df = evaluate_claims("P", specs, ms, alpha=0.05, headline=("h*",)).set_index("claim_id")
+    assert df.loc[["p", "bad", "gated", "s"], "p_adjusted"].isna().all()
+    assert df.loc[["p", "bad", "gated", "s", "x"], "p_holm"].isna().all()
+    # BH over h1, h2, x (all 0.03): 0.03 each; Holm over h1, h2: 2 x 0.03 = 0.06
+    assert df.loc[["h1", "h2", "x"], "p_adjusted"].to_numpy() == pytest.approx([0.03] * 3)
+    assert df.loc["h1", "p_holm"] == pytest.approx(0.06)
+    assert "Holm over the 2 tested headline claims" in df.loc["h1", "adjustment"]
+    assert "Holm" not in df.loc["x", "adjustment"]
+    assert df.loc["x", "verdict"] == "holds"
+    assert df.loc["h1", "holds"]
+    assert df.loc["h1", "verdict"] == "holds (not after Holm over the headline claims: p = 0.06)"

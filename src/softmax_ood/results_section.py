@@ -5,7 +5,8 @@ the ``tables/*.parquet`` targets, its figures the ``*.png`` targets under ``resu
 claims the ``claims.parquet`` target), in the order of the registry (:data:`STUDIES`).
 
 * :func:`collect_claims` — one claims table across all studies (``results/claims_all.*``):
-  paper, study, claim, kind, statistic, value, threshold, p, alpha, power, n, the test kind,
+  paper, study, claim, kind, statistic, value, threshold, p, the family-adjusted p and how,
+  alpha, power, n, the test kind,
   the observed direction and the opposite's p, selection and confirmation data, verdict.
 * :func:`table_latex` / :func:`figure_pdf` / :func:`section_tex` — every table as a booktabs
   fragment, every figure as a PDF page, and ``results/results_section.tex``, a document that
@@ -67,6 +68,9 @@ CLAIM_COLUMNS = [
     "threshold",
     "direction",
     "p_value",
+    "p_adjusted",
+    "p_holm",
+    "adjustment",
     "alpha",
     "power",
     "n",
@@ -624,7 +628,7 @@ def claims_tex(s: StudyOutputs, claims: pd.DataFrame) -> str:
     view["departures"] = [
         ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
     ]
-    cols = ["kind", "claim_id", "claim", "value", "needed", "p_value", "power", "n", "verdict"]
+    cols = _CLAIM_VIEW
     return table_latex(view[cols + ["departures"]], f"{s.name}: premises, claims and sanity checks")
 
 
@@ -1294,7 +1298,18 @@ def _figure_html(path: str, caption: str) -> str:
     )
 
 
-_CLAIM_VIEW = ["kind", "claim_id", "claim", "value", "needed", "p_value", "power", "n", "verdict"]
+_CLAIM_VIEW = [
+    "kind",
+    "claim_id",
+    "claim",
+    "value",
+    "needed",
+    "p_value",
+    "p_adjusted",
+    "power",
+    "n",
+    "verdict",
+]
 
 
 def _with_needed(df: pd.DataFrame) -> pd.DataFrame:
@@ -1444,7 +1459,12 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         f"{n_ok} of {len(audit)} tables, figures and claims tables have every recorded hash "
         "matching the files on disk.</p>"
         "<p>How to read a verdict: a claim <b>holds</b> when its statistic lies on the claimed "
-        "side and a one-sided test rejects the opposite at the stated alpha; <b>does not hold</b> "
+        "side and a one-sided test rejects the opposite at the stated alpha after the family "
+        "adjustment: each paper's tested claims are one family, and the verdict uses their "
+        "Benjamini&ndash;Hochberg adjusted p (p_adjusted, beside the raw p_value; a headline "
+        "claim also shows Holm's p over the headline claims, p_holm, and says when it holds on "
+        "the first but not the second; premises and sanity rows are not adjusted); a claim significant alone but not after the adjustment says so "
+        "in its verdict; <b>does not hold</b> "
         "when the test had at least 80 % power to detect the paper's own effect and did not, or "
         "the opposite direction is significant; <b>too few seeds to tell</b> when it is not "
         "significant and the power was below 80 %; <b>cannot test</b> when a premise fails "
@@ -1472,6 +1492,7 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
             "value",
             "needed",
             "p_value",
+            "p_adjusted",
             "power",
             "n",
             "verdict",

@@ -58,6 +58,23 @@ difference is ``effect`` (for an equivalence row, ``effect`` is that true differ
 claim exactly true). ``observed`` is "as claimed" when the point estimate lies inside the bar,
 and ``p_opposite`` the one-sided p that the difference lies beyond the bar on its side.
 
+Family control: a study's claims are one family. Every row of kind ``claim`` that is tested
+(it has a p, its statistic is defined and its premises hold) gets a Benjamini–Hochberg adjusted
+p over that family (column ``p_adjusted``; ``adjustment`` names the method and the family's
+size), and its verdict uses the adjusted p in place of the raw one (the raw p stays in
+``p_value``). The rows the study names as its headline (``headline``: ids or ``fnmatch``
+patterns, the study's ``HEADLINE``) also get Holm's family-wise adjusted p over the tested
+headline rows (``p_holm``); a headline row that holds on its BH p but not on Holm's says so
+("holds (not after Holm over the headline claims: p = Q)"). Holm does not decide the verdict:
+a headline declared as many settings of one claim (Kang's ``ocs_trend:*``, Ulmer's ``C-*``)
+could never pass it at 5 seeds with an exact test (smallest p 1/32, times 6 settings > 0.05).
+Premises and sanity rows are not in the family (a premise is the regime, tested on its own; a
+sanity row has no test). A claim significant alone but not after the adjustment says so in its
+verdict ("p = P alone, Q after the family adjustment"). The power stays the power of the
+unadjusted test at ``alpha`` (an upper bound once adjusted). The verdict columns (``verdict``, ``holds``, ``supports``) are computed once per
+seed set; a second, disjoint seed set would add one more column beside them (``replicates``)
+without changing these.
+
 ``selection`` and ``confirmation`` (free text, copied to the table): which data decided the
 row's settings (e.g. "selection seeds 100-102", "validation split", "fixed in advance: …") and
 what the verdict is computed on (e.g. "seeds 0-4 × test images"); see
@@ -66,11 +83,13 @@ what the verdict is computed on (e.g. "seeds 0-4 × test images"); see
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 import operator
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -87,7 +106,10 @@ __all__ = [
     "Measurement",
     "evaluate_claims",
     "TESTS",
+    "bh_adjust",
+    "family_control",
     "fmt_mean_std",
+    "holm_adjust",
     "one_sided_t",
     "sign_test",
     "paired",
@@ -109,6 +131,9 @@ COLUMNS = [
     "threshold",
     "direction",
     "p_value",
+    "p_adjusted",
+    "p_holm",
+    "adjustment",
     "alpha",
     "n",
     "effect",
@@ -131,6 +156,20 @@ EFFECT_SOURCES = ("paper", "power target")
 EXACT_RANK_MAX_N = 10  #: up to this many points a rank correlation's p is exact (permutations)
 POWER_TARGET = 0.8
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+_FAMILY = contextvars.ContextVar("family_control", default=True)
+
+
+@contextmanager
+def family_control(on: bool) -> Iterator[None]:
+    """Within the block, :func:`evaluate_claims` adjusts each study's family of claims (``on``,
+    the default everywhere) or judges every row on its raw p alone (``off``: the per-row rule,
+    for the hand-built controls that show one row can hold and can fail; the adjustment only
+    ever turns a "holds" into a not-holds, never the reverse)."""
+    token = _FAMILY.set(bool(on))
+    try:
+        yield
+    finally:
+        _FAMILY.reset(token)
 
 
 @dataclass(frozen=True)
@@ -515,15 +554,74 @@ def _fmt_p(p: float) -> str:
     return f"{p:.2g}"
 
 
+def bh_adjust(p: Sequence[float]) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p's (step-up, false discovery rate) of ``p`` in its order:
+    ``min over j ≥ i of m · p_(j) / j`` for the i-th smallest, capped at 1."""
+    x = np.asarray(p, dtype=float)
+    m = len(x)
+    if m == 0:
+        return x
+    order = np.argsort(x, kind="stable")
+    ranked = x[order] * m / np.arange(1, m + 1)
+    ranked = np.minimum.accumulate(ranked[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(ranked, 1.0)
+    return out
+
+
+def holm_adjust(p: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p's (family-wise error) of ``p`` in its order: ``max over
+    j ≤ i of (m − j + 1) · p_(j)`` for the i-th smallest, capped at 1."""
+    x = np.asarray(p, dtype=float)
+    m = len(x)
+    if m == 0:
+        return x
+    order = np.argsort(x, kind="stable")
+    ranked = np.maximum.accumulate(x[order] * (m - np.arange(m)))
+    out = np.empty(m)
+    out[order] = np.minimum(ranked, 1.0)
+    return out
+
+
+def _is_headline(cid: str, patterns: Sequence[str]) -> bool:
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(cid, pat) for pat in patterns)
+
+
+def _family(
+    ids: Sequence[str], p: Mapping[str, float], headline: Sequence[str]
+) -> dict[str, tuple[float, float, str]]:
+    """Per tested claim id: (BH adjusted p over every tested claim, Holm adjusted p over the
+    tested headline rows or NaN, how)."""
+    if not ids:
+        return {}
+    bh = dict(zip(ids, bh_adjust([p[i] for i in ids]), strict=True))
+    how = f"Benjamini–Hochberg over the {len(ids)} tested claims"
+    heads = [i for i in ids if _is_headline(i, headline)]
+    holm = dict(zip(heads, holm_adjust([p[i] for i in heads]), strict=True))
+    return {
+        i: (
+            float(bh[i]),
+            float(holm.get(i, math.nan)),
+            f"{how}; Holm over the {len(heads)} tested headline claims" if i in holm else how,
+        )
+        for i in ids
+    }
+
+
 def evaluate_claims(
     paper: str,
     specs: Iterable[ClaimSpec],
     measurements: Mapping[str, Measurement],
     *,
     alpha: float,
+    headline: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Judge every claim with one rule; returns the claims table (columns :data:`COLUMNS`),
-    premises first, then claims and sanity rows in declaration order."""
+    premises first, then claims and sanity rows in declaration order. ``headline``: the ids (or
+    ``fnmatch`` patterns) of the study's headline claims, adjusted by Holm too (see the module
+    docstring, family control)."""
     specs = list(specs)
     ids = [s.id for s in specs]
     if len(set(ids)) != len(ids):
@@ -539,6 +637,7 @@ def evaluate_claims(
                 f"claim {s.id}: a rank correlation's p tests rho against 0, not {s.threshold:g}"
             )
     tested: dict[str, _Tested] = {s.id: _test(s, measurements[s.id], alpha) for s in specs}
+    adjusted: dict[str, tuple[float, float, str]] = {}
 
     def decide(cid: str, stack=()) -> tuple[bool, str]:
         if cid in verdict:
@@ -576,14 +675,27 @@ def evaluate_claims(
             verdict[cid] = (side, "sanity check passes" if side else "sanity check fails")
             return verdict[cid]
         parts_ok = all(decide(part, (*stack, cid))[0] for part in s.all_of)
+        p_adj, p_holm, _ = adjusted.get(cid, (t.p, math.nan, ""))
         if s.test == "equivalence":
-            verdict[cid] = _equivalence_verdict(s, t, parts_ok, alpha)
+            verdict[cid] = _equivalence_verdict(s, t, parts_ok, alpha, p_adj)
             return verdict[cid]
         if math.isnan(t.p):
             verdict[cid] = (False, "cannot test: no significance test (fewer than 2 samples)")
             return verdict[cid]
-        ok = t.observed == "as claimed" and t.p < alpha
-        if ok and parts_ok:
+        ok = t.observed == "as claimed" and p_adj < alpha
+        # significant alone, not after the family adjustment: the verdict says so
+        alone = (
+            f"p = {_fmt_p(t.p)} alone, {_fmt_p(p_adj)} after the family adjustment"
+            if t.observed == "as claimed" and t.p < alpha <= p_adj
+            else ""
+        )
+        if ok and parts_ok and p_holm >= alpha:
+            # held in its family (BH) but not family-wise among the headline claims (Holm)
+            verdict[cid] = (
+                True,
+                f"holds (not after Holm over the headline claims: p = {_fmt_p(p_holm)})",
+            )
+        elif ok and parts_ok:
             verdict[cid] = (True, "holds")
         elif ok:
             verdict[cid] = (False, "does not hold (a part it needs does not hold)")
@@ -593,16 +705,33 @@ def evaluate_claims(
                 f"does not hold (the opposite is significant, p = {_fmt_p(t.p_opposite)})",
             )
         elif not math.isnan(t.power) and t.power < POWER_TARGET:
-            verdict[cid] = (False, f"too few seeds to tell (power {t.power:.2f})")
+            verdict[cid] = (False, f"too few seeds to tell (power {t.power:.2f}{_also(alone)})")
         elif math.isnan(t.power) and s.kind == "claim":
             # no paper effect size: without the power to see it, not significant is not "false"
-            verdict[cid] = (False, "too few seeds to tell (power n/a)")
+            verdict[cid] = (False, f"too few seeds to tell (power n/a{_also(alone)})")
         elif s.kind == "premise" and t.observed == "as claimed":
             # on the needed side but not significant: not shown, and not shown false either
             verdict[cid] = (False, f"not established (p = {_fmt_p(t.p)})")
         else:  # a premise must be shown; a claim with the power to see the paper's effect
-            verdict[cid] = (False, "does not hold")
+            verdict[cid] = (False, f"does not hold ({alone})" if alone else "does not hold")
         return verdict[cid]
+
+    # premises first (never adjusted: the regime is tested on its own), then the family of the
+    # claims they leave testable, adjusted together, then the claims on their adjusted p
+    for s in specs:
+        if s.kind == "premise":
+            decide(s.id)
+
+    def testable(s: ClaimSpec) -> bool:
+        return (
+            s.kind == "claim"
+            and not math.isnan(tested[s.id].p)
+            and not math.isnan(measurements[s.id].value)
+            and all(decide(pid)[0] for pid in s.requires if pid in by_id)
+        )
+
+    family = [s.id for s in specs if testable(s)] if _FAMILY.get() else []
+    adjusted.update(_family(family, {i: tested[i].p for i in family}, headline))
 
     order = {"premise": 0, "claim": 1, "sanity": 2}
     rows = []
@@ -621,6 +750,9 @@ def evaluate_claims(
                 "threshold": float(s.threshold),
                 "direction": s.direction,
                 "p_value": math.nan if sanity else float(t.p),
+                "p_adjusted": adjusted.get(s.id, (math.nan,) * 3)[0],
+                "p_holm": adjusted.get(s.id, (math.nan,) * 3)[1],
+                "adjustment": adjusted.get(s.id, (math.nan, math.nan, ""))[2],
                 "alpha": float(alpha),
                 "n": int(m.n),
                 "effect": math.nan if s.effect is None else float(s.effect),
@@ -645,18 +777,27 @@ def evaluate_claims(
     return df
 
 
+def _also(note: str) -> str:
+    return f"; {note}" if note else ""
+
+
 def _equivalence_verdict(
-    s: ClaimSpec, t: _Tested, parts_ok: bool, alpha: float
+    s: ClaimSpec, t: _Tested, parts_ok: bool, alpha: float, p_adj: float
 ) -> tuple[bool, str]:
     """holds (interval inside ± bar), does not hold (entirely outside), not established. Where
     a p is known it must agree (samples without spread: the interval is a point and the sign
-    test's 0.5 ** n decides)."""
+    test's 0.5 ** n decides), and so must its family-adjusted p (``p_adj``)."""
     lo, hi = t.interval
     bar = s.threshold
     if math.isnan(lo) or math.isnan(hi):
         return False, "cannot test: no significance test (fewer than 2 samples)"
     inner = _OPS[s.direction]
     inside = inner(-lo, bar) and inner(hi, bar) and not t.p >= alpha
+    if inside and not p_adj < alpha:
+        return False, (
+            f"not established (interval [{lo:.3g}, {hi:.3g}] inside ± {bar:g}, but p = "
+            f"{_fmt_p(t.p)} alone, {_fmt_p(p_adj)} after the family adjustment)"
+        )
     if inside and parts_ok:
         return True, "holds"
     if inside:
@@ -699,20 +840,21 @@ def _detail(r) -> str:
 def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
     """The claims table as markdown: premises, then claims, then sanity rows, each with its value,
     what it needs (a side of the threshold, or "within ± bar" for an equivalence), one-sided p,
-    n, power (to detect the paper's effect), the observed direction with the opposite's p, and
+    the family-adjusted p the verdict uses, n, power (to detect the paper's effect), the observed direction with the opposite's p, and
     the verdict; the detail names the selection and confirmation data where given."""
     lines = [
         f"### {title}",
         "",
-        "| kind | id | claim | statistic | value | needed | p | n | power | observed | verdict "
-        "| detail |",
-        "|---|---|---|---|---:|---|---:|---:|---:|---|---|---|",
+        "| kind | id | claim | statistic | value | needed | p | p adj. | n | power | observed "
+        "| verdict | detail |",
+        "|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|---|",
     ]
     for _, r in df.iterrows():
         lines.append(
             f"| {r['kind']} | {_cell(r['claim_id'])} | {_cell(r['claim'])} | "
             f"{_cell(r['statistic'])} | {_num(r['value'], '.3g')} | "
-            f"{_needed(r)} | {_num(r['p_value'], '.3g')} | {r['n']} | "
+            f"{_needed(r)} | {_num(r['p_value'], '.3g')} | "
+            f"{_num(r.get('p_adjusted', math.nan), '.3g')} | {r['n']} | "
             f"{_num(r['power'], '.2f')} | {_observed(r)} | **{r['verdict']}** | "
             f"{_cell(_detail(r))} |"
         )

@@ -60,7 +60,7 @@ from ...calibration import ece
 from .evidence import Resamples, auroc_ranks, fpr95_first, has_scores, msp_arrays, two_stage
 from .floor import resamples_for, set_status
 from .shifts import far_near
-from .study import trained_on_main
+from .study import HEADLINE, trained_on_main
 
 __all__ = ["PAPER", "claim_specs", "evaluate_logitnorm_claims", "measure"]
 
@@ -785,6 +785,7 @@ def evaluate_logitnorm_claims(
         claim_specs(spec),
         measure(runs, ood, curves, samples, floor, spec),
         alpha=float(spec["alpha"]),
+        headline=HEADLINE,
     )
 
 

@@ -142,7 +142,7 @@ def test_claim_specs_match_the_table(spec, good):
     cfg_ids = [s.id for s in claim_specs_from_spec(spec)]
     assert sorted(cfg_ids) == sorted(good["claim_id"])
     md = render_claims_markdown(good)
-    assert "| p | n | power |" in md
+    assert "| p | p adj. | n | power |" in md
 
 
 def claim_specs_from_spec(spec):
