@@ -257,7 +257,9 @@ def test_a_study_p_has_its_opposite_and_a_rank_correlation_tests_against_zero_on
         .startswith("does not hold (the opposite is significant")
     )
     given = Measurement(-10.0, p_value=0.99, n=5, power=0.3, p_opposite=0.2)
-    assert _judge([spec], {"c": given}).loc["c", "verdict"] == "too few seeds to tell (power 0.30)"
+    assert _judge([spec], {"c": given}).loc["c", "verdict"] == (
+        "too few seeds to tell (power 0.30; estimate in the opposite direction, p_opp = 0.2)"
+    )
     rho = spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4], alternative="greater")
     with pytest.raises(ValueError, match="against 0"):
         _judge([ClaimSpec("r", "t", "rho", threshold=0.5)], {"r": rho})
@@ -567,3 +569,66 @@ def test_the_family_is_the_tested_claims_and_headline_rows_get_holm_too():
     assert df.loc["x", "verdict"] == "holds"
     assert df.loc["h1", "holds"]
     assert df.loc["h1", "verdict"] == "holds (not after Holm over the headline claims: p = 0.06)"
+
+
+def test_a_borderline_premise_is_marked_and_so_is_what_rests_on_it():
+    """Issue 42: a premise that clears its bar with p in [0.01, 0.05) reads "borderline", and
+    every row resting on it (directly, or through an all_of part) carries the mark."""
+    specs = [
+        ClaimSpec("thin", "t", "s", kind="premise"),
+        ClaimSpec("firm", "t", "s", kind="premise"),
+        ClaimSpec("part", "t", "s", requires=("thin",)),
+        ClaimSpec("head", "t", "s", all_of=("part",), requires=("firm",)),
+        ClaimSpec("other", "t", "s", requires=("firm",)),
+    ]
+    ps = {"thin": 0.047, "firm": 0.001, "part": 0.001, "head": 0.001, "other": 0.002}
+    df = _judge(specs, {cid: _at_p(p) for cid, p in ps.items()})
+    assert df.loc["thin", "verdict"] == "holds (borderline, p = 0.047)" and df.loc["thin", "holds"]
+    assert df.loc["firm", "verdict"] == "holds" and df.loc["firm", "borderline"] == ""
+    for cid in ("part", "head"):
+        assert df.loc[cid, "holds"] and df.loc[cid, "borderline"] == "thin"
+        assert df.loc[cid, "verdict"] == "holds — rests on the borderline premise thin (p = 0.047)"
+    assert df.loc["other", "verdict"] == "holds" and df.loc["other", "borderline"] == ""
+    # p = 0.009 is not borderline
+    ps["thin"] = 0.009
+    firm = _judge(specs, {cid: _at_p(p) for cid, p in ps.items()})
+    assert firm.loc["thin", "verdict"] == "holds" and (firm["borderline"] == "").all()
+
+
+def test_too_few_seeds_says_when_the_estimate_is_on_the_other_side():
+    """Issue 42: "too few seeds to tell" hid opposite-signed estimates (C3-energy -8.1 pp)."""
+    specs = [ClaimSpec("c", "t", "s", effect=1.0)]
+    down = Measurement(-1.0, samples=(-3.0, 2.0, -2.0, 1.0, -3.0))
+    df = _judge(specs, {"c": down})
+    p_opp = df.loc["c", "p_opposite"]
+    assert 0.05 < p_opp < 0.5 and df.loc["c", "observed"] == "opposite"
+    assert df.loc["c", "verdict"] == (
+        f"too few seeds to tell (power {df.loc['c', 'power']:.2f}; estimate in the opposite "
+        f"direction, p_opp = {p_opp:.2g})"
+    )
+    up = Measurement(1.0, samples=(3.0, -2.0, 2.0, -1.0, 3.0))
+    assert _judge(specs, {"c": up}).loc["c", "verdict"].startswith("too few seeds to tell (power")
+    assert "opposite" not in _judge(specs, {"c": up}).loc["c", "verdict"]
+
+
+def test_cannot_test_says_what_a_powered_null_measured():
+    """Issue 42: C1-near's "cannot test" hid a measured no-gain at power 1.0."""
+    specs = [
+        ClaimSpec("p", "t", "s", kind="premise"),
+        ClaimSpec("c", "t", "s", effect=50.0, requires=("p",)),
+        ClaimSpec("weak", "t", "s", effect=0.01, requires=("p",)),
+    ]
+    null = Measurement(0.2, samples=(1.0, -1.0, 0.5, -0.5, 1.0))
+    prem = Measurement(0.1, samples=(1.0, -1.0, 0.5, -0.5, 0.5))  # on the side, not significant
+    df = _judge(specs, {"p": prem, "c": null, "weak": null})
+    assert df.loc["c", "power"] > 0.99
+    sd = float(np.std(null.samples, ddof=1))
+    assert df.loc["c", "verdict"] == (
+        f"cannot test: premise p is not established; measured 0.2 ± {sd:.3g} (sd over 5) at "
+        f"power {df.loc['c', 'power']:.2f}"
+    )
+    assert df.loc["weak", "verdict"] == "cannot test: premise p is not established"
+    se = Measurement(1.5, p_value=0.3, n=5, power=1.0, se=2.4)
+    assert _judge(specs[:2], {"p": prem, "c": se}).loc["c", "verdict"] == (
+        "cannot test: premise p is not established; measured 1.5 ± 2.4 (SE) at power 1.00"
+    )

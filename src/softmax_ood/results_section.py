@@ -82,6 +82,7 @@ CLAIM_COLUMNS = [
     "verdict",
     "holds",
     "supports",
+    "borderline",
     "effect",
     "paper_value",
     "effect_source",
@@ -1390,9 +1391,18 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
             f'<div class="rs-premise-fail"><b>Premise not met here:</b> {_esc(names)}. {rest}</div>'
         )
     elif len(prem):
+        from .analysis.claims import BORDERLINE_P
+
+        thin = prem[prem["verdict"].astype(str).str.contains("(borderline", regex=False)]
+        note = (
+            f" Borderline (p between {BORDERLINE_P:g} and alpha): "
+            f"{_esc(', '.join(thin['claim_id']))}; the rows resting on it say so."
+            if len(thin)
+            else ""
+        )
         parts.append(
             f'<div class="rs-premise-ok">All {len(prem)} premises hold: the claims below are tests '
-            "in the paper's regime.</div>"
+            f"in the paper's regime.{note}</div>"
         )
     if len(prem):
         parts.append(
@@ -1463,16 +1473,20 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         "adjustment: each paper's tested claims are one family, and the verdict uses their "
         "Benjamini&ndash;Hochberg adjusted p (p_adjusted, beside the raw p_value; a headline "
         "claim also shows Holm's p over the headline claims, p_holm, and says when it holds on "
-        "the first but not the second; premises and sanity rows are not adjusted); a claim significant alone but not after the adjustment says so "
-        "in its verdict; <b>does not hold</b> "
-        "when the test had at least 80 % power to detect the paper's own effect and did not, or "
-        "the opposite direction is significant; <b>too few seeds to tell</b> when it is not "
-        "significant and the power was below 80 %; <b>cannot test</b> when a premise fails "
-        "(&quot;here the opposite is significant&quot; is added when the data go significantly "
-        "the other way, so a failed premise never hides that). An equivalence claim (a match "
-        "within a bar) <b>holds</b> when its interval lies inside the bar, <b>does not hold</b> "
-        "when the interval lies outside it, and is <b>not established</b> when the interval "
-        "straddles the bar. Sanity rows are true by construction and never count as support.</p>"
+        "the first but not the second; premises and sanity rows are not adjusted); a claim "
+        "significant alone but not after the adjustment says so in its verdict; <b>does not "
+        "hold</b> when the test had at least 80 % power to detect the paper's own effect and did "
+        "not, or the opposite direction is significant; <b>too few seeds to tell</b> when it is "
+        "not significant and the power was below 80 % (&quot;estimate in the opposite "
+        "direction&quot; when it lies on the other side); <b>cannot test</b> when a premise "
+        "fails (&quot;here the opposite is significant&quot; is added when the data go "
+        "significantly the other way, so a failed premise never hides that, and what was "
+        "measured when the test had the power and saw nothing). A premise that holds with p "
+        "between 0.01 and 0.05 is <b>borderline</b>, and every row resting on it says so. An "
+        "equivalence claim (a match within a bar) <b>holds</b> when its interval lies inside the "
+        "bar, <b>does not hold</b> when the interval lies outside it, and is <b>not "
+        "established</b> when the interval straddles the bar. Sanity rows are true by "
+        "construction and never count as support.</p>"
     )
     # the headline first: on the first screen, before the counts and how to read a verdict
     sections = [headline_html(studies, claims), head]

@@ -38,6 +38,15 @@ significant reads "not established (p = P)" when its statistic lies on the neede
 not hold" otherwise; either way the rows that require it read "cannot test" (``premise X is not
 established`` / ``premise X does not hold``).
 
+A premise that holds with p in [:data:`BORDERLINE_P`, ``alpha``) holds by a hair: its verdict
+reads "holds (borderline, p = P)", and every row resting on it (its ``requires``, those of its
+``all_of`` parts, recursively) carries the mark in its verdict ("— rests on the borderline
+premise X (p = P)") and in the column ``borderline`` (the premise ids; "" none). A "too few seeds
+to tell" whose estimate lies on the other side says so ("estimate in the opposite direction,
+p_opp = P"), and a claim a failed premise leaves untested, whose own test had the power to see
+the paper's effect and found nothing on either side, says what it measured ("cannot test:
+premise X is not established; measured 1.5 ± 2.4 (SE) at power 1.00").
+
 Every row reports the **observed direction** (column ``observed``: "as claimed" when the
 statistic lies on the claimed side, "opposite" otherwise) and the one-sided p of the opposite
 direction (``p_opposite``), whatever the verdict. A claim whose premise (``requires``) does not
@@ -101,6 +110,7 @@ from .seeds import summarise
 __all__ = [
     "COLUMNS",
     "KINDS",
+    "BORDERLINE_P",
     "POWER_TARGET",
     "ClaimSpec",
     "Measurement",
@@ -148,6 +158,7 @@ COLUMNS = [
     "confirmation",
     "holds",
     "supports",
+    "borderline",
     "verdict",
 ]
 KINDS = ("premise", "claim", "sanity")
@@ -155,6 +166,8 @@ TESTS = ("one-sided", "equivalence")
 EFFECT_SOURCES = ("paper", "power target")
 EXACT_RANK_MAX_N = 10  #: up to this many points a rank correlation's p is exact (permutations)
 POWER_TARGET = 0.8
+#: a premise that holds with p in [BORDERLINE_P, alpha) holds by a hair: "borderline"
+BORDERLINE_P = 0.01
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 _FAMILY = contextvars.ContextVar("family_control", default=True)
 
@@ -261,6 +274,8 @@ class Measurement:
         exact for a continuous test statistic).
     :param interval: for an equivalence claim, the study's ``1 − 2·alpha`` interval ``(lo, hi)``
         of the signed difference (used instead of ``samples``).
+    :param se: the statistic's standard error where the study's own test has one (shown when
+        a premise leaves a powered, null claim untested); NaN: none.
     """
 
     value: float
@@ -272,6 +287,7 @@ class Measurement:
     method: str = ""
     p_opposite: float = math.nan
     interval: tuple[float, float] | None = None
+    se: float = math.nan
 
     def __post_init__(self):
         if self.interval is not None:
@@ -665,7 +681,10 @@ def evaluate_claims(
                         f"opposite is significant (p = {_fmt_p(t.p_opposite)})",
                     )
                 else:
-                    verdict[cid] = (False, f"cannot test: premise {pid} {why}")
+                    verdict[cid] = (
+                        False,
+                        f"cannot test: premise {pid} {why}{_measured_null(s, m, t, alpha)}",
+                    )
                 return verdict[cid]
         if math.isnan(m.value):  # e.g. a Spearman rho of a constant series
             verdict[cid] = (False, "cannot test: the statistic is undefined (see detail)")
@@ -704,11 +723,19 @@ def evaluate_claims(
                 False,
                 f"does not hold (the opposite is significant, p = {_fmt_p(t.p_opposite)})",
             )
-        elif not math.isnan(t.power) and t.power < POWER_TARGET:
-            verdict[cid] = (False, f"too few seeds to tell (power {t.power:.2f}{_also(alone)})")
-        elif math.isnan(t.power) and s.kind == "claim":
-            # no paper effect size: without the power to see it, not significant is not "false"
-            verdict[cid] = (False, f"too few seeds to tell (power n/a{_also(alone)})")
+        elif (not math.isnan(t.power) and t.power < POWER_TARGET) or (
+            math.isnan(t.power) and s.kind == "claim"
+        ):
+            # not significant without the power to see the paper's effect (or with no effect
+            # size to power at): not "false"; an estimate on the other side says so
+            power = "n/a" if math.isnan(t.power) else f"{t.power:.2f}"
+            other = (
+                f"estimate in the opposite direction, p_opp = {_fmt_p(t.p_opposite)}"
+                if t.observed == "opposite"
+                else ""
+            )
+            notes = "".join(_also(x) for x in (other, alone) if x)
+            verdict[cid] = (False, f"too few seeds to tell (power {power}{notes})")
         elif s.kind == "premise" and t.observed == "as claimed":
             # on the needed side but not significant: not shown, and not shown false either
             verdict[cid] = (False, f"not established (p = {_fmt_p(t.p)})")
@@ -733,11 +760,24 @@ def evaluate_claims(
     family = [s.id for s in specs if testable(s)] if _FAMILY.get() else []
     adjusted.update(_family(family, {i: tested[i].p for i in family}, headline))
 
+    # premises that hold by a hair, and every row that rests on one carries the mark
+    thin = {
+        s.id: tested[s.id].p
+        for s in specs
+        if s.kind == "premise" and decide(s.id)[0] and BORDERLINE_P <= tested[s.id].p < alpha
+    }
+
     order = {"premise": 0, "claim": 1, "sanity": 2}
     rows = []
     for s in sorted(specs, key=lambda s: order[s.kind]):
         ok, text = decide(s.id)
         m, t = measurements[s.id], tested[s.id]
+        marks = [pid for pid in _rests_on(by_id, s.id) if pid in thin]
+        if s.id in thin:
+            text = f"{text} (borderline, p = {_fmt_p(t.p)})"
+        elif marks and not text.startswith("cannot test"):
+            text += " — rests on the borderline premise" + ("s " if len(marks) > 1 else " ")
+            text += ", ".join(f"{pid} (p = {_fmt_p(thin[pid])})" for pid in marks)
         sanity = s.kind == "sanity"
         rows.append(
             {
@@ -767,6 +807,7 @@ def evaluate_claims(
                 "confirmation": s.confirmation,
                 "holds": bool(ok),
                 "supports": bool(ok) and s.kind == "claim",
+                "borderline": ", ".join(([s.id] if s.id in thin else []) + marks),
                 "verdict": text,
             }
         )
@@ -775,6 +816,47 @@ def evaluate_claims(
     df["supports"] = df["supports"].astype(bool)
     df["n"] = df["n"].astype("int64")
     return df
+
+
+def _measured_null(s: ClaimSpec, m: Measurement, t: _Tested, alpha: float) -> str:
+    """For a claim its premise leaves untested: what was measured, when the test had the power
+    to see the paper's effect and saw nothing on either side ("; measured 1.5 ± 2.4 at power
+    1.00"); "" otherwise."""
+    if (
+        s.kind != "claim"
+        or math.isnan(m.value)
+        or not t.power >= POWER_TARGET
+        or not t.p >= alpha
+        or not t.p_opposite >= alpha
+    ):
+        return ""
+    if len(m.samples) > 1:
+        spread = f" ± {float(np.std(m.samples, ddof=1)):.3g} (sd over {len(m.samples)})"
+    elif math.isfinite(m.se):
+        spread = f" ± {m.se:.3g} (SE)"
+    else:
+        spread = f" (p = {_fmt_p(t.p)})"
+    return f"; measured {m.value:.3g}{spread} at power {t.power:.2f}"
+
+
+def _rests_on(by_id: Mapping[str, ClaimSpec], cid: str) -> list[str]:
+    """The premises row ``cid`` rests on: its ``requires`` and those of its ``all_of`` parts
+    (and of those premises), each once, in order."""
+    out: list[str] = []
+    stack = [cid]
+    seen = {cid}
+    while stack:
+        s = by_id.get(stack.pop(0))
+        if s is None:
+            continue
+        for nxt in (*s.requires, *s.all_of):
+            if nxt in seen:
+                continue
+            seen.add(nxt)
+            stack.append(nxt)
+            if nxt in by_id and by_id[nxt].kind == "premise":
+                out.append(nxt)
+    return out
 
 
 def _also(note: str) -> str:

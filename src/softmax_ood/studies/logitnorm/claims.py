@@ -397,6 +397,7 @@ def _relative(ts_diff, ce_mean: float, spec: dict, alpha: float, what: str) -> M
         n=ts_diff.n,
         power=power,
         method="two-stage t",
+        se=100.0 * ts_diff.se / ce_mean,
     )
 
 
