@@ -632,3 +632,44 @@ def test_cannot_test_says_what_a_powered_null_measured():
     assert _judge(specs[:2], {"p": prem, "c": se}).loc["c", "verdict"] == (
         "cannot test: premise p is not established; measured 1.5 ± 2.4 (SE) at power 1.00"
     )
+
+
+def test_power_is_computed_at_an_attainable_effect_and_says_which():
+    """Issue 42: a paper's effect larger than the baseline can lose (C3-odin: 27.37 pp against
+    CE's own ODIN FPR95 of 22.5 %) is capped there; the row says which effect it used."""
+    spec = ClaimSpec("c", "t", "s", effect=27.37)
+    x = (2.0, -17.0, 19.0, 24.0, -18.0)  # power 0.82 at 27.37, 0.68 at 22.5
+    sd = float(np.std(x, ddof=1))
+    free = _judge([spec], {"c": Measurement(2.0, samples=x)}).loc["c"]
+    assert free["verdict"] == "does not hold" and free["power"] > 0.8
+    assert free["effect_used"] == pytest.approx(27.37)
+    assert free["effect_note"] == "27.37: the paper's effect"
+    assert free["power"] == pytest.approx(t_power(27.37, sd, 5, 0.05))
+    capped = Measurement(2.0, samples=x, effect_cap=22.5, effect_cap_why="CE's own ODIN FPR95")
+    row = _judge([spec], {"c": capped}).loc["c"]
+    assert row["effect_used"] == pytest.approx(22.5)
+    assert row["power"] == pytest.approx(t_power(22.5, sd, 5, 0.05)) and row["power"] < 0.8
+    assert row["effect_note"] == (
+        "22.5: capped at CE's own ODIN FPR95 (the paper's effect, 27.37, is more than it can lose)"
+    )
+    assert row["verdict"] == f"too few seeds to tell (power {row['power']:.2f})"
+    # a study's own test: the engine calls its power function at the capped effect
+    seen = []
+    own = Measurement(
+        2.0,
+        p_value=0.3,
+        n=5,
+        power=0.99,
+        effect_cap=22.5,
+        power_at=lambda e, a: seen.append(e) or 0.4,
+    )
+    assert _judge([spec], {"c": own}).loc["c", "power"] == pytest.approx(0.4) and seen == [22.5]
+    with pytest.raises(ValueError, match="no power_at"):
+        _judge([spec], {"c": Measurement(2.0, p_value=0.3, n=5, power=0.99, effect_cap=22.5)})
+    # a cap above the effect changes nothing; a row without an effect has none
+    assert (
+        _judge([spec], {"c": Measurement(2.0, samples=x, effect_cap=40.0)}).loc["c", "effect_note"]
+        == "27.37: the paper's effect"
+    )
+    bare = _judge([ClaimSpec("c", "t", "s")], {"c": Measurement(2.0, samples=x)}).loc["c"]
+    assert math.isnan(bare["effect_used"]) and bare["effect_note"] == ""

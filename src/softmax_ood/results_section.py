@@ -73,6 +73,8 @@ CLAIM_COLUMNS = [
     "adjustment",
     "alpha",
     "power",
+    "effect_used",
+    "effect_note",
     "n",
     "test",
     "observed",
@@ -1308,6 +1310,7 @@ _CLAIM_VIEW = [
     "p_value",
     "p_adjusted",
     "power",
+    "effect_note",
     "n",
     "verdict",
 ]

@@ -30,6 +30,12 @@ opposite one-sided test is not significant either; it reads "does not hold" when
 power to see the paper's effect, when the paper gives no effect size (the power column is n/a),
 or when the data are significantly on the other side (whatever the power).
 
+Attainable effects: a paper's effect larger than the baseline can lose here (e.g. an FPR95
+reduction beyond the baseline's own FPR95) is capped at what it can (the measurement's
+``effect_cap``; :func:`effect_used`), and the power is computed there; the columns
+``effect_used`` and ``effect_note`` say which effect the power column used and why (the paper's,
+a power target, or the cap).
+
 A directional claim that is not significant reads "does not hold" only when the test had the
 power (at least :data:`POWER_TARGET`) to see the paper's effect, or when the opposite is
 significant; otherwise "too few seeds to tell (power P)", or "too few seeds to tell (power n/a)"
@@ -97,7 +103,7 @@ import itertools
 import math
 import operator
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -110,6 +116,7 @@ from .seeds import summarise
 __all__ = [
     "COLUMNS",
     "KINDS",
+    "effect_used",
     "BORDERLINE_P",
     "POWER_TARGET",
     "ClaimSpec",
@@ -150,6 +157,8 @@ COLUMNS = [
     "paper_value",
     "effect_source",
     "power",
+    "effect_used",
+    "effect_note",
     "detail",
     "test",
     "observed",
@@ -276,6 +285,13 @@ class Measurement:
         of the signed difference (used instead of ``samples``).
     :param se: the statistic's standard error where the study's own test has one (shown when
         a premise leaves a powered, null claim untested); NaN: none.
+    :param effect_cap: the largest effect attainable here, in the statistic's units (e.g. for
+        an FPR95 reduction, the baseline's own FPR95: it cannot lose more); the power is
+        computed at the smaller of it and the spec's ``effect`` (:func:`effect_used`). NaN: none.
+    :param effect_cap_why: what the cap is, in a few words ("CE's own ODIN FPR95 here").
+    :param power_at: ``power_at(effect, alpha)``, the power of the study's own test at any
+        effect (e.g. a two-stage test's); the engine calls it at the effect it uses. Needed when
+        a cap applies to a measurement without samples.
     """
 
     value: float
@@ -288,6 +304,9 @@ class Measurement:
     p_opposite: float = math.nan
     interval: tuple[float, float] | None = None
     se: float = math.nan
+    effect_cap: float = math.nan
+    effect_cap_why: str = ""
+    power_at: Callable[[float, float], float] | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.interval is not None:
@@ -520,18 +539,47 @@ class _Tested:
 _FLIP = {">": "<", ">=": "<", "<": ">", "<=": ">"}
 
 
+def effect_used(spec: ClaimSpec, m: Measurement) -> tuple[float, str]:
+    """The effect a claim's power is computed at, and why: the spec's ``effect`` (the paper's,
+    or a power target), capped at the measurement's ``effect_cap`` (the most the baseline can
+    lose here, e.g. CE's own FPR95 for an FPR95 reduction) when it is larger. (NaN, "") for a
+    claim without an effect size."""
+    if spec.effect is None or not math.isfinite(spec.effect):
+        return math.nan, ""
+    eff = float(spec.effect)
+    source = "the paper's effect" if spec.effect_source == "paper" else "the power target"
+    if spec.test == "equivalence":
+        return eff, f"{eff:.4g}: the true difference the TOST power assumes ({source})"
+    cap = float(m.effect_cap)
+    if math.isfinite(cap) and abs(eff) > cap:
+        what = m.effect_cap_why or "the most the baseline can lose here"
+        return math.copysign(cap, eff), (
+            f"{cap:.4g}: capped at {what} ({source}, {abs(eff):.4g}, is more than it can lose)"
+        )
+    return eff, f"{eff:.4g}: {source}"
+
+
 def _directional(spec: ClaimSpec, m: Measurement, alpha: float) -> _Tested:
     p, power, p_opp = m.p_value, m.power, m.p_opposite
+    effect, _ = effect_used(spec, m)
+    capped = spec.effect is not None and effect != spec.effect
+    if m.power_at is not None and math.isfinite(effect):
+        power = float(m.power_at(effect, alpha))
+    elif capped and not m.samples and m.method != "spearman":
+        raise ValueError(
+            f"claim {spec.id}: its effect is capped at {effect:g} but its measurement gives "
+            "no power_at to recompute the power there"
+        )
     if m.samples:
         test = sign_test if m.method == "sign" else one_sided_t
         p = test(m.samples, spec.threshold, spec.direction)
         p_opp = test(m.samples, spec.threshold, _FLIP[spec.direction])
-        if math.isnan(power) and spec.effect is not None:
+        if (math.isnan(power) or capped) and m.power_at is None and math.isfinite(effect):
             sd = float(np.std(m.samples, ddof=1)) if len(m.samples) > 1 else math.nan
-            power = t_power(spec.effect, sd, len(m.samples), alpha)
+            power = t_power(effect, sd, len(m.samples), alpha)
     else:
-        if m.method == "spearman" and math.isnan(power) and spec.effect is not None:
-            power = _rho_power(spec.effect, m.n, alpha)
+        if m.method == "spearman" and (math.isnan(power) or capped) and math.isfinite(effect):
+            power = _rho_power(effect, m.n, alpha)
         if math.isnan(p_opp) and not math.isnan(p):
             p_opp = 1.0 - p  # exact for a continuous statistic
     observed = ""
@@ -799,6 +847,8 @@ def evaluate_claims(
                 "paper_value": math.nan if s.paper_value is None else float(s.paper_value),
                 "effect_source": s.effect_source,
                 "power": math.nan if sanity else float(t.power),
+                "effect_used": math.nan if sanity else effect_used(s, m)[0],
+                "effect_note": "" if sanity else effect_used(s, m)[1],
                 "detail": m.detail,
                 "test": s.test,
                 "observed": t.observed,
@@ -922,14 +972,14 @@ def _detail(r) -> str:
 def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
     """The claims table as markdown: premises, then claims, then sanity rows, each with its value,
     what it needs (a side of the threshold, or "within ± bar" for an equivalence), one-sided p,
-    the family-adjusted p the verdict uses, n, power (to detect the paper's effect), the observed direction with the opposite's p, and
+    the family-adjusted p the verdict uses, n, power and the effect it is computed at (to detect the paper's effect), the observed direction with the opposite's p, and
     the verdict; the detail names the selection and confirmation data where given."""
     lines = [
         f"### {title}",
         "",
-        "| kind | id | claim | statistic | value | needed | p | p adj. | n | power | observed "
-        "| verdict | detail |",
-        "|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|---|",
+        "| kind | id | claim | statistic | value | needed | p | p adj. | n | power | effect used "
+        "| observed | verdict | detail |",
+        "|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|---|---|",
     ]
     for _, r in df.iterrows():
         lines.append(
@@ -937,7 +987,8 @@ def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
             f"{_cell(r['statistic'])} | {_num(r['value'], '.3g')} | "
             f"{_needed(r)} | {_num(r['p_value'], '.3g')} | "
             f"{_num(r.get('p_adjusted', math.nan), '.3g')} | {r['n']} | "
-            f"{_num(r['power'], '.2f')} | {_observed(r)} | **{r['verdict']}** | "
+            f"{_num(r['power'], '.2f')} | {_cell(r.get('effect_note') or 'n/a')} | "
+            f"{_observed(r)} | **{r['verdict']}** | "
             f"{_cell(_detail(r))} |"
         )
     return "\n".join(lines) + "\n"

@@ -278,3 +278,19 @@ def test_confirmation_images_cannot_move_the_headline_selection(spec, cache):
     keep = ["ood_set", "selection_value", "selection_p_value", "trivial"]
     pd.testing.assert_frame_equal(base[keep], moved[keep])
     assert not np.allclose(base["value"], moved["value"])
+
+
+def test_c3_power_is_at_an_effect_ce_can_lose(spec, cache, good):
+    """Issue 42: C3-odin's power was computed at the paper's 27.37 pp, more than CE's own ODIN
+    FPR95 here; the effect is capped at CE's own FPR95 with that score, and the row says so."""
+    assert row(good, "C3-odin")["effect_note"] == "27.37: the paper's effect"
+    low = evaluate(spec, cache, score_fpr={"ce": 0.20, "logitnorm": 0.15})
+    odin = row(low, "C3-odin")
+    assert odin["effect_used"] < 27.37 and odin["effect_used"] == pytest.approx(20.0, abs=1.5)
+    assert odin["effect_note"].startswith(f"{odin['effect_used']:.4g}: capped at CE's own odin")
+    assert "the paper's effect, 27.37, is more than it can lose" in odin["effect_note"]
+    # the energy row's 7.68 pp is within reach: the paper's effect stands
+    assert row(low, "C3-energy")["effect_note"] == "7.68: the paper's effect"
+    # C7: each architecture's power at the paper's 31.84 pp or its CE's own FPR95 if less
+    assert row(good, "C7")["effect_note"] == "31.84: the paper's effect"
+    assert "CE's own MSP FPR95" in row(good, "C7")["detail"]
