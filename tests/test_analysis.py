@@ -673,3 +673,32 @@ def test_power_is_computed_at_an_attainable_effect_and_says_which():
     )
     bare = _judge([ClaimSpec("c", "t", "s")], {"c": Measurement(2.0, samples=x)}).loc["c"]
     assert math.isnan(bare["effect_used"]) and bare["effect_note"] == ""
+
+
+def test_a_claim_with_the_papers_number_is_tested_against_it_too():
+    """Issue 42: LogitNorm's "holds" tested only "> 0"; the paper's 68.4 % lay outside our
+    interval and no row said so. A claim declaring paper_value gets a two-sided test of ours
+    against it, in words, beside a verdict it never changes."""
+    spec = ClaimSpec("c", "t", "s", paper_value=68.4)
+    x = (40.0, 45.0, 50.0, 42.0, 48.0)  # mean 45, far below 68.4, far above 0
+    row = _judge([spec], {"c": Measurement(45.0, samples=x)}).loc["c"]
+    p_lo = one_sided_t(x, 68.4, "<")
+    assert row["verdict"] == "holds" and row["p_paper"] == pytest.approx(2 * p_lo)
+    assert row["vs_paper"] == f"smaller than the paper's 68.4 (two-sided p = {2 * p_lo:.2g})"
+    near = (60.0, 75.0, 68.0, 72.0, 66.0)
+    assert (
+        _judge([spec], {"c": Measurement(68.2, samples=near)})
+        .loc["c", "vs_paper"]
+        .startswith("consistent with the paper's 68.4 (two-sided p = ")
+    )
+    high = tuple(v + 40.0 for v in near)
+    assert (
+        _judge([spec], {"c": Measurement(108.2, samples=high)})
+        .loc["c", "vs_paper"]
+        .startswith("larger than the paper's 68.4")
+    )
+    # a study's own test against any value (p_at), and no paper value: no test
+    own = Measurement(45.0, p_value=0.001, n=5, p_at=lambda v, side: 0.01 if side == "<" else 0.99)
+    assert _judge([spec], {"c": own}).loc["c", "p_paper"] == pytest.approx(0.02)
+    bare = _judge([ClaimSpec("c", "t", "s")], {"c": Measurement(45.0, samples=x)}).loc["c"]
+    assert math.isnan(bare["p_paper"]) and bare["vs_paper"] == ""

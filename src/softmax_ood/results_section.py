@@ -75,6 +75,8 @@ CLAIM_COLUMNS = [
     "power",
     "effect_used",
     "effect_note",
+    "p_paper",
+    "vs_paper",
     "n",
     "test",
     "observed",
@@ -858,6 +860,13 @@ def _paper_number(row: Mapping) -> str:
     return f"paper gives no number; {needs}" if needs else "n/a"
 
 
+def _versus(row: Mapping) -> str:
+    """ "; ours smaller than the paper's 68.4 (two-sided p = 0.05)" where the row tests ours
+    against the paper's number (``vs_paper``), else ""."""
+    words = row.get("vs_paper")
+    return f"; ours {words}" if isinstance(words, str) and words else ""
+
+
 def _ours(row: Mapping) -> str:
     lo, hi = claim_interval(row)
     v = _short(_num(row.get("value")))
@@ -1001,7 +1010,7 @@ def headline_frame(
                     "paper": s.title,
                     "claim_id": cid,
                     "claim": f"{cid}: {r['claim']}",
-                    "paper's number": _paper_number(r),
+                    "paper's number": _paper_number(r) + _versus(r),
                     "ours": _ours(r),
                     "label": verdict_label(r),
                     "verdict": str(r["verdict"]),
@@ -1313,6 +1322,7 @@ _CLAIM_VIEW = [
     "effect_note",
     "n",
     "verdict",
+    "vs_paper",
 ]
 
 

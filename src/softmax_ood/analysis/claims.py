@@ -53,6 +53,12 @@ p_opp = P"), and a claim a failed premise leaves untested, whose own test had th
 the paper's effect and found nothing on either side, says what it measured ("cannot test:
 premise X is not established; measured 1.5 ± 2.4 (SE) at power 1.00").
 
+The paper's number as a second test: a claim that declares ``paper_value`` (the paper's own
+number for its statistic) also gets a two-sided test of ours against it (:func:`versus_paper`;
+columns ``p_paper`` and ``vs_paper``: "smaller than / larger than / consistent with the
+paper's"), beside the verdict on the claim's side of the threshold. It is not in the family and
+never changes the verdict.
+
 Every row reports the **observed direction** (column ``observed``: "as claimed" when the
 statistic lies on the claimed side, "opposite" otherwise) and the one-sided p of the opposite
 direction (``p_opposite``), whatever the verdict. A claim whose premise (``requires``) does not
@@ -136,6 +142,7 @@ __all__ = [
     "t_power",
     "t_interval",
     "tost_power",
+    "versus_paper",
 ]
 
 COLUMNS = [
@@ -159,6 +166,8 @@ COLUMNS = [
     "power",
     "effect_used",
     "effect_note",
+    "p_paper",
+    "vs_paper",
     "detail",
     "test",
     "observed",
@@ -292,6 +301,9 @@ class Measurement:
     :param power_at: ``power_at(effect, alpha)``, the power of the study's own test at any
         effect (e.g. a two-stage test's); the engine calls it at the effect it uses. Needed when
         a cap applies to a measurement without samples.
+    :param p_at: ``p_at(value, direction)``, the one-sided p of the study's own test that the
+        statistic lies on the ``direction`` side of ``value``; the engine uses it to test the
+        statistic against the paper's number (``ClaimSpec.paper_value``). Samples need none.
     """
 
     value: float
@@ -307,6 +319,7 @@ class Measurement:
     effect_cap: float = math.nan
     effect_cap_why: str = ""
     power_at: Callable[[float, float], float] | None = field(default=None, compare=False)
+    p_at: Callable[[float, str], float] | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.interval is not None:
@@ -849,6 +862,8 @@ def evaluate_claims(
                 "power": math.nan if sanity else float(t.power),
                 "effect_used": math.nan if sanity else effect_used(s, m)[0],
                 "effect_note": "" if sanity else effect_used(s, m)[1],
+                "p_paper": versus_paper(s, m, alpha)[0],
+                "vs_paper": versus_paper(s, m, alpha)[1],
                 "detail": m.detail,
                 "test": s.test,
                 "observed": t.observed,
@@ -887,6 +902,33 @@ def _measured_null(s: ClaimSpec, m: Measurement, t: _Tested, alpha: float) -> st
     else:
         spread = f" (p = {_fmt_p(t.p)})"
     return f"; measured {m.value:.3g}{spread} at power {t.power:.2f}"
+
+
+def versus_paper(spec: ClaimSpec, m: Measurement, alpha: float) -> tuple[float, str]:
+    """The second test of a claim that declares the paper's number (``paper_value``): the
+    two-sided p that ours equals it (twice the smaller one-sided p, from the samples' t or sign
+    test or the study's ``p_at``) and the words "smaller than the paper's (p = …)", "larger than
+    the paper's (p = …)" or "consistent with the paper's (p = …)" (not significant at
+    ``alpha``: the data cannot tell ours from the paper's). (NaN, "") without a paper value,
+    and "" words where no test can be run."""
+    if spec.paper_value is None or spec.kind != "claim" or spec.test != "one-sided":
+        return math.nan, ""
+    ref = float(spec.paper_value)
+    if m.samples:
+        test = sign_test if m.method == "sign" else one_sided_t
+        lo, hi = test(m.samples, ref, "<"), test(m.samples, ref, ">")
+    elif m.p_at is not None:
+        lo, hi = float(m.p_at(ref, "<")), float(m.p_at(ref, ">"))
+    else:
+        return math.nan, ""
+    if math.isnan(lo) or math.isnan(hi) or math.isnan(m.value):
+        return math.nan, ""
+    p = min(1.0, 2.0 * min(lo, hi))
+    if p >= alpha:
+        words = "consistent with"
+    else:
+        words = "smaller than" if m.value < ref else "larger than"
+    return p, f"{words} the paper's {ref:.4g} (two-sided p = {_fmt_p(p)})"
 
 
 def _rests_on(by_id: Mapping[str, ClaimSpec], cid: str) -> list[str]:

@@ -398,6 +398,8 @@ def _relative(ts_diff, ce_mean: float, spec: dict, alpha: float, what: str) -> M
         power=power,
         method="two-stage t",
         se=100.0 * ts_diff.se / ce_mean,
+        # the relative reduction against any value (the paper's 68.4 %): its pp difference
+        p_at=lambda value, side: ts_diff.p_value(value * ce_mean / 100.0, side),
     )
 
 
@@ -643,6 +645,8 @@ def measure(
         n=c1.n,
         power=c1.power,
         method=c1.method,
+        se=c1.se,
+        p_at=c1.p_at,
     )
 
     def fpr_pair(a_loss, b_loss, score_a="msp", score_b=None, a=arch, names=None):

@@ -294,3 +294,19 @@ def test_c3_power_is_at_an_effect_ce_can_lose(spec, cache, good):
     # C7: each architecture's power at the paper's 31.84 pp or its CE's own FPR95 if less
     assert row(good, "C7")["effect_note"] == "31.84: the paper's effect"
     assert "CE's own MSP FPR95" in row(good, "C7")["detail"]
+
+
+def test_the_headline_is_tested_against_the_papers_relative_reduction(good):
+    """Issue 42: beside "holds (> 0)", the headline and C1 test ours against the paper's
+    68.4 % (two-sided, on the same two-stage test of the pp difference)."""
+    from softmax_ood.studies.logitnorm.claims import paper_relative_reduction
+
+    paper = paper_relative_reduction()
+    for cid in ("headline", "C1"):
+        r = row(good, cid)
+        assert 0 < r["p_paper"] <= 1
+        words = "consistent with" if r["p_paper"] >= 0.05 else "smaller than"
+        assert (
+            r["vs_paper"] == f"{words} the paper's {paper:.4g} (two-sided p = {r['p_paper']:.2g})"
+        )
+    assert row(good, "C3-odin")["vs_paper"] == "" and np.isnan(row(good, "C3-odin")["p_paper"])
