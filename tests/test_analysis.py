@@ -702,3 +702,16 @@ def test_a_claim_with_the_papers_number_is_tested_against_it_too():
     assert _judge([spec], {"c": own}).loc["c", "p_paper"] == pytest.approx(0.02)
     bare = _judge([ClaimSpec("c", "t", "s")], {"c": Measurement(45.0, samples=x)}).loc["c"]
     assert math.isnan(bare["p_paper"]) and bare["vs_paper"] == ""
+
+
+def test_a_premise_at_its_tests_smallest_p_is_not_borderline():
+    """Five seeds all on the side, without spread, give the sign test's floor 1/32 = 0.031: the
+    most five seeds can show, not a pass by a hair (Ulmer's K premises)."""
+    specs = [
+        ClaimSpec("k", "t", "s", threshold=1.0, direction="<", kind="premise"),
+        ClaimSpec("c", "t", "s", requires=("k",)),
+    ]
+    df = _judge(specs, {"k": Measurement(0.0, samples=(0.0,) * 5), "c": _at_p(0.001)})
+    assert df.loc["k", "p_value"] == pytest.approx(1 / 32)
+    assert df.loc["k", "verdict"] == "holds" and df.loc["c", "verdict"] == "holds"
+    assert (df["borderline"] == "").all()

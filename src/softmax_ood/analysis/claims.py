@@ -44,7 +44,9 @@ significant reads "not established (p = P)" when its statistic lies on the neede
 not hold" otherwise; either way the rows that require it read "cannot test" (``premise X is not
 established`` / ``premise X does not hold``).
 
-A premise that holds with p in [:data:`BORDERLINE_P`, ``alpha``) holds by a hair: its verdict
+A premise that holds with p in [:data:`BORDERLINE_P`, ``alpha``) holds by a hair (unless that p
+is the smallest its exact test can give at this n, e.g. ``0.5 ** 5`` for five seeds all on the
+side: then it is as shown as the seeds allow): its verdict
 reads "holds (borderline, p = P)", and every row resting on it (its ``requires``, those of its
 ``all_of`` parts, recursively) carries the mark in its verdict ("— rests on the borderline
 premise X (p = P)") and in the column ``borderline`` (the premise ids; "" none). A "too few seeds
@@ -825,7 +827,10 @@ def evaluate_claims(
     thin = {
         s.id: tested[s.id].p
         for s in specs
-        if s.kind == "premise" and decide(s.id)[0] and BORDERLINE_P <= tested[s.id].p < alpha
+        if s.kind == "premise"
+        and decide(s.id)[0]
+        and BORDERLINE_P <= tested[s.id].p < alpha
+        and not math.isclose(tested[s.id].p, _p_floor(measurements[s.id]), rel_tol=1e-9)
     }
 
     order = {"premise": 0, "claim": 1, "sanity": 2}
@@ -929,6 +934,18 @@ def versus_paper(spec: ClaimSpec, m: Measurement, alpha: float) -> tuple[float, 
     else:
         words = "smaller than" if m.value < ref else "larger than"
     return p, f"{words} the paper's {ref:.4g} (two-sided p = {_fmt_p(p)})"
+
+
+def _p_floor(m: Measurement) -> float:
+    """The smallest p the row's exact test can give (NaN: none): every one of ``n`` samples on
+    the side, ``0.5 ** n`` (the sign test, and the t-test of samples without spread); a perfect
+    exact rank correlation over ``n`` points, ``1 / n!``. A premise at its test's floor is as
+    shown as its seeds allow, not borderline."""
+    if m.samples and m.method in ("t", "sign"):
+        return 0.5 ** len(m.samples)
+    if m.method == "spearman" and 0 < m.n <= EXACT_RANK_MAX_N:
+        return 1.0 / math.factorial(m.n)
+    return math.nan
 
 
 def _rests_on(by_id: Mapping[str, ClaimSpec], cid: str) -> list[str]:
