@@ -580,8 +580,9 @@ def test_a_borderline_premise_is_marked_and_so_is_what_rests_on_it():
         ClaimSpec("part", "t", "s", requires=("thin",)),
         ClaimSpec("head", "t", "s", all_of=("part",), requires=("firm",)),
         ClaimSpec("other", "t", "s", requires=("firm",)),
+        ClaimSpec("sane", "t", "s", kind="sanity", requires=("thin",)),
     ]
-    ps = {"thin": 0.047, "firm": 0.001, "part": 0.001, "head": 0.001, "other": 0.002}
+    ps = {"thin": 0.047, "firm": 0.001, "part": 0.001, "head": 0.001, "other": 0.002, "sane": 0.5}
     df = _judge(specs, {cid: _at_p(p) for cid, p in ps.items()})
     assert df.loc["thin", "verdict"] == "holds (borderline, p = 0.047)" and df.loc["thin", "holds"]
     assert df.loc["firm", "verdict"] == "holds" and df.loc["firm", "borderline"] == ""
@@ -589,6 +590,9 @@ def test_a_borderline_premise_is_marked_and_so_is_what_rests_on_it():
         assert df.loc[cid, "holds"] and df.loc[cid, "borderline"] == "thin"
         assert df.loc[cid, "verdict"] == "holds — rests on the borderline premise thin (p = 0.047)"
     assert df.loc["other", "verdict"] == "holds" and df.loc["other", "borderline"] == ""
+    # a sanity row (true by construction) keeps its words; the column still names the premise
+    assert df.loc["sane", "verdict"] == "sanity check passes"
+    assert df.loc["sane", "borderline"] == "thin"
     # p = 0.009 is not borderline
     ps["thin"] = 0.009
     firm = _judge(specs, {cid: _at_p(p) for cid, p in ps.items()})

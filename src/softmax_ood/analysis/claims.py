@@ -46,10 +46,10 @@ established`` / ``premise X does not hold``).
 
 A premise that holds with p in [:data:`BORDERLINE_P`, ``alpha``) holds by a hair (unless that p
 is the smallest its exact test can give at this n, e.g. ``0.5 ** 5`` for five seeds all on the
-side: then it is as shown as the seeds allow): its verdict
-reads "holds (borderline, p = P)", and every row resting on it (its ``requires``, those of its
-``all_of`` parts, recursively) carries the mark in its verdict ("— rests on the borderline
-premise X (p = P)") and in the column ``borderline`` (the premise ids; "" none). A "too few seeds
+side: then it is as shown as the seeds allow): its verdict reads "holds (borderline, p = P)",
+and every row resting on it (its ``requires``, those of its ``all_of`` parts, recursively)
+carries the mark in its verdict ("— rests on the borderline premise X (p = P)"; a sanity row
+keeps its words) and in the column ``borderline`` (the premise ids; "" none). A "too few seeds
 to tell" whose estimate lies on the other side says so ("estimate in the opposite direction,
 p_opp = P"), and a claim a failed premise leaves untested, whose own test had the power to see
 the paper's effect and found nothing on either side, says what it measured ("cannot test:
@@ -841,7 +841,7 @@ def evaluate_claims(
         marks = [pid for pid in _rests_on(by_id, s.id) if pid in thin]
         if s.id in thin:
             text = f"{text} (borderline, p = {_fmt_p(t.p)})"
-        elif marks and not text.startswith("cannot test"):
+        elif marks and s.kind != "sanity" and not text.startswith("cannot test"):
             text += " — rests on the borderline premise" + ("s " if len(marks) > 1 else " ")
             text += ", ".join(f"{pid} (p = {_fmt_p(thin[pid])})" for pid in marks)
         sanity = s.kind == "sanity"

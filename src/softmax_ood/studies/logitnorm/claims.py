@@ -690,7 +690,13 @@ def measure(
         return Measurement(
             ts.mean,
             f"{names[0]} - {names[1]}: {ts.describe()}; power to detect the paper's "
-            f"{effect:.2f} pp: {ts.power(effect, alpha):.2f}",
+            f"{effect:.2f} pp: {ts.power(effect, alpha):.2f}"
+            + (
+                f"; at {own:.2f} pp, {own_what} (the power column's effect): "
+                f"{ts.power(own, alpha):.2f}"
+                if own_what and own < abs(effect)
+                else ""
+            ),
             ts.p_value(0.0, ">"),
             n=ts.n,
             power=ts.power(effect, alpha),
