@@ -36,8 +36,10 @@ def test_a_claim_needs_its_side_and_a_significant_one_sided_test():
         ClaimSpec("c", "t", "s", threshold=1.0, direction="<"),
     ]
     m = Measurement(3.0, samples=(2.0, 3.0, 4.0))
-    df = _judge(specs, {"a": m, "b": m, "c": m})
+    # one claim at a time: the rule for one row (a family of one needs no adjustment)
+    df = pd.concat([_judge([s], {s.id: m}) for s in specs])
     assert df.loc["a", "p_value"] == pytest.approx(0.03709, abs=1e-4)
+    assert df.loc["a", "p_adjusted"] == df.loc["a", "p_value"]
     assert df.loc["a", "verdict"] == "holds" and df.loc["a", "n"] == 3
     assert df.loc["b", "verdict"] == "holds"
     assert df.loc["c", "verdict"] == "does not hold (the opposite is significant, p = 0.037)"
@@ -204,7 +206,7 @@ def test_render_markdown_and_claims_markdown():
         "P", [ClaimSpec("a", "t|u", "s")], {"a": Measurement(1.0, samples=(1, 2))}, alpha=0.05
     )
     md = render_claims_markdown(claims)
-    assert "t\\|u" in md and "| p | n | power |" in md
+    assert "t\\|u" in md and "| p | p adj. | n | power |" in md
 
 
 def test_an_undefined_statistic_cannot_be_tested_and_neither_can_what_rests_on_it():
@@ -255,7 +257,9 @@ def test_a_study_p_has_its_opposite_and_a_rank_correlation_tests_against_zero_on
         .startswith("does not hold (the opposite is significant")
     )
     given = Measurement(-10.0, p_value=0.99, n=5, power=0.3, p_opposite=0.2)
-    assert _judge([spec], {"c": given}).loc["c", "verdict"] == "too few seeds to tell (power 0.30)"
+    assert _judge([spec], {"c": given}).loc["c", "verdict"] == (
+        "too few seeds to tell (power 0.30; estimate in the opposite direction, p_opp = 0.2)"
+    )
     rho = spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4], alternative="greater")
     with pytest.raises(ValueError, match="against 0"):
         _judge([ClaimSpec("r", "t", "rho", threshold=0.5)], {"r": rho})
@@ -490,3 +494,228 @@ def test_selection_is_made_on_selection_data_and_confirmation_cannot_move_it():
         confirmation=f"confirmation {seeds_text(conf_seeds)}",
     )
     assert spec.selection.startswith("n_members = 80")
+
+
+def _t_samples(p: float, n: int = 5) -> tuple[float, ...]:
+    """``n`` samples whose one-sided t-test against 0 (alternative > 0) gives exactly ``p``."""
+    from scipy import stats
+
+    base = np.linspace(-1.0, 1.0, n)
+    base = base / base.std(ddof=1)  # mean 0, sd 1
+    return tuple(base + float(stats.t.isf(p, n - 1)) / math.sqrt(n))
+
+
+def _at_p(p: float) -> Measurement:
+    x = _t_samples(p)
+    return Measurement(float(np.mean(x)), samples=x)
+
+
+def test_bh_and_holm_by_hand():
+    from softmax_ood.analysis.claims import bh_adjust, holm_adjust
+
+    p = [0.01, 0.04, 0.03, 0.20]
+    # BH: sorted 0.01, 0.03, 0.04, 0.20 -> 0.04, 0.06, 0.0533, 0.20; step-up min from the top
+    assert bh_adjust(p) == pytest.approx([0.04, 0.05333, 0.05333, 0.20], abs=1e-4)
+    # Holm: 4 x 0.01, 3 x 0.03, 2 x 0.04, 1 x 0.20, running max
+    assert holm_adjust(p) == pytest.approx([0.04, 0.09, 0.09, 0.20])
+    assert len(bh_adjust([])) == 0 and holm_adjust([0.7, 0.7]) == pytest.approx([1.0, 1.0])
+
+
+def test_a_chance_pass_is_caught_by_the_family_adjustment():
+    """The control frame of issue 42: five claims of one paper, one at raw p = 0.04 and the
+    others null-like. Alone the 0.04 "holds"; in its family (BH over the five) it does not,
+    and its verdict says why; a strong claim in the same family still holds."""
+    specs = [ClaimSpec(f"c{i}", "t", "s", effect=0.1) for i in range(5)]
+    ps = {"c0": 0.04, "c1": 0.0001, "c2": 0.45, "c3": 0.62, "c4": 0.81}
+    ms = {cid: _at_p(p) for cid, p in ps.items()}
+    for cid, m in ms.items():
+        assert one_sided_t(m.samples, 0.0, ">") == pytest.approx(ps[cid], rel=1e-6)
+    alone = _judge(specs[:1], {"c0": ms["c0"]})
+    assert alone.loc["c0", "verdict"] == "holds"
+    df = _judge(specs, ms)
+    assert df.loc["c0", "p_value"] == pytest.approx(0.04)
+    assert df.loc["c0", "p_adjusted"] == pytest.approx(0.04 * 5 / 2)  # rank 2 of 5
+    assert not df.loc["c0", "holds"]
+    assert df.loc["c0", "verdict"].startswith("too few seeds to tell (power ")
+    assert "p = 0.04 alone, 0.1 after the family adjustment" in df.loc["c0", "verdict"]
+    assert df.loc["c1", "verdict"] == "holds"
+    assert df.loc["c1", "p_adjusted"] == pytest.approx(0.0005)
+    assert df["adjustment"].str.startswith("Benjamini–Hochberg over the 5 tested claims").all()
+
+
+def test_the_family_is_the_tested_claims_and_headline_rows_get_holm_too():
+    """Premises, sanity rows and claims a failed premise leaves untested are outside the family
+    (p_adjusted NaN); headline rows also get Holm's p over the headline rows, and a headline row
+    that holds on BH but not on Holm says so (still "holds": BH decides)."""
+    specs = [
+        ClaimSpec("p", "t", "s", kind="premise"),
+        ClaimSpec("bad", "t", "s", kind="premise"),
+        ClaimSpec("h1", "t", "s", requires=("p",)),
+        ClaimSpec("h2", "t", "s"),
+        ClaimSpec("x", "t", "s"),
+        ClaimSpec("gated", "t", "s", requires=("bad",)),
+        ClaimSpec("s", "t", "s", kind="sanity"),
+    ]
+    ps = {"p": 0.001, "bad": 0.6, "h1": 0.03, "h2": 0.03, "x": 0.03, "gated": 0.001, "s": 0.5}
+    ms = {cid: _at_p(p) for cid, p in ps.items()}
+    df = evaluate_claims("P", specs, ms, alpha=0.05, headline=("h*",)).set_index("claim_id")
+    assert df.loc[["p", "bad", "gated", "s"], "p_adjusted"].isna().all()
+    assert df.loc[["p", "bad", "gated", "s", "x"], "p_holm"].isna().all()
+    # BH over h1, h2, x (all 0.03): 0.03 each; Holm over h1, h2: 2 x 0.03 = 0.06
+    assert df.loc[["h1", "h2", "x"], "p_adjusted"].to_numpy() == pytest.approx([0.03] * 3)
+    assert df.loc["h1", "p_holm"] == pytest.approx(0.06)
+    assert "Holm over the 2 tested headline claims" in df.loc["h1", "adjustment"]
+    assert "Holm" not in df.loc["x", "adjustment"]
+    assert df.loc["x", "verdict"] == "holds"
+    assert df.loc["h1", "holds"]
+    assert df.loc["h1", "verdict"] == "holds (not after Holm over the headline claims: p = 0.06)"
+
+
+def test_a_borderline_premise_is_marked_and_so_is_what_rests_on_it():
+    """Issue 42: a premise that clears its bar with p in [0.01, 0.05) reads "borderline", and
+    every row resting on it (directly, or through an all_of part) carries the mark."""
+    specs = [
+        ClaimSpec("thin", "t", "s", kind="premise"),
+        ClaimSpec("firm", "t", "s", kind="premise"),
+        ClaimSpec("part", "t", "s", requires=("thin",)),
+        ClaimSpec("head", "t", "s", all_of=("part",), requires=("firm",)),
+        ClaimSpec("other", "t", "s", requires=("firm",)),
+        ClaimSpec("sane", "t", "s", kind="sanity", requires=("thin",)),
+    ]
+    ps = {"thin": 0.047, "firm": 0.001, "part": 0.001, "head": 0.001, "other": 0.002, "sane": 0.5}
+    df = _judge(specs, {cid: _at_p(p) for cid, p in ps.items()})
+    assert df.loc["thin", "verdict"] == "holds (borderline, p = 0.047)" and df.loc["thin", "holds"]
+    assert df.loc["firm", "verdict"] == "holds" and df.loc["firm", "borderline"] == ""
+    for cid in ("part", "head"):
+        assert df.loc[cid, "holds"] and df.loc[cid, "borderline"] == "thin"
+        assert df.loc[cid, "verdict"] == "holds — rests on the borderline premise thin (p = 0.047)"
+    assert df.loc["other", "verdict"] == "holds" and df.loc["other", "borderline"] == ""
+    # a sanity row (true by construction) keeps its words; the column still names the premise
+    assert df.loc["sane", "verdict"] == "sanity check passes"
+    assert df.loc["sane", "borderline"] == "thin"
+    # p = 0.009 is not borderline
+    ps["thin"] = 0.009
+    firm = _judge(specs, {cid: _at_p(p) for cid, p in ps.items()})
+    assert firm.loc["thin", "verdict"] == "holds" and (firm["borderline"] == "").all()
+
+
+def test_too_few_seeds_says_when_the_estimate_is_on_the_other_side():
+    """Issue 42: "too few seeds to tell" hid opposite-signed estimates (C3-energy -8.1 pp)."""
+    specs = [ClaimSpec("c", "t", "s", effect=1.0)]
+    down = Measurement(-1.0, samples=(-3.0, 2.0, -2.0, 1.0, -3.0))
+    df = _judge(specs, {"c": down})
+    p_opp = df.loc["c", "p_opposite"]
+    assert 0.05 < p_opp < 0.5 and df.loc["c", "observed"] == "opposite"
+    assert df.loc["c", "verdict"] == (
+        f"too few seeds to tell (power {df.loc['c', 'power']:.2f}; estimate in the opposite "
+        f"direction, p_opp = {p_opp:.2g})"
+    )
+    up = Measurement(1.0, samples=(3.0, -2.0, 2.0, -1.0, 3.0))
+    assert _judge(specs, {"c": up}).loc["c", "verdict"].startswith("too few seeds to tell (power")
+    assert "opposite" not in _judge(specs, {"c": up}).loc["c", "verdict"]
+
+
+def test_cannot_test_says_what_a_powered_null_measured():
+    """Issue 42: C1-near's "cannot test" hid a measured no-gain at power 1.0."""
+    specs = [
+        ClaimSpec("p", "t", "s", kind="premise"),
+        ClaimSpec("c", "t", "s", effect=50.0, requires=("p",)),
+        ClaimSpec("weak", "t", "s", effect=0.01, requires=("p",)),
+    ]
+    null = Measurement(0.2, samples=(1.0, -1.0, 0.5, -0.5, 1.0))
+    prem = Measurement(0.1, samples=(1.0, -1.0, 0.5, -0.5, 0.5))  # on the side, not significant
+    df = _judge(specs, {"p": prem, "c": null, "weak": null})
+    assert df.loc["c", "power"] > 0.99
+    sd = float(np.std(null.samples, ddof=1))
+    assert df.loc["c", "verdict"] == (
+        f"cannot test: premise p is not established; measured 0.2 ± {sd:.3g} (sd over 5) at "
+        f"power {df.loc['c', 'power']:.2f}"
+    )
+    assert df.loc["weak", "verdict"] == "cannot test: premise p is not established"
+    se = Measurement(1.5, p_value=0.3, n=5, power=1.0, se=2.4)
+    assert _judge(specs[:2], {"p": prem, "c": se}).loc["c", "verdict"] == (
+        "cannot test: premise p is not established; measured 1.5 ± 2.4 (SE) at power 1.00"
+    )
+
+
+def test_power_is_computed_at_an_attainable_effect_and_says_which():
+    """Issue 42: a paper's effect larger than the baseline can lose (C3-odin: 27.37 pp against
+    CE's own ODIN FPR95 of 22.5 %) is capped there; the row says which effect it used."""
+    spec = ClaimSpec("c", "t", "s", effect=27.37)
+    x = (2.0, -17.0, 19.0, 24.0, -18.0)  # power 0.82 at 27.37, 0.68 at 22.5
+    sd = float(np.std(x, ddof=1))
+    free = _judge([spec], {"c": Measurement(2.0, samples=x)}).loc["c"]
+    assert free["verdict"] == "does not hold" and free["power"] > 0.8
+    assert free["effect_used"] == pytest.approx(27.37)
+    assert free["effect_note"] == "27.37: the paper's effect"
+    assert free["power"] == pytest.approx(t_power(27.37, sd, 5, 0.05))
+    capped = Measurement(2.0, samples=x, effect_cap=22.5, effect_cap_why="CE's own ODIN FPR95")
+    row = _judge([spec], {"c": capped}).loc["c"]
+    assert row["effect_used"] == pytest.approx(22.5)
+    assert row["power"] == pytest.approx(t_power(22.5, sd, 5, 0.05)) and row["power"] < 0.8
+    assert row["effect_note"] == (
+        "22.5: capped at CE's own ODIN FPR95 (the paper's effect, 27.37, is more than it can lose)"
+    )
+    assert row["verdict"] == f"too few seeds to tell (power {row['power']:.2f})"
+    # a study's own test: the engine calls its power function at the capped effect
+    seen = []
+    own = Measurement(
+        2.0,
+        p_value=0.3,
+        n=5,
+        power=0.99,
+        effect_cap=22.5,
+        power_at=lambda e, a: seen.append(e) or 0.4,
+    )
+    assert _judge([spec], {"c": own}).loc["c", "power"] == pytest.approx(0.4) and seen == [22.5]
+    with pytest.raises(ValueError, match="no power_at"):
+        _judge([spec], {"c": Measurement(2.0, p_value=0.3, n=5, power=0.99, effect_cap=22.5)})
+    # a cap above the effect changes nothing; a row without an effect has none
+    assert (
+        _judge([spec], {"c": Measurement(2.0, samples=x, effect_cap=40.0)}).loc["c", "effect_note"]
+        == "27.37: the paper's effect"
+    )
+    bare = _judge([ClaimSpec("c", "t", "s")], {"c": Measurement(2.0, samples=x)}).loc["c"]
+    assert math.isnan(bare["effect_used"]) and bare["effect_note"] == ""
+
+
+def test_a_claim_with_the_papers_number_is_tested_against_it_too():
+    """Issue 42: LogitNorm's "holds" tested only "> 0"; the paper's 68.4 % lay outside our
+    interval and no row said so. A claim declaring paper_value gets a two-sided test of ours
+    against it, in words, beside a verdict it never changes."""
+    spec = ClaimSpec("c", "t", "s", paper_value=68.4)
+    x = (40.0, 45.0, 50.0, 42.0, 48.0)  # mean 45, far below 68.4, far above 0
+    row = _judge([spec], {"c": Measurement(45.0, samples=x)}).loc["c"]
+    p_lo = one_sided_t(x, 68.4, "<")
+    assert row["verdict"] == "holds" and row["p_paper"] == pytest.approx(2 * p_lo)
+    assert row["vs_paper"] == f"smaller than the paper's 68.4 (two-sided p = {2 * p_lo:.2g})"
+    near = (60.0, 75.0, 68.0, 72.0, 66.0)
+    assert (
+        _judge([spec], {"c": Measurement(68.2, samples=near)})
+        .loc["c", "vs_paper"]
+        .startswith("consistent with the paper's 68.4 (two-sided p = ")
+    )
+    high = tuple(v + 40.0 for v in near)
+    assert (
+        _judge([spec], {"c": Measurement(108.2, samples=high)})
+        .loc["c", "vs_paper"]
+        .startswith("larger than the paper's 68.4")
+    )
+    # a study's own test against any value (p_at), and no paper value: no test
+    own = Measurement(45.0, p_value=0.001, n=5, p_at=lambda v, side: 0.01 if side == "<" else 0.99)
+    assert _judge([spec], {"c": own}).loc["c", "p_paper"] == pytest.approx(0.02)
+    bare = _judge([ClaimSpec("c", "t", "s")], {"c": Measurement(45.0, samples=x)}).loc["c"]
+    assert math.isnan(bare["p_paper"]) and bare["vs_paper"] == ""
+
+
+def test_a_premise_at_its_tests_smallest_p_is_not_borderline():
+    """Five seeds all on the side, without spread, give the sign test's floor 1/32 = 0.031: the
+    most five seeds can show, not a pass by a hair (Ulmer's K premises)."""
+    specs = [
+        ClaimSpec("k", "t", "s", threshold=1.0, direction="<", kind="premise"),
+        ClaimSpec("c", "t", "s", requires=("k",)),
+    ]
+    df = _judge(specs, {"k": Measurement(0.0, samples=(0.0,) * 5), "c": _at_p(0.001)})
+    assert df.loc["k", "p_value"] == pytest.approx(1 / 32)
+    assert df.loc["k", "verdict"] == "holds" and df.loc["c", "verdict"] == "holds"
+    assert (df["borderline"] == "").all()

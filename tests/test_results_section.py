@@ -291,6 +291,12 @@ def test_the_headline_row_states_paper_ours_interval_verdict_regime_and_departur
     )
     (row,) = headline_frame([s], given).to_dict("records")
     assert row["paper's number"] == "paper 68.4; claim > 0"
+    # the engine's second test, ours against the paper's number, is said beside it
+    versus = given.assign(vs_paper="smaller than the paper's 68.4 (two-sided p = 0.04)")
+    (row,) = headline_frame([s], versus).to_dict("records")
+    assert row["paper's number"] == (
+        "paper 68.4; claim > 0; ours smaller than the paper's 68.4 (two-sided p = 0.04)"
+    )
     # an effect that is only a power target is never shown as the paper's number
     target = claims.assign(effect_source="power target")
     (row,) = headline_frame([s], target).to_dict("records")

@@ -5,7 +5,8 @@ the ``tables/*.parquet`` targets, its figures the ``*.png`` targets under ``resu
 claims the ``claims.parquet`` target), in the order of the registry (:data:`STUDIES`).
 
 * :func:`collect_claims` — one claims table across all studies (``results/claims_all.*``):
-  paper, study, claim, kind, statistic, value, threshold, p, alpha, power, n, the test kind,
+  paper, study, claim, kind, statistic, value, threshold, p, the family-adjusted p and how,
+  alpha, power, n, the test kind,
   the observed direction and the opposite's p, selection and confirmation data, verdict.
 * :func:`table_latex` / :func:`figure_pdf` / :func:`section_tex` — every table as a booktabs
   fragment, every figure as a PDF page, and ``results/results_section.tex``, a document that
@@ -67,8 +68,15 @@ CLAIM_COLUMNS = [
     "threshold",
     "direction",
     "p_value",
+    "p_adjusted",
+    "p_holm",
+    "adjustment",
     "alpha",
     "power",
+    "effect_used",
+    "effect_note",
+    "p_paper",
+    "vs_paper",
     "n",
     "test",
     "observed",
@@ -78,6 +86,7 @@ CLAIM_COLUMNS = [
     "verdict",
     "holds",
     "supports",
+    "borderline",
     "effect",
     "paper_value",
     "effect_source",
@@ -624,7 +633,7 @@ def claims_tex(s: StudyOutputs, claims: pd.DataFrame) -> str:
     view["departures"] = [
         ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
     ]
-    cols = ["kind", "claim_id", "claim", "value", "needed", "p_value", "power", "n", "verdict"]
+    cols = _CLAIM_VIEW
     return table_latex(view[cols + ["departures"]], f"{s.name}: premises, claims and sanity checks")
 
 
@@ -851,6 +860,13 @@ def _paper_number(row: Mapping) -> str:
     return f"paper gives no number; {needs}" if needs else "n/a"
 
 
+def _versus(row: Mapping) -> str:
+    """ "; ours smaller than the paper's 68.4 (two-sided p = 0.05)" where the row tests ours
+    against the paper's number (``vs_paper``), else ""."""
+    words = row.get("vs_paper")
+    return f"; ours {words}" if isinstance(words, str) and words else ""
+
+
 def _ours(row: Mapping) -> str:
     lo, hi = claim_interval(row)
     v = _short(_num(row.get("value")))
@@ -994,7 +1010,7 @@ def headline_frame(
                     "paper": s.title,
                     "claim_id": cid,
                     "claim": f"{cid}: {r['claim']}",
-                    "paper's number": _paper_number(r),
+                    "paper's number": _paper_number(r) + _versus(r),
                     "ours": _ours(r),
                     "label": verdict_label(r),
                     "verdict": str(r["verdict"]),
@@ -1294,7 +1310,20 @@ def _figure_html(path: str, caption: str) -> str:
     )
 
 
-_CLAIM_VIEW = ["kind", "claim_id", "claim", "value", "needed", "p_value", "power", "n", "verdict"]
+_CLAIM_VIEW = [
+    "kind",
+    "claim_id",
+    "claim",
+    "value",
+    "needed",
+    "p_value",
+    "p_adjusted",
+    "power",
+    "effect_note",
+    "n",
+    "verdict",
+    "vs_paper",
+]
 
 
 def _with_needed(df: pd.DataFrame) -> pd.DataFrame:
@@ -1375,9 +1404,18 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
             f'<div class="rs-premise-fail"><b>Premise not met here:</b> {_esc(names)}. {rest}</div>'
         )
     elif len(prem):
+        from .analysis.claims import BORDERLINE_P
+
+        thin = prem[prem["verdict"].astype(str).str.contains("(borderline", regex=False)]
+        note = (
+            f" Borderline (p between {BORDERLINE_P:g} and alpha): "
+            f"{_esc(', '.join(thin['claim_id']))}; the rows resting on it say so."
+            if len(thin)
+            else ""
+        )
         parts.append(
             f'<div class="rs-premise-ok">All {len(prem)} premises hold: the claims below are tests '
-            "in the paper's regime.</div>"
+            f"in the paper's regime.{note}</div>"
         )
     if len(prem):
         parts.append(
@@ -1444,15 +1482,24 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         f"{n_ok} of {len(audit)} tables, figures and claims tables have every recorded hash "
         "matching the files on disk.</p>"
         "<p>How to read a verdict: a claim <b>holds</b> when its statistic lies on the claimed "
-        "side and a one-sided test rejects the opposite at the stated alpha; <b>does not hold</b> "
-        "when the test had at least 80 % power to detect the paper's own effect and did not, or "
-        "the opposite direction is significant; <b>too few seeds to tell</b> when it is not "
-        "significant and the power was below 80 %; <b>cannot test</b> when a premise fails "
-        "(&quot;here the opposite is significant&quot; is added when the data go significantly "
-        "the other way, so a failed premise never hides that). An equivalence claim (a match "
-        "within a bar) <b>holds</b> when its interval lies inside the bar, <b>does not hold</b> "
-        "when the interval lies outside it, and is <b>not established</b> when the interval "
-        "straddles the bar. Sanity rows are true by construction and never count as support.</p>"
+        "side and a one-sided test rejects the opposite at the stated alpha after the family "
+        "adjustment: each paper's tested claims are one family, and the verdict uses their "
+        "Benjamini&ndash;Hochberg adjusted p (p_adjusted, beside the raw p_value; a headline "
+        "claim also shows Holm's p over the headline claims, p_holm, and says when it holds on "
+        "the first but not the second; premises and sanity rows are not adjusted); a claim "
+        "significant alone but not after the adjustment says so in its verdict; <b>does not "
+        "hold</b> when the test had at least 80 % power to detect the paper's own effect and did "
+        "not, or the opposite direction is significant; <b>too few seeds to tell</b> when it is "
+        "not significant and the power was below 80 % (&quot;estimate in the opposite "
+        "direction&quot; when it lies on the other side); <b>cannot test</b> when a premise "
+        "fails (&quot;here the opposite is significant&quot; is added when the data go "
+        "significantly the other way, so a failed premise never hides that, and what was "
+        "measured when the test had the power and saw nothing). A premise that holds with p "
+        "between 0.01 and 0.05 is <b>borderline</b>, and every row resting on it says so. An "
+        "equivalence claim (a match within a bar) <b>holds</b> when its interval lies inside the "
+        "bar, <b>does not hold</b> when the interval lies outside it, and is <b>not "
+        "established</b> when the interval straddles the bar. Sanity rows are true by "
+        "construction and never count as support.</p>"
     )
     # the headline first: on the first screen, before the counts and how to read a verdict
     sections = [headline_html(studies, claims), head]
@@ -1472,6 +1519,7 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
             "value",
             "needed",
             "p_value",
+            "p_adjusted",
             "power",
             "n",
             "verdict",

@@ -30,6 +30,12 @@ opposite one-sided test is not significant either; it reads "does not hold" when
 power to see the paper's effect, when the paper gives no effect size (the power column is n/a),
 or when the data are significantly on the other side (whatever the power).
 
+Attainable effects: a paper's effect larger than the baseline can lose here (e.g. an FPR95
+reduction beyond the baseline's own FPR95) is capped at what it can (the measurement's
+``effect_cap``; :func:`effect_used`), and the power is computed there; the columns
+``effect_used`` and ``effect_note`` say which effect the power column used and why (the paper's,
+a power target, or the cap).
+
 A directional claim that is not significant reads "does not hold" only when the test had the
 power (at least :data:`POWER_TARGET`) to see the paper's effect, or when the opposite is
 significant; otherwise "too few seeds to tell (power P)", or "too few seeds to tell (power n/a)"
@@ -37,6 +43,23 @@ when the paper gives no effect size. A *premise* must be shown, not assumed: one
 significant reads "not established (p = P)" when its statistic lies on the needed side and "does
 not hold" otherwise; either way the rows that require it read "cannot test" (``premise X is not
 established`` / ``premise X does not hold``).
+
+A premise that holds with p in [:data:`BORDERLINE_P`, ``alpha``) holds by a hair (unless that p
+is the smallest its exact test can give at this n, e.g. ``0.5 ** 5`` for five seeds all on the
+side: then it is as shown as the seeds allow): its verdict reads "holds (borderline, p = P)",
+and every row resting on it (its ``requires``, those of its ``all_of`` parts, recursively)
+carries the mark in its verdict ("— rests on the borderline premise X (p = P)"; a sanity row
+keeps its words) and in the column ``borderline`` (the premise ids; "" none). A "too few seeds
+to tell" whose estimate lies on the other side says so ("estimate in the opposite direction,
+p_opp = P"), and a claim a failed premise leaves untested, whose own test had the power to see
+the paper's effect and found nothing on either side, says what it measured ("cannot test:
+premise X is not established; measured 1.5 ± 2.4 (SE) at power 1.00").
+
+The paper's number as a second test: a claim that declares ``paper_value`` (the paper's own
+number for its statistic) also gets a two-sided test of ours against it (:func:`versus_paper`;
+columns ``p_paper`` and ``vs_paper``: "smaller than / larger than / consistent with the
+paper's"), beside the verdict on the claim's side of the threshold. It is not in the family and
+never changes the verdict.
 
 Every row reports the **observed direction** (column ``observed``: "as claimed" when the
 statistic lies on the claimed side, "opposite" otherwise) and the one-sided p of the opposite
@@ -58,6 +81,23 @@ difference is ``effect`` (for an equivalence row, ``effect`` is that true differ
 claim exactly true). ``observed`` is "as claimed" when the point estimate lies inside the bar,
 and ``p_opposite`` the one-sided p that the difference lies beyond the bar on its side.
 
+Family control: a study's claims are one family. Every row of kind ``claim`` that is tested
+(it has a p, its statistic is defined and its premises hold) gets a Benjamini–Hochberg adjusted
+p over that family (column ``p_adjusted``; ``adjustment`` names the method and the family's
+size), and its verdict uses the adjusted p in place of the raw one (the raw p stays in
+``p_value``). The rows the study names as its headline (``headline``: ids or ``fnmatch``
+patterns, the study's ``HEADLINE``) also get Holm's family-wise adjusted p over the tested
+headline rows (``p_holm``); a headline row that holds on its BH p but not on Holm's says so
+("holds (not after Holm over the headline claims: p = Q)"). Holm does not decide the verdict:
+a headline declared as many settings of one claim (Kang's ``ocs_trend:*``, Ulmer's ``C-*``)
+could never pass it at 5 seeds with an exact test (smallest p 1/32, times 6 settings > 0.05).
+Premises and sanity rows are not in the family (a premise is the regime, tested on its own; a
+sanity row has no test). A claim significant alone but not after the adjustment says so in its
+verdict ("p = P alone, Q after the family adjustment"). The power stays the power of the
+unadjusted test at ``alpha`` (an upper bound once adjusted). The verdict columns (``verdict``, ``holds``, ``supports``) are computed once per
+seed set; a second, disjoint seed set would add one more column beside them (``replicates``)
+without changing these.
+
 ``selection`` and ``confirmation`` (free text, copied to the table): which data decided the
 row's settings (e.g. "selection seeds 100-102", "validation split", "fixed in advance: …") and
 what the verdict is computed on (e.g. "seeds 0-4 × test images"); see
@@ -66,11 +106,13 @@ what the verdict is computed on (e.g. "seeds 0-4 × test images"); see
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 import operator
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -82,12 +124,17 @@ from .seeds import summarise
 __all__ = [
     "COLUMNS",
     "KINDS",
+    "effect_used",
+    "BORDERLINE_P",
     "POWER_TARGET",
     "ClaimSpec",
     "Measurement",
     "evaluate_claims",
     "TESTS",
+    "bh_adjust",
+    "family_control",
     "fmt_mean_std",
+    "holm_adjust",
     "one_sided_t",
     "sign_test",
     "paired",
@@ -97,6 +144,7 @@ __all__ = [
     "t_power",
     "t_interval",
     "tost_power",
+    "versus_paper",
 ]
 
 COLUMNS = [
@@ -109,12 +157,19 @@ COLUMNS = [
     "threshold",
     "direction",
     "p_value",
+    "p_adjusted",
+    "p_holm",
+    "adjustment",
     "alpha",
     "n",
     "effect",
     "paper_value",
     "effect_source",
     "power",
+    "effect_used",
+    "effect_note",
+    "p_paper",
+    "vs_paper",
     "detail",
     "test",
     "observed",
@@ -123,6 +178,7 @@ COLUMNS = [
     "confirmation",
     "holds",
     "supports",
+    "borderline",
     "verdict",
 ]
 KINDS = ("premise", "claim", "sanity")
@@ -130,7 +186,23 @@ TESTS = ("one-sided", "equivalence")
 EFFECT_SOURCES = ("paper", "power target")
 EXACT_RANK_MAX_N = 10  #: up to this many points a rank correlation's p is exact (permutations)
 POWER_TARGET = 0.8
+#: a premise that holds with p in [BORDERLINE_P, alpha) holds by a hair: "borderline"
+BORDERLINE_P = 0.01
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+_FAMILY = contextvars.ContextVar("family_control", default=True)
+
+
+@contextmanager
+def family_control(on: bool) -> Iterator[None]:
+    """Within the block, :func:`evaluate_claims` adjusts each study's family of claims (``on``,
+    the default everywhere) or judges every row on its raw p alone (``off``: the per-row rule,
+    for the hand-built controls that show one row can hold and can fail; the adjustment only
+    ever turns a "holds" into a not-holds, never the reverse)."""
+    token = _FAMILY.set(bool(on))
+    try:
+        yield
+    finally:
+        _FAMILY.reset(token)
 
 
 @dataclass(frozen=True)
@@ -222,6 +294,18 @@ class Measurement:
         exact for a continuous test statistic).
     :param interval: for an equivalence claim, the study's ``1 − 2·alpha`` interval ``(lo, hi)``
         of the signed difference (used instead of ``samples``).
+    :param se: the statistic's standard error where the study's own test has one (shown when
+        a premise leaves a powered, null claim untested); NaN: none.
+    :param effect_cap: the largest effect attainable here, in the statistic's units (e.g. for
+        an FPR95 reduction, the baseline's own FPR95: it cannot lose more); the power is
+        computed at the smaller of it and the spec's ``effect`` (:func:`effect_used`). NaN: none.
+    :param effect_cap_why: what the cap is, in a few words ("CE's own ODIN FPR95 here").
+    :param power_at: ``power_at(effect, alpha)``, the power of the study's own test at any
+        effect (e.g. a two-stage test's); the engine calls it at the effect it uses. Needed when
+        a cap applies to a measurement without samples.
+    :param p_at: ``p_at(value, direction)``, the one-sided p of the study's own test that the
+        statistic lies on the ``direction`` side of ``value``; the engine uses it to test the
+        statistic against the paper's number (``ClaimSpec.paper_value``). Samples need none.
     """
 
     value: float
@@ -233,6 +317,11 @@ class Measurement:
     method: str = ""
     p_opposite: float = math.nan
     interval: tuple[float, float] | None = None
+    se: float = math.nan
+    effect_cap: float = math.nan
+    effect_cap_why: str = ""
+    power_at: Callable[[float, float], float] | None = field(default=None, compare=False)
+    p_at: Callable[[float, str], float] | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.interval is not None:
@@ -465,18 +554,47 @@ class _Tested:
 _FLIP = {">": "<", ">=": "<", "<": ">", "<=": ">"}
 
 
+def effect_used(spec: ClaimSpec, m: Measurement) -> tuple[float, str]:
+    """The effect a claim's power is computed at, and why: the spec's ``effect`` (the paper's,
+    or a power target), capped at the measurement's ``effect_cap`` (the most the baseline can
+    lose here, e.g. CE's own FPR95 for an FPR95 reduction) when it is larger. (NaN, "") for a
+    claim without an effect size."""
+    if spec.effect is None or not math.isfinite(spec.effect):
+        return math.nan, ""
+    eff = float(spec.effect)
+    source = "the paper's effect" if spec.effect_source == "paper" else "the power target"
+    if spec.test == "equivalence":
+        return eff, f"{eff:.4g}: the true difference the TOST power assumes ({source})"
+    cap = float(m.effect_cap)
+    if math.isfinite(cap) and abs(eff) > cap:
+        what = m.effect_cap_why or "the most the baseline can lose here"
+        return math.copysign(cap, eff), (
+            f"{cap:.4g}: capped at {what} ({source}, {abs(eff):.4g}, is more than it can lose)"
+        )
+    return eff, f"{eff:.4g}: {source}"
+
+
 def _directional(spec: ClaimSpec, m: Measurement, alpha: float) -> _Tested:
     p, power, p_opp = m.p_value, m.power, m.p_opposite
+    effect, _ = effect_used(spec, m)
+    capped = spec.effect is not None and effect != spec.effect
+    if m.power_at is not None and math.isfinite(effect):
+        power = float(m.power_at(effect, alpha))
+    elif capped and not m.samples and m.method != "spearman":
+        raise ValueError(
+            f"claim {spec.id}: its effect is capped at {effect:g} but its measurement gives "
+            "no power_at to recompute the power there"
+        )
     if m.samples:
         test = sign_test if m.method == "sign" else one_sided_t
         p = test(m.samples, spec.threshold, spec.direction)
         p_opp = test(m.samples, spec.threshold, _FLIP[spec.direction])
-        if math.isnan(power) and spec.effect is not None:
+        if (math.isnan(power) or capped) and m.power_at is None and math.isfinite(effect):
             sd = float(np.std(m.samples, ddof=1)) if len(m.samples) > 1 else math.nan
-            power = t_power(spec.effect, sd, len(m.samples), alpha)
+            power = t_power(effect, sd, len(m.samples), alpha)
     else:
-        if m.method == "spearman" and math.isnan(power) and spec.effect is not None:
-            power = _rho_power(spec.effect, m.n, alpha)
+        if m.method == "spearman" and (math.isnan(power) or capped) and math.isfinite(effect):
+            power = _rho_power(effect, m.n, alpha)
         if math.isnan(p_opp) and not math.isnan(p):
             p_opp = 1.0 - p  # exact for a continuous statistic
     observed = ""
@@ -515,15 +633,74 @@ def _fmt_p(p: float) -> str:
     return f"{p:.2g}"
 
 
+def bh_adjust(p: Sequence[float]) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p's (step-up, false discovery rate) of ``p`` in its order:
+    ``min over j ≥ i of m · p_(j) / j`` for the i-th smallest, capped at 1."""
+    x = np.asarray(p, dtype=float)
+    m = len(x)
+    if m == 0:
+        return x
+    order = np.argsort(x, kind="stable")
+    ranked = x[order] * m / np.arange(1, m + 1)
+    ranked = np.minimum.accumulate(ranked[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(ranked, 1.0)
+    return out
+
+
+def holm_adjust(p: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p's (family-wise error) of ``p`` in its order: ``max over
+    j ≤ i of (m − j + 1) · p_(j)`` for the i-th smallest, capped at 1."""
+    x = np.asarray(p, dtype=float)
+    m = len(x)
+    if m == 0:
+        return x
+    order = np.argsort(x, kind="stable")
+    ranked = np.maximum.accumulate(x[order] * (m - np.arange(m)))
+    out = np.empty(m)
+    out[order] = np.minimum(ranked, 1.0)
+    return out
+
+
+def _is_headline(cid: str, patterns: Sequence[str]) -> bool:
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(cid, pat) for pat in patterns)
+
+
+def _family(
+    ids: Sequence[str], p: Mapping[str, float], headline: Sequence[str]
+) -> dict[str, tuple[float, float, str]]:
+    """Per tested claim id: (BH adjusted p over every tested claim, Holm adjusted p over the
+    tested headline rows or NaN, how)."""
+    if not ids:
+        return {}
+    bh = dict(zip(ids, bh_adjust([p[i] for i in ids]), strict=True))
+    how = f"Benjamini–Hochberg over the {len(ids)} tested claims"
+    heads = [i for i in ids if _is_headline(i, headline)]
+    holm = dict(zip(heads, holm_adjust([p[i] for i in heads]), strict=True))
+    return {
+        i: (
+            float(bh[i]),
+            float(holm.get(i, math.nan)),
+            f"{how}; Holm over the {len(heads)} tested headline claims" if i in holm else how,
+        )
+        for i in ids
+    }
+
+
 def evaluate_claims(
     paper: str,
     specs: Iterable[ClaimSpec],
     measurements: Mapping[str, Measurement],
     *,
     alpha: float,
+    headline: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Judge every claim with one rule; returns the claims table (columns :data:`COLUMNS`),
-    premises first, then claims and sanity rows in declaration order."""
+    premises first, then claims and sanity rows in declaration order. ``headline``: the ids (or
+    ``fnmatch`` patterns) of the study's headline claims, adjusted by Holm too (see the module
+    docstring, family control)."""
     specs = list(specs)
     ids = [s.id for s in specs]
     if len(set(ids)) != len(ids):
@@ -539,6 +716,7 @@ def evaluate_claims(
                 f"claim {s.id}: a rank correlation's p tests rho against 0, not {s.threshold:g}"
             )
     tested: dict[str, _Tested] = {s.id: _test(s, measurements[s.id], alpha) for s in specs}
+    adjusted: dict[str, tuple[float, float, str]] = {}
 
     def decide(cid: str, stack=()) -> tuple[bool, str]:
         if cid in verdict:
@@ -566,7 +744,10 @@ def evaluate_claims(
                         f"opposite is significant (p = {_fmt_p(t.p_opposite)})",
                     )
                 else:
-                    verdict[cid] = (False, f"cannot test: premise {pid} {why}")
+                    verdict[cid] = (
+                        False,
+                        f"cannot test: premise {pid} {why}{_measured_null(s, m, t, alpha)}",
+                    )
                 return verdict[cid]
         if math.isnan(m.value):  # e.g. a Spearman rho of a constant series
             verdict[cid] = (False, "cannot test: the statistic is undefined (see detail)")
@@ -576,14 +757,27 @@ def evaluate_claims(
             verdict[cid] = (side, "sanity check passes" if side else "sanity check fails")
             return verdict[cid]
         parts_ok = all(decide(part, (*stack, cid))[0] for part in s.all_of)
+        p_adj, p_holm, _ = adjusted.get(cid, (t.p, math.nan, ""))
         if s.test == "equivalence":
-            verdict[cid] = _equivalence_verdict(s, t, parts_ok, alpha)
+            verdict[cid] = _equivalence_verdict(s, t, parts_ok, alpha, p_adj)
             return verdict[cid]
         if math.isnan(t.p):
             verdict[cid] = (False, "cannot test: no significance test (fewer than 2 samples)")
             return verdict[cid]
-        ok = t.observed == "as claimed" and t.p < alpha
-        if ok and parts_ok:
+        ok = t.observed == "as claimed" and p_adj < alpha
+        # significant alone, not after the family adjustment: the verdict says so
+        alone = (
+            f"p = {_fmt_p(t.p)} alone, {_fmt_p(p_adj)} after the family adjustment"
+            if t.observed == "as claimed" and t.p < alpha <= p_adj
+            else ""
+        )
+        if ok and parts_ok and p_holm >= alpha:
+            # held in its family (BH) but not family-wise among the headline claims (Holm)
+            verdict[cid] = (
+                True,
+                f"holds (not after Holm over the headline claims: p = {_fmt_p(p_holm)})",
+            )
+        elif ok and parts_ok:
             verdict[cid] = (True, "holds")
         elif ok:
             verdict[cid] = (False, "does not hold (a part it needs does not hold)")
@@ -592,23 +786,64 @@ def evaluate_claims(
                 False,
                 f"does not hold (the opposite is significant, p = {_fmt_p(t.p_opposite)})",
             )
-        elif not math.isnan(t.power) and t.power < POWER_TARGET:
-            verdict[cid] = (False, f"too few seeds to tell (power {t.power:.2f})")
-        elif math.isnan(t.power) and s.kind == "claim":
-            # no paper effect size: without the power to see it, not significant is not "false"
-            verdict[cid] = (False, "too few seeds to tell (power n/a)")
+        elif (not math.isnan(t.power) and t.power < POWER_TARGET) or (
+            math.isnan(t.power) and s.kind == "claim"
+        ):
+            # not significant without the power to see the paper's effect (or with no effect
+            # size to power at): not "false"; an estimate on the other side says so
+            power = "n/a" if math.isnan(t.power) else f"{t.power:.2f}"
+            other = (
+                f"estimate in the opposite direction, p_opp = {_fmt_p(t.p_opposite)}"
+                if t.observed == "opposite"
+                else ""
+            )
+            notes = "".join(_also(x) for x in (other, alone) if x)
+            verdict[cid] = (False, f"too few seeds to tell (power {power}{notes})")
         elif s.kind == "premise" and t.observed == "as claimed":
             # on the needed side but not significant: not shown, and not shown false either
             verdict[cid] = (False, f"not established (p = {_fmt_p(t.p)})")
         else:  # a premise must be shown; a claim with the power to see the paper's effect
-            verdict[cid] = (False, "does not hold")
+            verdict[cid] = (False, f"does not hold ({alone})" if alone else "does not hold")
         return verdict[cid]
+
+    # premises first (never adjusted: the regime is tested on its own), then the family of the
+    # claims they leave testable, adjusted together, then the claims on their adjusted p
+    for s in specs:
+        if s.kind == "premise":
+            decide(s.id)
+
+    def testable(s: ClaimSpec) -> bool:
+        return (
+            s.kind == "claim"
+            and not math.isnan(tested[s.id].p)
+            and not math.isnan(measurements[s.id].value)
+            and all(decide(pid)[0] for pid in s.requires if pid in by_id)
+        )
+
+    family = [s.id for s in specs if testable(s)] if _FAMILY.get() else []
+    adjusted.update(_family(family, {i: tested[i].p for i in family}, headline))
+
+    # premises that hold by a hair, and every row that rests on one carries the mark
+    thin = {
+        s.id: tested[s.id].p
+        for s in specs
+        if s.kind == "premise"
+        and decide(s.id)[0]
+        and BORDERLINE_P <= tested[s.id].p < alpha
+        and not math.isclose(tested[s.id].p, _p_floor(measurements[s.id]), rel_tol=1e-9)
+    }
 
     order = {"premise": 0, "claim": 1, "sanity": 2}
     rows = []
     for s in sorted(specs, key=lambda s: order[s.kind]):
         ok, text = decide(s.id)
         m, t = measurements[s.id], tested[s.id]
+        marks = [pid for pid in _rests_on(by_id, s.id) if pid in thin]
+        if s.id in thin:
+            text = f"{text} (borderline, p = {_fmt_p(t.p)})"
+        elif marks and s.kind != "sanity" and not text.startswith("cannot test"):
+            text += " — rests on the borderline premise" + ("s " if len(marks) > 1 else " ")
+            text += ", ".join(f"{pid} (p = {_fmt_p(thin[pid])})" for pid in marks)
         sanity = s.kind == "sanity"
         rows.append(
             {
@@ -621,12 +856,19 @@ def evaluate_claims(
                 "threshold": float(s.threshold),
                 "direction": s.direction,
                 "p_value": math.nan if sanity else float(t.p),
+                "p_adjusted": adjusted.get(s.id, (math.nan,) * 3)[0],
+                "p_holm": adjusted.get(s.id, (math.nan,) * 3)[1],
+                "adjustment": adjusted.get(s.id, (math.nan, math.nan, ""))[2],
                 "alpha": float(alpha),
                 "n": int(m.n),
                 "effect": math.nan if s.effect is None else float(s.effect),
                 "paper_value": math.nan if s.paper_value is None else float(s.paper_value),
                 "effect_source": s.effect_source,
                 "power": math.nan if sanity else float(t.power),
+                "effect_used": math.nan if sanity else effect_used(s, m)[0],
+                "effect_note": "" if sanity else effect_used(s, m)[1],
+                "p_paper": versus_paper(s, m, alpha)[0],
+                "vs_paper": versus_paper(s, m, alpha)[1],
                 "detail": m.detail,
                 "test": s.test,
                 "observed": t.observed,
@@ -635,6 +877,7 @@ def evaluate_claims(
                 "confirmation": s.confirmation,
                 "holds": bool(ok),
                 "supports": bool(ok) and s.kind == "claim",
+                "borderline": ", ".join(([s.id] if s.id in thin else []) + marks),
                 "verdict": text,
             }
         )
@@ -645,18 +888,107 @@ def evaluate_claims(
     return df
 
 
+def _measured_null(s: ClaimSpec, m: Measurement, t: _Tested, alpha: float) -> str:
+    """For a claim its premise leaves untested: what was measured, when the test had the power
+    to see the paper's effect and saw nothing on either side ("; measured 1.5 ± 2.4 at power
+    1.00"); "" otherwise."""
+    if (
+        s.kind != "claim"
+        or math.isnan(m.value)
+        or not t.power >= POWER_TARGET
+        or not t.p >= alpha
+        or not t.p_opposite >= alpha
+    ):
+        return ""
+    if len(m.samples) > 1:
+        spread = f" ± {float(np.std(m.samples, ddof=1)):.3g} (sd over {len(m.samples)})"
+    elif math.isfinite(m.se):
+        spread = f" ± {m.se:.3g} (SE)"
+    else:
+        spread = f" (p = {_fmt_p(t.p)})"
+    return f"; measured {m.value:.3g}{spread} at power {t.power:.2f}"
+
+
+def versus_paper(spec: ClaimSpec, m: Measurement, alpha: float) -> tuple[float, str]:
+    """The second test of a claim that declares the paper's number (``paper_value``): the
+    two-sided p that ours equals it (twice the smaller one-sided p, from the samples' t or sign
+    test or the study's ``p_at``) and the words "smaller than the paper's (p = …)", "larger than
+    the paper's (p = …)" or "consistent with the paper's (p = …)" (not significant at
+    ``alpha``: the data cannot tell ours from the paper's). (NaN, "") without a paper value,
+    and "" words where no test can be run."""
+    if spec.paper_value is None or spec.kind != "claim" or spec.test != "one-sided":
+        return math.nan, ""
+    ref = float(spec.paper_value)
+    if m.samples:
+        test = sign_test if m.method == "sign" else one_sided_t
+        lo, hi = test(m.samples, ref, "<"), test(m.samples, ref, ">")
+    elif m.p_at is not None:
+        lo, hi = float(m.p_at(ref, "<")), float(m.p_at(ref, ">"))
+    else:
+        return math.nan, ""
+    if math.isnan(lo) or math.isnan(hi) or math.isnan(m.value):
+        return math.nan, ""
+    p = min(1.0, 2.0 * min(lo, hi))
+    if p >= alpha:
+        words = "consistent with"
+    else:
+        words = "smaller than" if m.value < ref else "larger than"
+    return p, f"{words} the paper's {ref:.4g} (two-sided p = {_fmt_p(p)})"
+
+
+def _p_floor(m: Measurement) -> float:
+    """The smallest p the row's exact test can give (NaN: none): every one of ``n`` samples on
+    the side, ``0.5 ** n`` (the sign test, and the t-test of samples without spread); a perfect
+    exact rank correlation over ``n`` points, ``1 / n!``. A premise at its test's floor is as
+    shown as its seeds allow, not borderline."""
+    if m.samples and m.method in ("t", "sign"):
+        return 0.5 ** len(m.samples)
+    if m.method == "spearman" and 0 < m.n <= EXACT_RANK_MAX_N:
+        return 1.0 / math.factorial(m.n)
+    return math.nan
+
+
+def _rests_on(by_id: Mapping[str, ClaimSpec], cid: str) -> list[str]:
+    """The premises row ``cid`` rests on: its ``requires`` and those of its ``all_of`` parts
+    (and of those premises), each once, in order."""
+    out: list[str] = []
+    stack = [cid]
+    seen = {cid}
+    while stack:
+        s = by_id.get(stack.pop(0))
+        if s is None:
+            continue
+        for nxt in (*s.requires, *s.all_of):
+            if nxt in seen:
+                continue
+            seen.add(nxt)
+            stack.append(nxt)
+            if nxt in by_id and by_id[nxt].kind == "premise":
+                out.append(nxt)
+    return out
+
+
+def _also(note: str) -> str:
+    return f"; {note}" if note else ""
+
+
 def _equivalence_verdict(
-    s: ClaimSpec, t: _Tested, parts_ok: bool, alpha: float
+    s: ClaimSpec, t: _Tested, parts_ok: bool, alpha: float, p_adj: float
 ) -> tuple[bool, str]:
     """holds (interval inside ± bar), does not hold (entirely outside), not established. Where
     a p is known it must agree (samples without spread: the interval is a point and the sign
-    test's 0.5 ** n decides)."""
+    test's 0.5 ** n decides), and so must its family-adjusted p (``p_adj``)."""
     lo, hi = t.interval
     bar = s.threshold
     if math.isnan(lo) or math.isnan(hi):
         return False, "cannot test: no significance test (fewer than 2 samples)"
     inner = _OPS[s.direction]
     inside = inner(-lo, bar) and inner(hi, bar) and not t.p >= alpha
+    if inside and not p_adj < alpha:
+        return False, (
+            f"not established (interval [{lo:.3g}, {hi:.3g}] inside ± {bar:g}, but p = "
+            f"{_fmt_p(t.p)} alone, {_fmt_p(p_adj)} after the family adjustment)"
+        )
     if inside and parts_ok:
         return True, "holds"
     if inside:
@@ -699,21 +1031,23 @@ def _detail(r) -> str:
 def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
     """The claims table as markdown: premises, then claims, then sanity rows, each with its value,
     what it needs (a side of the threshold, or "within ± bar" for an equivalence), one-sided p,
-    n, power (to detect the paper's effect), the observed direction with the opposite's p, and
+    the family-adjusted p the verdict uses, n, power and the effect it is computed at (to detect the paper's effect), the observed direction with the opposite's p, and
     the verdict; the detail names the selection and confirmation data where given."""
     lines = [
         f"### {title}",
         "",
-        "| kind | id | claim | statistic | value | needed | p | n | power | observed | verdict "
-        "| detail |",
-        "|---|---|---|---|---:|---|---:|---:|---:|---|---|---|",
+        "| kind | id | claim | statistic | value | needed | p | p adj. | n | power | effect used "
+        "| observed | verdict | detail |",
+        "|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|---|---|",
     ]
     for _, r in df.iterrows():
         lines.append(
             f"| {r['kind']} | {_cell(r['claim_id'])} | {_cell(r['claim'])} | "
             f"{_cell(r['statistic'])} | {_num(r['value'], '.3g')} | "
-            f"{_needed(r)} | {_num(r['p_value'], '.3g')} | {r['n']} | "
-            f"{_num(r['power'], '.2f')} | {_observed(r)} | **{r['verdict']}** | "
+            f"{_needed(r)} | {_num(r['p_value'], '.3g')} | "
+            f"{_num(r.get('p_adjusted', math.nan), '.3g')} | {r['n']} | "
+            f"{_num(r['power'], '.2f')} | {_cell(r.get('effect_note') or 'n/a')} | "
+            f"{_observed(r)} | **{r['verdict']}** | "
             f"{_cell(_detail(r))} |"
         )
     return "\n".join(lines) + "\n"

@@ -109,6 +109,7 @@ from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from ..kang.claims import _per_seed as kang_per_seed
 from ..kang.claims import _separation
 from ..seddik import claims as seddik
+from .study import HEADLINE
 
 __all__ = [
     "PAPERS",
@@ -834,7 +835,11 @@ def evaluate_crosspaper_claims(frames: dict, section: dict) -> pd.DataFrame:
     }
     specs = claim_specs(section, expected)
     table = evaluate_claims(
-        WEI, specs, measure(frames, section), alpha=float(section["claims"]["alpha"])
+        WEI,
+        specs,
+        measure(frames, section),
+        alpha=float(section["claims"]["alpha"]),
+        headline=HEADLINE,
     )
     table["paper"] = [PAPERS[cid.split(":")[0]] for cid in table["claim_id"]]
     return table

@@ -131,6 +131,7 @@ import pandas as pd
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, t_power
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from .grid import ID_SET
+from .study import HEADLINE
 from .tables import FAR, graded_shifts, main_runs, mechanism_runs
 
 __all__ = [
@@ -1103,7 +1104,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             )
     for loss in spec["mechanism"]["losses"]:
         m.update(_constants(frames, spec, loss))
-    return evaluate_claims(PAPER, claim_specs(spec), m, alpha=alpha)
+    return evaluate_claims(PAPER, claim_specs(spec), m, alpha=alpha, headline=HEADLINE)
 
 
 def claim_specs(spec: dict) -> list[ClaimSpec]:

@@ -82,6 +82,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, t_power, tost_power
+from .study import HEADLINE
 
 __all__ = [
     "PAPER",
@@ -1106,7 +1107,7 @@ def evaluate_seddik_claims(
     specs = claim_specs(
         max_gap_points, ridge_n_gap, weight_ratio_bar, logit_gap_bar, expected_weight_ratio(fig5)
     )
-    return evaluate_claims(PAPER, specs, measurements, alpha=alpha)
+    return evaluate_claims(PAPER, specs, measurements, alpha=alpha, headline=HEADLINE)
 
 
 def claims_table(frames: dict, bars: dict) -> pd.DataFrame:

@@ -73,6 +73,8 @@ from softmax_ood.analysis.claims import (
 from softmax_ood.analysis.premises import FITTED_SHARE, fitted
 from softmax_ood.analysis.seeds import require_columns
 
+from .study import HEADLINE
+
 __all__ = [
     "PAPER",
     "DEGENERATE",
@@ -497,7 +499,7 @@ def evaluate_ulmer_claims(
             )
     if checks is not None:
         measured.update(_note_rows(checks))
-    return evaluate_claims(PAPER, specs, measured, alpha=float(spec["alpha"]))
+    return evaluate_claims(PAPER, specs, measured, alpha=float(spec["alpha"]), headline=HEADLINE)
 
 
 def _paper_direction(directions: pd.DataFrame, ds: str) -> tuple[str, bool, float] | None:

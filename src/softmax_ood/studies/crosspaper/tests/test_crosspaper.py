@@ -181,8 +181,9 @@ def test_theorem_48_predicts_mixture_features_and_fails_on_shuffled_class_statis
     frames = controls.frames(section)
     frames["seddik"] = frame
     table = claims.evaluate_crosspaper_claims(frames, section).set_index("claim_id")
-    assert table.loc[f"seddik_weights:{base}", "verdict"] == "holds"
-    assert table.loc[f"seddik_logits:{base}", "verdict"] == "holds"
+    # held in the family (BH); among the many headline settings Holm may say more (issue 42)
+    for cid in (f"seddik_weights:{base}", f"seddik_logits:{base}"):
+        assert table.loc[cid, "holds"] and table.loc[cid, "verdict"].startswith("holds")
     assert not table.loc[f"seddik_weights:{method}", "holds"]
     assert not table.loc[f"seddik_logits:{method}", "holds"]
     assert not table.loc["seddik_same_weights", "holds"]

@@ -141,7 +141,8 @@ def test_the_mirror_needs_the_trained_constants_nearer_the_ocs_than_the_untraine
     assert not _row(t, f"constants_vs_init:{loss}")["holds"]
     mirror = _row(t, f"constants_mirror_ocs:{loss}")
     assert mirror["value"] < spec["mirror_bar"] and not mirror["holds"], mirror["verdict"]
-    assert mirror["verdict"] == "does not hold (a part it needs does not hold)"
+    # (the row may also carry a borderline premise's mark after it, issue 42)
+    assert mirror["verdict"].startswith("does not hold (a part it needs does not hold)")
 
 
 def test_the_ce_mirror_row_is_a_sanity_check(cfg):

@@ -145,7 +145,7 @@ def test_claim_specs_match_the_table(spec, good):
     cfg_ids = [s.id for s in claim_specs_from_spec(spec)]
     assert sorted(cfg_ids) == sorted(good["claim_id"])
     md = render_claims_markdown(good)
-    assert "| p | n | power |" in md
+    assert "| p | p adj. | n | power |" in md
 
 
 def claim_specs_from_spec(spec):
@@ -342,3 +342,35 @@ def test_cue_removal_controls_are_sanity_rows_never_headline_sets(spec, cache):
     assert not set(CUE_REMOVED) & heads
     text = readme_block(pd.DataFrame(columns=["claim_id"]), f["floor"])
     assert "Cue-removal control" in text and "| glyphs | peak grey level below 1.0 |" in text
+
+
+def test_c3_power_is_at_an_effect_ce_can_lose(spec, cache, good):
+    """Issue 42: C3-odin's power was computed at the paper's 27.37 pp, more than CE's own ODIN
+    FPR95 here; the effect is capped at CE's own FPR95 with that score, and the row says so."""
+    assert row(good, "C3-odin")["effect_note"] == "27.37: the paper's effect"
+    low = evaluate(spec, cache, score_fpr={"ce": 0.20, "logitnorm": 0.15})
+    odin = row(low, "C3-odin")
+    assert odin["effect_used"] < 27.37 and odin["effect_used"] == pytest.approx(20.0, abs=1.5)
+    assert odin["effect_note"].startswith(f"{odin['effect_used']:.4g}: capped at CE's own odin")
+    assert "the paper's effect, 27.37, is more than it can lose" in odin["effect_note"]
+    # the energy row's 7.68 pp is within reach: the paper's effect stands
+    assert row(low, "C3-energy")["effect_note"] == "7.68: the paper's effect"
+    # C7: each architecture's power at the paper's 31.84 pp or its CE's own FPR95 if less
+    assert row(good, "C7")["effect_note"] == "31.84: the paper's effect"
+    assert "CE's own MSP FPR95" in row(good, "C7")["detail"]
+
+
+def test_the_headline_is_tested_against_the_papers_relative_reduction(good):
+    """Issue 42: beside "holds (> 0)", the headline and C1 test ours against the paper's
+    68.4 % (two-sided, on the same two-stage test of the pp difference)."""
+    from softmax_ood.studies.logitnorm.claims import paper_relative_reduction
+
+    paper = paper_relative_reduction()
+    for cid in ("headline", "C1"):
+        r = row(good, cid)
+        assert 0 < r["p_paper"] <= 1
+        words = "consistent with" if r["p_paper"] >= 0.05 else "smaller than"
+        assert (
+            r["vs_paper"] == f"{words} the paper's {paper:.4g} (two-sided p = {r['p_paper']:.2g})"
+        )
+    assert row(good, "C3-odin")["vs_paper"] == "" and np.isnan(row(good, "C3-odin")["p_paper"])
