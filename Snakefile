@@ -50,8 +50,8 @@ configfile: _DEFAULT_CONFIG
 KNOWN_STUDIES = registered_studies()
 
 
-# The image every job runs in under --sdm conda apptainer (config key container; you build it
-# from workflow/apptainer.def or workflow/Dockerfile: docs/paper-scale.md, Containers).
+# The image every job runs in under --sdm conda apptainer (config key container), built by you
+# from workflow/apptainer.def, or workflow/Dockerfile (docs/paper-scale.md, Containers).
 containerized: config.get("container", "softmax-ood.sif")
 
 

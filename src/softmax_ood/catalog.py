@@ -27,7 +27,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-
 __all__ = [
     "GENERATED",
     "IMAGE_PLATFORM",
@@ -139,7 +138,7 @@ def containerize(root: Path = ROOT, fmt: str = "dockerfile") -> str:
             stand_in.chmod(0o755)
             env["PATH"] = f"{tmp}{os.pathsep}{env.get('PATH', '')}"
         proc = subprocess.run(
-            ["snakemake", "--containerize", fmt],
+            [sys.executable, "-m", "snakemake", "--containerize", fmt],
             cwd=root,
             env=env,
             capture_output=True,
@@ -187,7 +186,9 @@ def planned_jobs(root: Path, configfiles: list[str], methods: list[str]) -> list
         )
         wf.dag(DAGSettings(forceall=True))
         workflow = wf._workflow  # the API's DAG methods all run or print: read the DAG itself
-        workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+        workflow._prepare_dag(
+            forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True
+        )
         workflow._build_dag()
         return [
             {
@@ -195,6 +196,8 @@ def planned_jobs(root: Path, configfiles: list[str], methods: list[str]) -> list
                 "container": job.container_img_url,
                 "containerized": bool(job.is_containerized),
                 "conda": job.conda_env_spec and str(job.conda_env_spec.file),
+                "script": job.rule.script
+                and str(Path(job.rule.snakefile).parent / job.rule.script),
             }
             for job in workflow.dag.jobs
         ]
