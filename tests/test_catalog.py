@@ -1,12 +1,12 @@
 """What the Snakemake ecosystem reads: the catalog's files, the container path, the test config.
 
 * ``config/README.md`` and the container recipes ``workflow/Dockerfile`` / ``workflow/apptainer.def``
-  are what ``softmax_ood.catalog`` generates now (the recipes by ``snakemake --containerize``);
+  are what ``workflow/catalog.py`` generates now (the recipes by ``snakemake --containerize``);
 * under ``--sdm conda apptainer`` and ``--sdm apptainer`` every job of the catalog's test config
   runs in the configured image, and every job that runs code activates an env the recipe builds.
   Snakemake's dry run prints no job's container and, on a machine without apptainer, refuses to
   plan at all ("The apptainer or singularity command has to be available ..."); the DAG is read
-  through Snakemake's API instead (``python3 -m softmax_ood.catalog --plan``), and the dry run
+  through Snakemake's API instead (``python3 workflow/catalog.py --plan``), and the dry run
   itself is run with a stand-in ``apptainer`` that answers only ``--version`` (it is asked
   nothing else: a local image is not pulled in a dry run);
 * the SLURM-with-Apptainer profile is the SLURM profile plus the container settings;
@@ -24,9 +24,11 @@ from pathlib import Path
 
 import yaml
 
-from softmax_ood import catalog
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "workflow"))
+
+import catalog  # noqa: E402  (workflow/catalog.py)
+
 TEST_CONFIG = ".test/config/config.yaml"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
@@ -34,7 +36,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 def test_config_readme_is_generated_from_the_schemas():
     text = catalog.config_readme(ROOT)
     assert (ROOT / "config/README.md").read_text() == text, (
-        "config/README.md is stale: python3 -m softmax_ood.catalog --write"
+        "config/README.md is stale: python3 workflow/catalog.py --write"
     )
     for path in sorted((ROOT / "config").glob("*.yaml")):
         assert f"### `config/{path.name}`" in text
@@ -67,7 +69,7 @@ def test_container_recipes_are_what_snakemake_containerize_prints():
         ("workflow/apptainer.def", "apptainer"),
     ):
         assert (ROOT / path).read_text() == catalog.containerize(ROOT, fmt), (
-            f"{path} does not match the envs: python3 -m softmax_ood.catalog --write"
+            f"{path} does not match the envs: python3 workflow/catalog.py --write"
         )
     recipe = (ROOT / "workflow/Dockerfile").read_text()
     sources = set(re.findall(r"^#   source: (\S+)$", recipe, flags=re.M))
@@ -76,7 +78,7 @@ def test_container_recipes_are_what_snakemake_containerize_prints():
 
 def _plan(*sdm: str, configfiles=(TEST_CONFIG,)) -> list[dict]:
     proc = subprocess.run(
-        [sys.executable, "-m", "softmax_ood.catalog", "--plan", "--sdm", *sdm, "--configfile"]
+        [sys.executable, "workflow/catalog.py", "--plan", "--sdm", *sdm, "--configfile"]
         + [str(c) for c in configfiles],
         cwd=ROOT,
         env=ENV,
