@@ -116,7 +116,8 @@ def config_readme(root: Path = ROOT) -> str:
         "",
     ]
     for path in files:
-        out += [f"### `config/{path.name}`", "", header_comment(path) or "(no header comment)", ""]
+        text = header_comment(path) or "(no header comment)"
+        out += [f"### `config/{path.name}`", "", "```text", text, "```", ""]
     out += ["## Keys", "", str(core.get("description", "")).strip(), ""]
     out += _table(schema_rows(core)) + [""]
     for name, module in registered_studies().items():
