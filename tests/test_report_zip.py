@@ -41,12 +41,10 @@ def test_report_zip_renders_offline(smoke_runs, tmp_path):
         z.extractall(unzipped)
     page = unzipped / "report/report.html"
     assert "report/report.html" in names
-    data = [n for n in names if n.startswith("report/data/")]
-    html = page.read_text()
-    linked = set(re.findall(r"data/[0-9a-f]{6,}/[^\"'\\]+", html))
+    data = {n.removeprefix("report/") for n in names if n.startswith("report/data/")}
+    linked = set(re.findall(r'"data_uri": "(data/[^"]+)"', page.read_text()))
     assert len(linked) >= 20, sorted(linked)[:5]
-    missing = sorted(p for p in linked if not (unzipped / "report" / p).is_file())
-    assert not missing, f"linked by report.html but not in report.zip: {missing[:5]}"
+    assert linked == data, (sorted(linked - data)[:5], sorted(data - linked)[:5])
     assert any(n.endswith(".png") for n in data) and any(n.endswith(".html") for n in data)
 
     assert outside_requests(page, tmp_path / "net") == []
@@ -55,6 +53,8 @@ def test_report_zip_renders_offline(smoke_runs, tmp_path):
     )
     rendered = re.sub(r"(?s)<script.*?</script>", "", proc.stdout)  # what the page's code drew
     assert "reproducibility workflow" in rendered, rendered[-2000:]  # workflow/report/workflow.rst
+    for category in ("LogitNorm", "Kang", "Results section"):  # the menu of result categories
+        assert f">{category}<" in rendered, category
     shot = tmp_path / "report.png"
     _chromium(
         f"--window-size={WIDTH},1000", f"--screenshot={shot}", page.as_uri(), profile=tmp_path / "p"
