@@ -62,6 +62,11 @@ configfile: _DEFAULT_CONFIG
 KNOWN_STUDIES = registered_studies()
 
 
+# The image every job runs in under --sdm conda apptainer (config key container), built by you
+# from workflow/apptainer.def, or workflow/Dockerfile (docs/paper-scale.md, Containers).
+containerized: config.get("container", "softmax-ood.sif")
+
+
 report: "workflow/report/workflow.rst"
 
 
