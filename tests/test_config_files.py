@@ -109,3 +109,34 @@ def test_relative_configfile_from_a_subfolder_names_the_workflows_file(work):
     assert "Error: config file config/smoke.yaml (--configfile): no such file" in err, err[-2000:]
     assert "the workflow's file is ../config/smoke.yaml" in err
     assert "Traceback" not in err and 'File "' not in err
+
+
+def test_no_yaml_file_repeats_a_key():
+    """YAML keeps the last of two equal keys silently: a repeated key in a config or a schema
+    hides the first (found: a schema's recipes.train_size, paper.yaml's kang.eval_size)."""
+    import yaml
+
+    class Strict(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node, deep=False):
+        keys = [loader.construct_object(k, deep=deep) for k, _ in node.value]
+        repeated = sorted({str(k) for k in keys if keys.count(k) > 1})
+        assert not repeated, f"line {node.start_mark.line + 1}: {repeated} repeated"
+        return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+    Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    root = Path(__file__).resolve().parents[1]
+    files = [
+        *root.glob("config/*.yaml"),
+        *root.glob("workflow/schemas/*.yaml"),
+        *root.glob("src/softmax_ood/studies/*/schema.yaml"),
+        *root.glob("profiles/*/config.yaml"),
+        *root.glob("envs/*.yaml"),
+    ]
+    assert len(files) > 10
+    for f in files:
+        try:
+            yaml.load(f.read_text(), Strict)
+        except AssertionError as err:
+            raise AssertionError(f"{f.relative_to(root)}: {err}") from None
