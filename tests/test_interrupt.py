@@ -20,9 +20,15 @@ from e2e import SMOKE, fresh_copy  # noqa: E402
 @pytest.mark.slow
 def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
     work = fresh_copy(tmp_path / "repo")
+    # trainings long enough (hundreds of epochs instead of the smoke's 2-4) that the Ctrl-C
+    # lands in the training job whose log the test waited for, not in whatever job follows a
+    # finished one (on an idle machine a smoke training ends within the 3 s below)
+    (work / "long.yaml").write_text(
+        "recipes:\n  sgd: {epochs: 400}\n  adam: {epochs: 400}\n  kang: {epochs: 400}\n"
+    )
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE],
+        [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, "long.yaml"],
         cwd=work,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -78,7 +78,9 @@ __all__ = [
 # an upstream job that reran would make them out of date.
 COMPUTE_RULES = (
     "train",
+    "train_seed",  # the same training, one seed per job (config scheduling.per_seed)
     "evaluate",
+    "evaluate_seed",
     "kang_discriminator_select",
     "kang_discriminator",
     "kang_evaluate",
