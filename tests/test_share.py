@@ -317,3 +317,17 @@ def test_a_pull_that_does_not_match_its_records_is_refused_and_removed(
     assert "the pulled files were removed again and nothing was run" in str(err.value)
     assert not os.path.lexists(root / "results/train")
     assert (tmp_path / "outside/f").read_bytes() == b"f"
+
+
+def test_metadata_path_is_snakemakes_own_cut_for_long_outputs():
+    """A long output's record sits in "@"-folders of 254 characters (Snakemake's
+    persistence/file.py); share and provenance read it at the same place."""
+    from softmax_ood.provenance import metadata_path
+
+    short = "results/x/model.pt"
+    assert share.metadata_path(short) == metadata_path(short)
+    assert len(share.metadata_path(short).parts) == 1
+    long = "results/" + "y" * 300 + "/model.pt"
+    parts = share.metadata_path(long).parts
+    assert len(parts) == 2 and parts[0].startswith("@") and len(parts[0]) == 255
+    assert len(parts[1]) <= 254

@@ -49,6 +49,7 @@ __all__ = [
     "path_sha256",
     "provenance_record",
     "set_job",
+    "metadata_path",
     "snakemake_metadata",
     "read_parquet_provenance",
     "versions",
@@ -375,18 +376,22 @@ def refusal(record: str, path) -> str:
     )
 
 
+def metadata_path(output: str) -> Path:
+    """Where Snakemake keeps its record of ``output``, relative to ``.snakemake/metadata``
+    (snakemake/persistence/file.py): the urlsafe base64 of the path cut into pieces of
+    NAME_MAX - 1 = 254 characters, every piece but the last a folder named with a leading "@"."""
+    import base64
+
+    enc = base64.urlsafe_b64encode(output.rstrip("/").encode()).decode()
+    parts = [enc[i : i + 254] for i in range(0, len(enc), 254)]
+    return Path(*["@" + s for s in parts[:-1]], parts[-1])
+
+
 def snakemake_metadata(root: Path | str, rel: str) -> dict | None:
     """What Snakemake recorded about the output ``rel`` (``.snakemake/metadata``: rule, inputs,
     ``endtime`` = the mtime it gave the job's outputs when the job ended), if anything."""
-    import base64
-
-    # Snakemake's record path (snakemake/persistence/file.py): the base64 name cut into pieces of
-    # NAME_MAX - 1 characters, every piece but the last a folder named with a leading "@"
-    enc = base64.urlsafe_b64encode(rel.encode()).decode()
-    parts = [enc[i : i + 254] for i in range(0, len(enc), 254)]
-    parts = ["@" + s for s in parts[:-1]] + parts[-1:]
     try:
-        meta = json.loads((Path(root) / ".snakemake" / "metadata" / Path(*parts)).read_text())
+        meta = json.loads((Path(root) / ".snakemake" / "metadata" / metadata_path(rel)).read_text())
     except (OSError, ValueError):
         return None
     return meta if isinstance(meta, dict) else None

@@ -51,6 +51,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .errors import UserError
+from .provenance import metadata_path as snakemake_metadata_path
 from .provenance import (
     outputs_record_path,
     outputs_record_problem,
@@ -180,8 +181,7 @@ def shared_outputs(rows: list[dict], rules: set[str]) -> list[dict]:
 
 def metadata_path(output: str) -> Path:
     """Where Snakemake keeps its record of ``output`` (relative to ``.snakemake/metadata``)."""
-    enc = base64.urlsafe_b64encode(output.rstrip("/").encode()).decode()
-    return Path(*[enc[i : i + 255] for i in range(0, len(enc), 255)])
+    return snakemake_metadata_path(output)
 
 
 def copy_records(outputs: Iterable[str], src: Path, dst: Path) -> int:
@@ -324,7 +324,7 @@ def pulled_problem(root: Path, units: Sequence[str]) -> str | None:
     records = root / RECORDS
     for f in sorted(records.rglob("*")) if records.is_dir() else []:
         if f.is_file():
-            enc = "".join(f.relative_to(records).parts)
+            enc = "".join(s.removeprefix("@") for s in f.relative_to(records).parts)
             try:
                 out = base64.urlsafe_b64decode(enc).decode()
             except ValueError:
