@@ -26,6 +26,7 @@ from softmax_ood.config import (  # noqa: E402
     expanded_losses,
     validate_config,
 )
+from softmax_ood.estimate import train_minutes  # noqa: E402
 from softmax_ood.runs import run_dir  # noqa: E402
 
 try:

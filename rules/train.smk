@@ -29,7 +29,10 @@ for _unit, _recipes in JOB_UNITS.items():
         threads: lambda w: config["recipes"][w.recipe]["threads"]
         resources:
             mem_mb=3000,
-            runtime=CLUSTER["minutes_per_seed"]["train"] * unit_seed_count(_unit),
+            runtime=lambda w, _unit=_unit: train_minutes(
+                config["recipes"][w.recipe], w.arch, CLUSTER
+            )
+            * unit_seed_count(_unit),
             gpu=GPU,
         params:
             seeds=unit_seeds(_unit),

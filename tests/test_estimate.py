@@ -31,3 +31,15 @@ def test_hours_are_epochs_times_the_measured_seconds_and_unmeasured_archs_are_na
 def test_nothing_measured_counts_nothing():
     est = gpu_hours([_run("wrn-40-2", "ce", 0)], {"paper-sgd": {"epochs": 200}}, {})
     assert est["train"]["hours"] == 0.0 and est["train"]["unmeasured"] == {"wrn-40-2": 1}
+
+
+def test_a_measured_epoch_time_sizes_the_training_limit():
+    """A 200-epoch recipe at 18 s per epoch needs 60 minutes: its limit is 90 (margin 1.5), not
+    the fixed 30 that would kill it; without a measured time the fixed limit stays."""
+    from softmax_ood.estimate import train_minutes
+
+    cluster = {"minutes_per_seed": {"train": 30}, "seconds_per_epoch": {"wrn-40-2": 18}}
+    assert train_minutes({"epochs": 200}, "wrn-40-2", cluster) == 90
+    assert train_minutes({"epochs": 200}, "densenet", cluster) == 30
+    assert train_minutes({"epochs": 10}, "wrn-40-2", cluster) == 30  # never below the fixed limit
+    assert train_minutes({"epochs": 201}, "wrn-40-2", cluster) == 91  # rounded up

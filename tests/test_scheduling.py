@@ -65,6 +65,13 @@ def test_paper_scale_plans_one_gpu_train_job_per_cell_and_seed(copy):
     seeds = {re.search(r"wildcards: .*seed=(\d+)", j)[1] for j in trains}
     assert seeds == {"0", "1", "2", "3", "4"}  # "repeated five times with different seeds"
     assert len(trains) % 5 == 0
+    # a measured epoch time sizes the limit: wrn-40-2 (18 s) x 200 epochs x 1.5 = 90 minutes,
+    # while an architecture without one keeps minutes_per_seed.train (30)
+    limits = {
+        re.search(r"wildcards: .*arch=([\w-]+)", j)[1]: int(re.search(r"runtime=(\d+)", j)[1])
+        for j in trains
+    }
+    assert limits.pop("wrn-40-2") == 90 and set(limits.values()) == {30}, limits
 
 
 def test_an_unknown_recipe_in_per_seed_is_one_sentence(copy):

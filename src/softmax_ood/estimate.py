@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-__all__ = ["gpu_hours", "render_gpu_hours"]
+__all__ = ["RUNTIME_MARGIN", "gpu_hours", "render_gpu_hours", "train_minutes"]
+
+#: A training job's runtime limit over its measured need (epochs x seconds per epoch): a cluster
+#: kills a job at its limit, and a node can be slower than the one the time was measured on.
+RUNTIME_MARGIN = 1.5
 
 
 def gpu_hours(runs, recipes: dict, seconds_per_epoch: dict) -> dict:
@@ -41,6 +45,20 @@ def gpu_hours(runs, recipes: dict, seconds_per_epoch: dict) -> dict:
             "unmeasured": dict(sorted(unmeasured.items())),
         }
     }
+
+
+def train_minutes(recipe: dict, arch: str, cluster: dict) -> int:
+    """The runtime limit in minutes of one seed's training: with a measured
+    ``cluster.seconds_per_epoch`` for ``arch``, the recipe's epochs x that time x
+    :data:`RUNTIME_MARGIN` (rounded up; the fixed ``minutes_per_seed.train`` if larger); without
+    one, ``cluster.minutes_per_seed.train``. A measured time makes the limit follow the
+    recipe, so a 200-epoch paper recipe is not killed at a limit sized for the default's."""
+    fixed = int(cluster["minutes_per_seed"]["train"])
+    s = (cluster.get("seconds_per_epoch") or {}).get(arch)
+    if s is None:
+        return fixed
+    need = float(recipe["epochs"]) * float(s) * RUNTIME_MARGIN / 60.0
+    return max(fixed, -int(-need // 1))
 
 
 def render_gpu_hours(est: dict, seconds_per_epoch: dict) -> str:
