@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from softmax_ood.analysis.figcheck import figure_problems, read_check
-from softmax_ood.analysis.style import DPI, REPORT_WIDTH_IN, new_figure, save_figure, style
+from softmax_ood.analysis.style import (
+    DPI,
+    REPORT_WIDTH_IN,
+    legend_below,
+    new_figure,
+    save_figure,
+    style,
+)
 
 
 def _problems(fig):
@@ -56,3 +63,60 @@ def test_overlapping_panel_titles_are_found():
             ax.plot([0, 1], [0, 1])
             ax.set_title("a rather long panel title that cannot fit")
         assert any("overlap" in p for p in _problems(fig))
+
+
+def test_a_plot_whose_only_mark_sits_on_a_collapsed_view_is_blank():
+    """LogitNorm's Fig. 5 with one tau (issue 45): an error bar at x = 0.04 and a vertical line
+    at the same x, with the tick set there, collapse the log x range to one value, and
+    matplotlib draws nothing."""
+    with style():
+        fig, (ax,) = new_figure((4, 3))
+        ax.errorbar([0.04], [21.0], yerr=[1.0], marker="o", label="far OOD")
+        ax.axvline(0.04, linestyle=":", label="selected tau")
+        ax.set_xscale("log")
+        ax.set_xticks([0.04], ["0.04"])
+        ax.legend(loc="lower center")
+        assert any("blank figure" in p for p in _problems(fig))
+
+        moved, (ax,) = new_figure((4, 3))
+        ax.plot([0, 1, 2], [0, 1, 4])
+        ax.set_xlim(5, 6)  # every point outside the view
+        assert any("blank figure" in p for p in _problems(moved))
+
+
+def test_legends_that_are_empty_stray_missing_or_over_the_data_are_found():
+    """Issue 46: a legend must name what is plotted, and sit outside the data."""
+    with style():
+        empty, (ax,) = new_figure((4, 3))
+        ax.plot([0, 1], [0, 1])
+        ax.legend([], [])
+        assert any("legend is empty" in p for p in _problems(empty))
+
+        stray, (ax,) = new_figure((4, 3))
+        (line,) = ax.plot([0, 1], [0, 1], label="ce")
+        ax.legend([line], ["logitnorm"], loc="lower right")
+        assert any("'logitnorm', which no series plots" in p for p in _problems(stray))
+
+        missing, (ax,) = new_figure((4, 3))
+        ax.plot([0, 1], [0, 1], label="ce")
+        ax.plot([0, 1], [1, 0], label="logitnorm")
+        assert any("'ce' is labelled but no legend" in p for p in _problems(missing))
+
+        covered, (ax,) = new_figure((4, 3))
+        x = np.linspace(0, 1, 50)
+        ax.plot(x, np.full_like(x, 0.5), label="a flat line through the middle")
+        ax.plot(x, x, label="a rising line")
+        ax.legend(loc="center")
+        assert any("legend covers its plotted data" in p for p in _problems(covered))
+
+        bars, (ax,) = new_figure((4, 3))
+        ax.hist(np.linspace(0, 1, 400), bins=10, label="uniform")
+        ax.legend(loc="center")
+        assert any("legend covers its plotted data" in p for p in _problems(bars))
+
+        below, axes = new_figure((5, 3), ncols=2)
+        for ax in axes:
+            ax.plot(x, np.ones_like(x), label="flat")
+            ax.plot(x, x, label="rising")
+        legend_below(below, axes)
+        assert _problems(below) == []

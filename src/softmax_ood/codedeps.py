@@ -22,6 +22,7 @@ from pathlib import Path
 __all__ = [
     "class_params",
     "code_inputs",
+    "eager_imports",
     "entry_digest",
     "entry_files",
     "imported_from",
@@ -100,9 +101,38 @@ def _imported_modules(path: str, module: str | None, _mtime_ns: int, _size: int)
     return out
 
 
+def _eager_nodes(body):
+    """The statements of ``body`` that run when the module is imported: module-level code,
+    inside ``if`` / ``try`` / ``with`` blocks and class bodies, not function bodies nor
+    ``if TYPE_CHECKING:`` blocks."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from _eager_nodes(node.orelse)
+            continue
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _eager_nodes(inner)
+
+
+def eager_imports(path: Path, module: str | None = None) -> set[str]:
+    """As :func:`imported_modules`, only the imports that run when ``path`` is imported (not
+    those inside functions, which run when the function is called)."""
+    path = Path(path)
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return set(_names(_eager_nodes(tree.body), module, path.name == "__init__.py"))
+
+
 def _parse_imports(text: str, path: Path, module: str | None, is_pkg: bool) -> frozenset:
+    return _names(ast.walk(ast.parse(text, filename=str(path))), module, is_pkg)
+
+
+def _names(nodes, module: str | None, is_pkg: bool) -> frozenset:
     out: set[str] = set()
-    for node in ast.walk(ast.parse(text, filename=str(path))):
+    for node in nodes:
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -5,7 +5,10 @@
 * the canvas is wider than the report column (:data:`~.style.REPORT_WIDTH_IN` at the DPI);
 * a text artist (title, label, tick label, legend text, annotation) reaches outside the canvas;
 * two tick labels of one axis overlap, or two titles / axis labels overlap;
-* no axes carries finite, non-constant data (a blank figure).
+* no axes shows finite, non-constant data inside its drawn area (a blank figure: no data, or
+  data outside the view, or a view whose x or y range is a single value);
+* a legend is empty, names a series no axes draws, or covers plotted data (lines, markers,
+  error bars, bars); an axes labels its series but no legend shows them.
 
 :func:`~.style.save_figure` runs it and writes the result into the PNG's metadata (key
 :data:`KEY`, JSON), so the contract test reads the verdict of every figure the workflow drew,
@@ -18,9 +21,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-from matplotlib.collections import Collection
+from matplotlib.collections import Collection, LineCollection, PathCollection
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
+from matplotlib.legend import Legend
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
@@ -79,6 +83,139 @@ def _has_data(ax) -> bool:
     return any(abs(p.get_height()) > 0 and np.isfinite(p.get_height()) for p in bars)
 
 
+def _degenerate(lo: float, hi: float) -> bool:
+    span, scale = abs(float(hi) - float(lo)), max(abs(float(lo)), abs(float(hi)), 1e-300)
+    return not np.isfinite(span) or span <= 1e-9 * scale
+
+
+def _display(transform, xy) -> np.ndarray:
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    if not len(xy):
+        return xy
+    with np.errstate(all="ignore"):
+        out = transform.transform(xy)
+    return out[np.isfinite(out).all(axis=1)]
+
+
+def _densify(points: np.ndarray, step: float = 2.0) -> np.ndarray:
+    """The polyline through ``points`` (display pixels) sampled every ``step`` pixels."""
+    if len(points) < 2:
+        return points
+    out = [points[:1]]
+    for a, b in zip(points[:-1], points[1:], strict=True):
+        n = int(min(max(np.hypot(*(b - a)) / step, 1), 2000))
+        t = np.linspace(0.0, 1.0, n + 1)[1:, None]
+        out.append(a + t * (b - a))
+    return np.concatenate(out)
+
+
+def _marks(ax, bands: bool = False) -> tuple[list[np.ndarray], list]:
+    """What ``ax`` plots, in display pixels: point clouds (line vertices and the segments between
+    them, scatter markers, error-bar segments; with ``bands`` the outlines of other collections
+    such as ``fill_between``) and boxes (bars, images). A legend may sit on a shaded band."""
+    clouds, boxes = [], []
+    for line in ax.get_lines():
+        if not line.get_visible():
+            continue
+        xy = _display(line.get_transform(), line.get_xydata())
+        drawn = line.get_linestyle() not in ("None", "none", "", " ")
+        clouds.append(_densify(xy) if drawn else xy)
+    for c in ax.collections:
+        if not isinstance(c, Collection) or not c.get_visible():
+            continue
+        if isinstance(c, PathCollection):
+            clouds.append(_display(c.get_offset_transform(), c.get_offsets()))
+        elif isinstance(c, LineCollection):
+            for path in c.get_paths():
+                clouds.append(_densify(_display(c.get_transform(), path.vertices)))
+        elif bands:
+            for path in c.get_paths():
+                clouds.append(_display(c.get_transform(), path.vertices))
+    for p in ax.patches:
+        if isinstance(p, Rectangle) and p.get_visible() and p.get_height() and p.get_width():
+            boxes.append(p.get_window_extent())
+    for im in ax.images:
+        if isinstance(im, AxesImage) and im.get_visible():
+            boxes.append(im.get_window_extent())
+    return clouds, boxes
+
+
+def _shows_data(ax) -> bool:
+    """Some plotted mark of ``ax`` lies inside its drawn area, and neither view range is a
+    single value (matplotlib then draws nothing)."""
+    if _degenerate(*ax.get_xlim()) or _degenerate(*ax.get_ylim()):
+        return False
+    box = ax.bbox
+    clouds, boxes = _marks(ax, bands=True)
+    for xy in clouds:
+        inside = (
+            (xy[:, 0] >= box.x0 - _TOL)
+            & (xy[:, 0] <= box.x1 + _TOL)
+            & (xy[:, 1] >= box.y0 - _TOL)
+            & (xy[:, 1] <= box.y1 + _TOL)
+        )
+        if inside.any():
+            return True
+    return any(_overlap(b, box) for b in boxes) or not (clouds or boxes)
+
+
+def _series_labels(axes) -> set[str]:
+    """The labels of the series drawn in ``axes`` (matplotlib's ``_``-prefixed defaults left out)."""
+    labels = set()
+    for ax in axes:
+        handles, names = ax.get_legend_handles_labels()
+        labels.update(n for n in names if n and not n.startswith("_"))
+    return labels
+
+
+def _legend_problems(fig: Figure, axes: list) -> list[str]:
+    problems = []
+    legends = [(f"axes {i}", ax.get_legend(), [ax]) for i, ax in enumerate(axes)]
+    legends += [("the figure", leg, axes) for leg in fig.legends]
+    legends = [(name, leg, scope) for name, leg, scope in legends if isinstance(leg, Legend)]
+    shown = set()
+    for name, leg, scope in legends:
+        if not leg.get_visible():
+            continue
+        texts = [t.get_text() for t in leg.get_texts() if t.get_visible()]
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            problems.append(f"{name}: its legend is empty")
+            continue
+        shown.update(texts)
+        labels = _series_labels(scope)
+        stray = [t for t in texts if t not in labels]
+        if stray:
+            problems.append(f"{name}: its legend names {stray[0][:40]!r}, which no series plots")
+        lb = leg.get_window_extent()
+        inner = type(lb).from_extents(lb.x0 + _TOL, lb.y0 + _TOL, lb.x1 - _TOL, lb.y1 - _TOL)
+        for i, ax in enumerate(axes):
+            if not _overlap(inner, ax.bbox):
+                continue
+            clouds, boxes = _marks(ax)
+            n = sum(
+                int(
+                    (
+                        (xy[:, 0] > inner.x0)
+                        & (xy[:, 0] < inner.x1)
+                        & (xy[:, 1] > inner.y0)
+                        & (xy[:, 1] < inner.y1)
+                    ).any()
+                )
+                for xy in clouds
+            ) + sum(_overlap(b, inner) for b in boxes)
+            if n:
+                where = "its" if name == f"axes {i}" else f"axes {i}'s"
+                problems.append(f"{name}: its legend covers {where} plotted data ({n} series)")
+    for i, ax in enumerate(axes):
+        unshown = sorted(_series_labels([ax]) - shown)
+        if unshown:
+            problems.append(
+                f"axes {i}: the series {unshown[0][:40]!r} is labelled but no legend shows it"
+            )
+    return problems
+
+
 def figure_problems(fig: Figure, dpi: float, max_width_in: float) -> list[str]:
     """Everything that makes ``fig`` hard to read at ``dpi`` in a column ``max_width_in`` wide."""
     problems = []
@@ -132,8 +269,11 @@ def figure_problems(fig: Figure, dpi: float, max_width_in: float) -> list[str]:
             if _overlap(a, b):
                 problems.append(f"the titles/labels {ta[:30]!r} and {tb[:30]!r} overlap")
     data_axes = [ax for ax in fig.get_axes() if ax.get_visible()]
-    if not any(_has_data(ax) for ax in data_axes):
-        problems.append("no axes carries finite, non-constant data (a blank figure)")
+    if not any(_has_data(ax) and _shows_data(ax) for ax in data_axes):
+        problems.append(
+            "no axes shows finite, non-constant data inside its drawn area (a blank figure)"
+        )
+    problems += _legend_problems(fig, axes)
     return problems
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "REPORT_WIDTH_IN",
     "ROLES",
     "color_of",
+    "legend_below",
     "marker_of",
     "new_figure",
     "palette",
@@ -129,6 +130,16 @@ def new_figure(size: tuple[float, float], ncols: int = 1, nrows: int = 1, **kw):
     FigureCanvasAgg(fig)
     axes = fig.subplots(nrows, ncols, squeeze=False, **kw).ravel()
     return fig, axes
+
+
+def legend_below(fig: Figure, axes, ncol: int = 2, **kw) -> None:
+    """One legend for ``axes`` below the panels, outside the data (constrained layout makes room):
+    every labelled series once, in drawing order (a label two panels share is shown once)."""
+    seen: dict = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=ncol, **kw)
 
 
 def palette(names, name: str = "colorblind") -> dict:

@@ -10,7 +10,15 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...analysis.style import REPORT_WIDTH_IN, color_of, marker_of, new_figure, save_figure, style
+from ...analysis.style import (
+    REPORT_WIDTH_IN,
+    color_of,
+    legend_below,
+    marker_of,
+    new_figure,
+    save_figure,
+    style,
+)
 
 __all__ = ["FIGURES", "fig_axis", "fig_rays", "fig_reversion", "fig_seddik"]
 
@@ -79,7 +87,7 @@ def fig_rays(frames: dict, section: dict, path) -> None:
             ax.axhline(float(section["claims"]["certain_max_prob"]), color="grey", ls=":", lw=1)
             ax.set_xscale("log")
             ax.set(title=title, xlabel="α (ray x = α x′)", ylabel="mean MSP")
-        axes[0].legend(loc="lower right", frameon=True)
+        legend_below(fig, axes)
         save_figure(fig, path)
 
 

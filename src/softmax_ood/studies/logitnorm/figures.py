@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.seeds import one_recipe
-from ...analysis.style import color_of, new_figure, save_figure, style
+from ...analysis.style import color_of, legend_below, new_figure, save_figure, style
 from .ablation import tau_ablation
 from .shifts import far_near
 
@@ -66,7 +66,7 @@ def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
             ylabel="mean L2 norm of logits (log)",
             title=f"Logit norm in training\n({arch}, {spec.get('recipe')}; mean ± std, {n} seeds)",
         )
-        ax.legend(loc="best", frameon=True)
+        legend_below(fig, [ax])
         save_figure(fig, path)
 
 
@@ -137,7 +137,7 @@ def fig4(samples: pd.DataFrame, spec: dict, path: str | Path, headline=None) -> 
                 ylabel="density",
                 title=f"{loss} ({arch}, {d['seed'].nunique()} seeds pooled)",
             )
-            ax.legend(loc="upper left")
+        legend_below(fig, axes, ncol=1)
         save_figure(fig, path)
 
 
@@ -188,7 +188,7 @@ def fig5(
             ylabel="FPR95 (%), MSP",
             title=f"Effect of tau ({spec['main_arch']}; mean ± std, {n} seeds)",
         )
-        ax.legend(loc="best")
+        legend_below(fig, [ax])
         save_figure(fig, path)
 
 

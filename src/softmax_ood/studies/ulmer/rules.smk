@@ -39,7 +39,7 @@ rule ulmer_run:
     wildcard_constraints:
         uds="|".join(d for d in UL_STUDY.DATASETS if d != UL_GRID),
     conda:
-        ENV_REPORT
+        ENV_TORCH  # its models are torch networks (studies/ulmer/uncertainty.py)
     resources:
         mem_mb=1000,
         runtime=10,
@@ -76,7 +76,7 @@ rule ulmer_run_grid:
     wildcard_constraints:
         uds=UL_GRID,
     conda:
-        ENV_REPORT
+        ENV_TORCH  # as ulmer_run
     resources:
         mem_mb=1000,
         runtime=10,

@@ -374,3 +374,19 @@ def test_the_headline_is_tested_against_the_papers_relative_reduction(good):
             r["vs_paper"] == f"{words} the paper's {paper:.4g} (two-sided p = {r['p_paper']:.2g})"
         )
     assert row(good, "C3-odin")["vs_paper"] == "" and np.isnan(row(good, "C3-odin")["p_paper"])
+
+
+def test_c7_and_c8_say_what_is_run_and_read(spec, good):
+    """Issue 45: C7 names the architectures it runs (one in the default, not "every"); C8 names
+    its training-accuracy premise and says Fig. 1's OOD curve is printed, not tested; its
+    detail prints the OOD monitor set's norms beside the ID norms."""
+    from softmax_ood.studies.logitnorm.claims import claim_specs as specs_of
+
+    one = {s.id: s.text for s in specs_of({**spec, "arch_table": ["wrn-10-1"]})}
+    assert "every architecture" not in one["C7"]
+    assert "the one architecture run here (wrn-10-1" in one["C7"]
+    two = {s.id: s.text for s in specs_of({**spec, "arch_table": ["wrn-10-1", "mlp"]})}
+    assert "each of the 2 architectures run here (wrn-10-1, mlp" in two["C7"]
+    fit = f"{100 * float(spec['fit_accuracy']):g} %"
+    assert fit in one["C8"] and "OOD curve" in one["C8"] and "not tested" in one["C8"]
+    assert ", OOD (" in row(good, "C8")["detail"]

@@ -58,3 +58,33 @@ def test_figures_draw_the_floor_solved_sets_when_no_set_passes_its_floor(frames,
     FIGURES[name]({**frames, "ood": ood}, spec, path)
     assert path.read_bytes().startswith(PNG)
     assert read_check(path)["problems"] == []
+
+
+def test_fig5_is_drawn_only_with_two_or_more_taus_and_its_absence_is_declared():
+    """Issue 45: one tau (the 28x28 default) makes Fig. 5 a plot with nothing to read; the
+    config then does not ask for it, and its departure says so."""
+    from pathlib import Path
+
+    import yaml
+    from snakemake.utils import update_config
+
+    from softmax_ood.config import validate_config
+    from softmax_ood.studies.logitnorm.departures import departures
+    from softmax_ood.studies.logitnorm.study import targets
+    from softmax_ood.studies.registry import registered_studies
+
+    root = Path(__file__).resolve().parents[5]
+
+    def config(*overlays):
+        cfg = yaml.safe_load((root / "config/default.yaml").read_text())
+        for o in overlays:
+            update_config(cfg, yaml.safe_load((root / "config" / o).read_text()))
+        schema = root / "workflow/schemas/config.schema.yaml"
+        return validate_config(cfg, schema, registered_studies())
+
+    default, digits = config(), config("digits.yaml")
+    assert len(default["logitnorm"]["tau_ablation"]) == 1
+    assert not any(t.endswith("/fig5.png") for t in targets(default))
+    assert any(t.endswith("/fig5.png") for t in targets(digits))
+    (tau,) = [d for d in departures(default) if d.setting == "logitnorm.tau_ablation"]
+    assert "Fig. 5 is not drawn" in tau.ours

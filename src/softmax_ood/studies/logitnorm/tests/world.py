@@ -220,6 +220,7 @@ def build(spec: dict, floor_cache: dict | None = None, **over) -> dict:
                         "train_loss": final * (1 + j) if e == 20 else 1.0,
                         "train_acc": 0.995 if fit else 0.5 + 0.08 * e,
                         "logit_norm_id": n_id * (1 + 0.001 * seed * (-1) ** e),
+                        "logit_norm_ood": 0.8 * n_id,  # Fig. 1's OOD curve (printed by C8)
                     }
                 )
     frames = {
