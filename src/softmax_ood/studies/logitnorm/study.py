@@ -20,6 +20,7 @@ NAME = "logitnorm"
 CATEGORY = "LogitNorm"
 TITLE = "Wei et al. 2022, Mitigating Neural Network Overconfidence with Logit Normalization"
 HERE = Path(__file__).resolve().parent
+PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 PAPER_VALUES = HERE / "paper_values.csv"  # the paper's printed values (results page)
@@ -201,3 +202,12 @@ def departures(config: dict) -> list:
 
 
 raw_sources = no_raw_sources
+
+
+def coverage(config: dict) -> list[dict]:
+    """Where each item of the paper's results (:data:`PAPER_ITEMS`) runs, why, and what covers
+    it (``coverage.csv``; :mod:`softmax_ood.analysis.coverage`). The declaration holds for
+    every config: its places name the configs."""
+    from ...analysis.coverage import read_coverage
+
+    return read_coverage(HERE / "coverage.csv")
