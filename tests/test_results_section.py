@@ -582,7 +582,7 @@ def test_logitnorms_headline_gives_ce_and_logitnorm_fpr95_beside_the_papers(tmp_
     rows.loc[rows["claim_id"] == "P1", "claim_id"] = "P-ce-fpr"
     rows.loc[rows["claim_id"] == "P-ce-fpr", "value"] = 40.0
     rows.loc[rows["claim_id"] == "headline", "value"] = 25.0  # % of CE's: LogitNorm at 30
-    s.headline_plain = ln.headline_plain
+    s.headline_plain = "softmax_ood.studies.logitnorm.study:headline_plain"
     ce, method = (paper_value("table1", "average", x, "fpr95") for x in ("ce", "logitnorm"))
     expected = f"average FPR95 CE → LogitNorm 40.00 → 30.00 % (paper {ce:.2f} → {method:.2f} %"
     (row,) = headline_frame([s], rows).to_dict("records")
@@ -672,3 +672,30 @@ def test_each_papers_section_shows_where_its_items_run(tmp_path):
     part = html[html.index('id="coverage-a"') : html.index('id="departures-a"')]
     assert "2 items of the paper&#x27;s results: 1 in the default, 1 not run anywhere." in part
     assert "<td>Fig 2</td>" in part and "<td>no data</td>" in part
+
+
+def test_the_registered_studies_outputs_stay_plain_data():
+    """rules/results.smk hands every StudyOutputs to its scripts as JSON: the coverage rows and
+    the headline_plain hook (a "module:function" reference) must serialise."""
+    import json
+
+    import yaml
+
+    from softmax_ood.config import validate_config
+    from softmax_ood.results_section import StudyOutputs
+    from softmax_ood.studies.registry import registered_studies
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    studies = registered_studies()
+    cfg = validate_config(
+        yaml.safe_load((root / "config/default.yaml").read_text()),
+        root / "workflow/schemas/config.schema.yaml",
+        studies,
+    )
+    outs = study_outputs(studies, cfg)
+    back = [StudyOutputs(**s) for s in json.loads(json.dumps([vars(s) for s in outs]))]
+    assert [vars(s) for s in back] == [vars(s) for s in outs]
+    by = {s.name: s for s in outs}
+    assert by["logitnorm"].headline_plain == "softmax_ood.studies.logitnorm.study:headline_plain"
+    assert by["kang"].headline_plain is None and by["crosspaper"].coverage == []
+    assert {r["item"] for r in by["ulmer"].coverage} >= {"Fig 1", "Theorem 1", "Note Property 5"}

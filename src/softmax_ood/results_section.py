@@ -25,7 +25,7 @@ from __future__ import annotations
 import io
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,8 +123,9 @@ class StudyOutputs:
     paper_names: dict = field(default_factory=dict)
     #: where each item of its paper runs (the optional PAPER_ITEMS and coverage hooks)
     coverage: list[dict] = field(default_factory=list)
-    #: its optional ``headline_plain(claims)`` hook: a headline in the paper's own terms
-    headline_plain: Callable | None = None
+    #: its optional ``headline_plain(claims)`` hook (a headline in the paper's own terms) as
+    #: ``"module:function"``: plain data, like every field (the rules pass them as JSON)
+    headline_plain: str | None = None
 
 
 def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutputs]:
@@ -150,7 +151,9 @@ def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutp
                 departures=study_departures(study, config),
                 paper_names=dict(names(config)) if callable(names) else {},
                 coverage=coverage_rows(study, config),
-                headline_plain=getattr(study, "headline_plain", None),
+                headline_plain=f"{study.__name__}:headline_plain"
+                if callable(getattr(study, "headline_plain", None))
+                else None,
             )
         )
     return out
@@ -1008,6 +1011,15 @@ def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids
     }
 
 
+def _plain_numbers(s: StudyOutputs, rows: pd.DataFrame) -> dict[str, str]:
+    """The study's ``headline_plain(claims)`` of its claims rows ({} without the hook)."""
+    if not s.headline_plain:
+        return {}
+    from .studies.registry import resolve
+
+    return {str(k): str(v) for k, v in dict(resolve(s.headline_plain)(rows)).items()}
+
+
 def headline_frame(
     studies: Sequence[StudyOutputs], claims: pd.DataFrame, max_rows: int = 4
 ) -> pd.DataFrame:
@@ -1043,7 +1055,7 @@ def headline_frame(
         if len(ids) > max_rows:
             rows.append(_settings_row(s, claims, mine, ids))
             continue
-        plain = dict(s.headline_plain(mine.reset_index(drop=True))) if s.headline_plain else {}
+        plain = _plain_numbers(s, mine.reset_index(drop=True))
         for cid in ids:
             r = mine.loc[cid].to_dict()
             ok, regime = _regime(s, claims, cid)
