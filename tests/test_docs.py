@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README_MAX_LINES = 200
 FIRST_COMMANDS = (
@@ -114,3 +116,39 @@ def test_the_readme_lists_every_registered_study_with_its_page():
         row = f"| [`{name}`](docs/studies/{name}.md) |"
         assert row in readme, f"README.md's study table has no row {row!r}"
         assert (ROOT / f"docs/studies/{name}.md").is_file(), f"docs/studies/{name}.md is missing"
+
+
+def test_each_study_page_carries_its_generated_coverage_block():
+    """Issue 45: each paper study's page shows where every item of its paper runs, generated
+    from its paper_items.csv and coverage.csv (regenerate with ``python3 -m
+    softmax_ood.analysis.coverage --write``), never edited by hand."""
+    from softmax_ood.analysis.coverage import block_of, coverage_markdown, coverage_rows
+    from softmax_ood.studies.registry import registered_studies
+
+    covered = [s for s in registered_studies().values() if coverage_rows(s)]
+    assert {s.NAME for s in covered} >= {"logitnorm", "kang", "ulmer", "seddik"}
+    for study in covered:
+        page = ROOT / f"docs/studies/{study.NAME}.md"
+        block = block_of(page.read_text(), study.NAME)
+        assert block == coverage_markdown(study), (
+            f"{page.relative_to(ROOT)}'s coverage block differs from the study's declaration: "
+            "run python3 -m softmax_ood.analysis.coverage --write"
+        )
+
+
+def test_the_coverage_block_check_can_fail():
+    """Another declaration renders another block, and rewriting a page puts exactly that block
+    between the markers (a page without one gets it at its end)."""
+    from softmax_ood.analysis.coverage import block_of, coverage_markdown, page_with_block
+    from softmax_ood.studies.registry import load_study
+
+    study = load_study("seddik")
+    block = coverage_markdown(study)
+    page = (ROOT / "docs/studies/seddik.md").read_text()
+    other = block.replace("| Fig 2 |", "| Fig 2b |")
+    assert other != block and block_of(page_with_block(page, "seddik", other), "seddik") == other
+    fresh = page_with_block("# A page\n", "seddik", block)
+    assert fresh.startswith("# A page\n\n## What of the paper runs here\n\n")
+    assert block_of(fresh, "seddik") == block
+    with pytest.raises(ValueError, match="exactly one"):
+        page_with_block(fresh + block, "seddik", block)

@@ -565,3 +565,137 @@ def test_a_wide_text_table_is_laid_out_to_the_text_width_not_scaled_down():
     # the former layout (24 em claim, the other text columns one line each) was 1.7 times wider
     assert sum(ems) + fixed <= 1.25 * _TEXT_EM
     assert r"\raggedright" in tex
+
+
+def test_logitnorms_headline_gives_ce_and_logitnorm_fpr95_beside_the_papers(tmp_path):
+    """Issue 45: LogitNorm's headline row says CE -> LogitNorm average FPR95, ours (from the
+    claims rows: CE's P-ce-fpr, less the headline's relative reduction) beside the paper's
+    (its paper_values.csv), not only the relative reduction."""
+    from softmax_ood.results_section import _headline_view
+    from softmax_ood.studies.logitnorm import study as ln
+    from softmax_ood.studies.logitnorm.claims import paper_value
+
+    s, claims = _fake_outputs(tmp_path)
+    s.headline, s.requires = ["headline"], {"headline": ["P1"]}
+    rows = claims.copy()
+    rows.loc[rows["claim_id"] == "C1", "claim_id"] = "headline"
+    rows.loc[rows["claim_id"] == "P1", "claim_id"] = "P-ce-fpr"
+    rows.loc[rows["claim_id"] == "P-ce-fpr", "value"] = 40.0
+    rows.loc[rows["claim_id"] == "headline", "value"] = 25.0  # % of CE's: LogitNorm at 30
+    s.headline_plain = "softmax_ood.studies.logitnorm.study:headline_plain"
+    ce, method = (paper_value("table1", "average", x, "fpr95") for x in ("ce", "logitnorm"))
+    expected = f"average FPR95 CE → LogitNorm 40.00 → 30.00 % (paper {ce:.2f} → {method:.2f} %"
+    (row,) = headline_frame([s], rows).to_dict("records")
+    assert row["plain"].startswith(expected)
+    (shown,) = _headline_view(headline_frame([s], rows)).to_dict("records")
+    assert shown["ours"].startswith(expected) and shown["ours"].endswith(row["ours"])
+    assert expected in headline_paragraph(s, headline_frame([s], rows), rows)
+    assert ln.headline_plain(rows[rows["claim_id"] != "P-ce-fpr"]) == {}  # nothing to say
+    s.headline_plain = None
+    (row,) = headline_frame([s], rows).to_dict("records")
+    assert row["plain"] == ""
+
+
+def test_a_headline_in_many_settings_reads_as_one_sentence(tmp_path):
+    """Kang's 42 settings: "holds in N of the M settings where its regime is met (42 in all);
+    the opposite is significant in K: ..." counted from the claims rows."""
+    from softmax_ood.results_section import _headline_view, settings_sentence
+
+    s, claims = _fake_outputs(tmp_path)
+    _, bad = _fake_outputs(tmp_path, premise_ok=False)
+    c1_ok = claims[claims["claim_id"] == "C1"]
+    opposite = c1_ok.assign(
+        value=-5.0, verdict="does not hold (the opposite is significant, p = 0.01)"
+    )
+    many = pd.concat(
+        [claims]
+        + [c1_ok.assign(claim_id=f"T:ce:s{i}") for i in range(3)]
+        + [opposite.assign(claim_id="T:ce:flip")]
+        + [bad[bad["claim_id"] == "C1"].assign(claim_id=f"T:mse:s{i}") for i in range(2)],
+        ignore_index=True,
+    )
+    ids = [f"T:ce:s{i}" for i in range(3)] + ["T:ce:flip", "T:mse:s0", "T:mse:s1"]
+    s.headline = ids
+    s.requires = {c: ["P1"] for c in ids}
+    regimes = [True] * 4 + [False] * 2  # the bad rows' own P1 fails: read as premises failing
+    labels = ["holds"] * 3 + ["opposite significant", "cannot test", "cannot test"]
+    assert settings_sentence(ids, labels, regimes) == (
+        "holds in 3 of the 4 settings where its regime is met (6 in all); the opposite is "
+        "significant in 1: ce:flip"
+    )
+    assert settings_sentence(ids[:3], labels[:3], [None] * 3) == (
+        "its regime is met in none of the 3 settings; the opposite is significant in none"
+    )
+    (row,) = headline_frame([s], many).to_dict("records")
+    assert (
+        row["plain"].startswith("holds in ")
+        and "the opposite is significant in 1: ce:flip" in (row["plain"])
+    )
+    (shown,) = _headline_view(headline_frame([s], many)).to_dict("records")
+    assert shown["ours"].startswith(row["plain"] + "; ")
+    text = headline_paragraph(s, headline_frame([s], many), many)
+    assert text.startswith(f"In one sentence: the paper's headline {row['plain']}.")
+
+
+def test_each_papers_section_shows_where_its_items_run(tmp_path):
+    """The results page shows each paper's coverage rows (its study's coverage hook) with what
+    this build has of each item; a study without a paper shows none."""
+    from softmax_ood.results_section import coverage_frame
+
+    s, claims = _fake_outputs(tmp_path)
+    s.tables = []
+    assert s.coverage == [] and "What of the paper runs here" not in page_html([s], claims, {})
+    s.coverage = [
+        {
+            "item": "Fig 1",
+            "section": "§1",
+            "what": "a curve",
+            "where": "default",
+            "why": "cheap",
+            "covered_by": "C* figure:fig1",
+        },
+        {
+            "item": "Fig 2",
+            "section": "§2",
+            "what": "a map",
+            "where": "not run",
+            "why": "no data",
+            "covered_by": "",
+        },
+    ]
+    s.figures = ["results/a/d/figures/fig1.png"]
+    frame = coverage_frame(s, claims)
+    assert list(frame["in this build"]) == ["1 claim rows, fig1", "-"]
+    assert list(frame["what"]) == ["a curve (§1)", "a map (§2)"]
+    s.figures = []
+    html = page_html([s], claims, {})
+    part = html[html.index('id="coverage-a"') : html.index('id="departures-a"')]
+    assert "2 items of the paper&#x27;s results: 1 in the default, 1 not run anywhere." in part
+    assert "<td>Fig 2</td>" in part and "<td>no data</td>" in part
+
+
+def test_the_registered_studies_outputs_stay_plain_data():
+    """rules/results.smk hands every StudyOutputs to its scripts as JSON: the coverage rows and
+    the headline_plain hook (a "module:function" reference) must serialise."""
+    import json
+
+    import yaml
+
+    from softmax_ood.config import validate_config
+    from softmax_ood.results_section import StudyOutputs
+    from softmax_ood.studies.registry import registered_studies
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    studies = registered_studies()
+    cfg = validate_config(
+        yaml.safe_load((root / "config/default.yaml").read_text()),
+        root / "workflow/schemas/config.schema.yaml",
+        studies,
+    )
+    outs = study_outputs(studies, cfg)
+    back = [StudyOutputs(**s) for s in json.loads(json.dumps([vars(s) for s in outs]))]
+    assert [vars(s) for s in back] == [vars(s) for s in outs]
+    by = {s.name: s for s in outs}
+    assert by["logitnorm"].headline_plain == "softmax_ood.studies.logitnorm.study:headline_plain"
+    assert by["kang"].headline_plain is None and by["crosspaper"].coverage == []
+    assert {r["item"] for r in by["ulmer"].coverage} >= {"Fig 1", "Theorem 1", "Note Property 5"}

@@ -388,3 +388,98 @@ def test_the_cited_values_check_fails_on_a_changed_paper_value(tmp_path, monkeyp
     monkeypatch.setattr(me, "ROOT", tmp_path)
     with pytest.raises(AssertionError, match=r"recipes.kang-paper-sgd.milestones = \[80, 140\]"):
         me.test_every_config_value_citing_a_paper_is_the_papers_or_a_declared_departure()
+
+
+#: registered studies with no paper of their own (no PAPER_ITEMS, no coverage rows)
+PAPERLESS = {"crosspaper": "it compares the four papers; each paper's items are its own study's"}
+
+
+@pytest.fixture(scope="module")
+def place_configs(config):
+    """Each place's validated configs (analysis.coverage.PLACE_CONFIGS) whose overlays exist."""
+    from softmax_ood.analysis.coverage import PLACE_CONFIGS
+
+    out = {}
+    for place, overlays in PLACE_CONFIGS.items():
+        there = [o for o in overlays if all((ROOT / "config" / f).is_file() for f in o)]
+        out[place] = [config if not o else _config(*o) for o in there]
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_item_of_its_paper_has_a_coverage_row_with_known_claims(name, place_configs):
+    """Issue 45: each paper's results items (every figure, table, theorem and quantitative
+    claim, read once into its PAPER_ITEMS) has a row saying where it runs (default, digits,
+    full, paper scale, unit test, not yet run, not run, not possible offline) and why; every
+    claim id a row names is a claim of the study in a config of one of its places (the
+    default's for a row that runs in the default), every table, figure and test it names
+    exists."""
+    from softmax_ood.analysis.coverage import claim_problems, coverage_problems, coverage_rows
+
+    study = load_study(name)
+    if name in PAPERLESS:
+        assert not coverage_rows(study), f"{name} has no paper: {PAPERLESS[name]}"
+        return
+    rows = coverage_rows(study)
+    assert rows, f"{name} declares no coverage (PAPER_ITEMS and coverage(config))"
+    assert coverage_problems(study) == []
+    assert claim_problems(study, place_configs) == []
+
+
+def _covered_fake(tmp_path, items_extra: str = "", rows: str | None = None) -> ModuleType:
+    """The Seddik registration with its paper items (plus ``items_extra``) and coverage rows
+    (``rows`` replaces them) in ``tmp_path``."""
+    from softmax_ood.analysis.coverage import read_coverage
+
+    study = load_study("seddik")
+    items = tmp_path / "paper_items.csv"
+    items.write_text(Path(study.PAPER_ITEMS).read_text() + items_extra)
+    cov = tmp_path / "coverage.csv"
+    cov.write_text(rows if rows is not None else (Path(study.HERE) / "coverage.csv").read_text())
+    fake = ModuleType("fake_covered")
+    fake.__dict__.update({k: v for k, v in vars(study).items() if not k.startswith("__")})
+    fake.PAPER_ITEMS = items
+
+    def coverage(config):
+        return read_coverage(cov)
+
+    fake.coverage = coverage
+    return fake
+
+
+def test_a_paper_item_without_a_row_or_a_row_naming_nothing_known_is_caught(
+    tmp_path, config, place_configs
+):
+    from softmax_ood.analysis.coverage import claim_problems
+
+    assert contract_problems(_covered_fake(tmp_path), config) == []
+    fake = _covered_fake(tmp_path, items_extra="Fig 9,§9,a figure nobody declared\n")
+    assert contract_problems(fake, config) == ["seddik's paper item 'Fig 9' has no coverage row"]
+    head = "item,where,why,covered_by\n"
+    own = (Path(load_study("seddik").HERE) / "coverage.csv").read_text().split("\n", 1)[1]
+    cases = {
+        "Fig 2,somewhere,x,C1\n": "runs in 'somewhere'",
+        "Fig 2,paper scale + default,x,C1\n": "out of order",
+        "Fig 2,default,,C1\n": "says no why",
+        "Fig 2,default,x,\n": "names no claim or output",
+        "Fig 2,not run,x,C1\n": "is 'not run' but names what covers it",
+        "Fig 2,default + not run,x,C1\n": "mixes 'not run'",
+        "Fig 2,default,x,figure:fig99\n": "names figure 'fig99', which seddik does not make",
+        "Fig 2,default,x,test:tests/test_nothing_here.py\n": "names test",
+        "Fig 2,default,x,C1\n": "appears twice",
+        "Fig 99,default,x,C1\n": "names no item of its PAPER_ITEMS",
+    }
+    for row, problem in cases.items():
+        problems = contract_problems(_covered_fake(tmp_path, rows=head + own + row), config)
+        assert any(problem in p for p in problems), (row, problems)
+    assert claim_problems(_covered_fake(tmp_path), place_configs) == []
+    swapped = own.replace("P1 C1 C1-train", "P1 C9-* C1-train", 1)
+    problems = claim_problems(_covered_fake(tmp_path, rows=head + swapped), place_configs)
+    assert problems == [
+        "seddik's coverage row 'Fig 2' names 'C9-*', which matches no claim of seddik in default"
+    ]
+    nowhere = own.replace("Fig 2,default,", "Fig 2,full,", 1)
+    problems = claim_problems(
+        _covered_fake(tmp_path, rows=head + nowhere), {**place_configs, "full": []}
+    )
+    assert problems == ["seddik's coverage row 'Fig 2' runs in 'full', which has no config here"]

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .analysis.coverage import coverage_rows
+
 __all__ = [
     "CLAIM_COLUMNS",
     "DEPARTURE_COLUMNS",
@@ -119,6 +121,11 @@ class StudyOutputs:
     requires: dict[str, list[str]] = field(default_factory=dict)
     departures: list[dict] = field(default_factory=list)
     paper_names: dict = field(default_factory=dict)
+    #: where each item of its paper runs (the optional PAPER_ITEMS and coverage hooks)
+    coverage: list[dict] = field(default_factory=list)
+    #: its optional ``headline_plain(claims)`` hook (a headline in the paper's own terms) as
+    #: ``"module:function"``: plain data, like every field (the rules pass them as JSON)
+    headline_plain: str | None = None
 
 
 def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutputs]:
@@ -143,6 +150,10 @@ def study_outputs(studies: Mapping[str, object], config: dict) -> list[StudyOutp
                 requires={h: premises_of(specs, h) for h in headline},
                 departures=study_departures(study, config),
                 paper_names=dict(names(config)) if callable(names) else {},
+                coverage=coverage_rows(study, config),
+                headline_plain=f"{study.__name__}:headline_plain"
+                if callable(getattr(study, "headline_plain", None))
+                else None,
             )
         )
     return out
@@ -937,6 +948,40 @@ HEADLINE_COLUMNS = [
 ]
 
 
+def _setting_names(ids: Sequence[str]) -> list[str]:
+    """Setting ids without the claim's shared prefix (``ocs_trend:ce:contrast`` ->
+    ``ce:contrast``) when they all have one."""
+    heads = {c.split(":", 1)[0] for c in ids}
+    if len(heads) == 1 and all(":" in c for c in ids):
+        return [c.split(":", 1)[1] for c in ids]
+    return list(ids)
+
+
+def settings_sentence(ids: Sequence[str], labels: Sequence[str], regimes: Sequence) -> str:
+    """A headline tested in many settings, in one sentence a reader can repeat: "holds in 21
+    of the 27 settings where its regime is met (42 in all); the opposite is significant in 2:
+    ce:contrast, ce:rotation" (``labels``: :func:`verdict_label` of each setting; ``regimes``:
+    whether its premises hold, None where none is declared)."""
+    names = dict(zip(ids, _setting_names(ids), strict=True))
+    met = [c for c, ok in zip(ids, regimes, strict=True) if ok is True]
+    held = [c for c, lab, ok in zip(ids, labels, regimes, strict=True) if ok and lab == "holds"]
+    opposite = [
+        names[c] for c, lab in zip(ids, labels, strict=True) if lab == "opposite significant"
+    ]
+    first = (
+        f"holds in {len(held)} of the {len(met)} settings where its regime is met "
+        f"({len(ids)} in all)"
+        if met
+        else f"its regime is met in none of the {len(ids)} settings"
+    )
+    rest = (
+        f"the opposite is significant in {len(opposite)}: {', '.join(opposite)}"
+        if opposite
+        else "the opposite is significant in none"
+    )
+    return f"{first}; {rest}"
+
+
 def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids) -> dict:
     """One headline row for a claim tested in many settings (one claim id each): the range of
     ours, the verdicts counted, the regime met in how many, a link to the paper's claims."""
@@ -946,6 +991,7 @@ def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids
     values = [_num(r["value"]) for r in rows if math.isfinite(_num(r["value"]))]
     n_touch = sum(bool(_departures_touching(s, c)) for c in ids)
     return {
+        "plain": settings_sentence(ids, [verdict_label(r) for r in rows], regimes),
         "study": s.name,
         "paper": s.title,
         "claim_id": ids[0],
@@ -963,6 +1009,15 @@ def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids
         "departures": f"{len(s.departures)} ({n_touch} settings touched)",
         "details": f"#claims-{s.name}",
     }
+
+
+def _plain_numbers(s: StudyOutputs, rows: pd.DataFrame) -> dict[str, str]:
+    """The study's ``headline_plain(claims)`` of its claims rows ({} without the hook)."""
+    if not s.headline_plain:
+        return {}
+    from .studies.registry import resolve
+
+    return {str(k): str(v) for k, v in dict(resolve(s.headline_plain)(rows)).items()}
 
 
 def headline_frame(
@@ -1000,12 +1055,14 @@ def headline_frame(
         if len(ids) > max_rows:
             rows.append(_settings_row(s, claims, mine, ids))
             continue
+        plain = _plain_numbers(s, mine.reset_index(drop=True))
         for cid in ids:
             r = mine.loc[cid].to_dict()
             ok, regime = _regime(s, claims, cid)
             touching = _departures_touching(s, cid)
             rows.append(
                 {
+                    "plain": str(plain.get(cid) or ""),
                     "study": s.name,
                     "paper": s.title,
                     "claim_id": cid,
@@ -1035,6 +1092,11 @@ def _headline_view(head: pd.DataFrame) -> pd.DataFrame:
     in settings whose verdicts differ: "mixed (15 cannot test, 21 holds, ...)")."""
     view = head.copy()
     view["paper"] = [_short_title(t) for t in view["paper"]]
+    if "plain" in view:  # the headline in the paper's own terms opens the "ours" cell
+        view["ours"] = [
+            f"{p}; {o}" if p and o else p or o
+            for p, o in zip(view["plain"].fillna(""), view["ours"], strict=True)
+        ]
     view["verdict"] = [
         ""
         if not v
@@ -1065,8 +1127,14 @@ def headline_paragraph(
         counts = ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items()))
         met = sum(_regime(s, claims, c)[0] is True for c in ids)
         first = rows.loc[ids[0]].to_dict()
+        plain = settings_sentence(
+            ids,
+            [verdict_label(rows.loc[c].to_dict()) for c in ids],
+            [_regime(s, claims, c)[0] for c in ids],
+        )
         return (
-            f"The paper's headline is tested in {len(ids)} settings (claims "
+            f"In one sentence: the paper's headline {plain}. "
+            f"It is tested in {len(ids)} settings (claims "
             f"{', '.join(ids[:3])}, ...; e.g. {first['claim']}). Verdicts: {counts}. The "
             f"paper's regime premises hold in {met} of {len(ids)}. Declared departures: "
             f"{len(s.departures)}. The paper's claims table gives each setting."
@@ -1091,8 +1159,10 @@ def headline_paragraph(
             "does not hold": "it does not hold",
         }.get(label, label)
         paper, _, stands = h["paper's number"].partition("; ")
+        plain = h.get("plain")
+        plain = f"In the paper's terms, {plain}. " if isinstance(plain, str) and plain else ""
         out.append(
-            f"The paper claims: {r['claim']} ({r['statistic']}; {paper}, {stands}). "
+            f"The paper claims: {r['claim']} ({r['statistic']}; {paper}, {stands}). {plain}"
             f"We measure {h['ours']}: {reads} "
             f"(verdict: {h['verdict']}); {regime}. Declared departures: {h['departures']}."
         )
@@ -1349,6 +1419,53 @@ def departures_html(s: StudyOutputs) -> str:
     )
 
 
+COVERAGE_VIEW = ["item", "what", "where it runs", "why", "covered by", "in this build"]
+
+
+def coverage_frame(s: StudyOutputs, claims: pd.DataFrame) -> pd.DataFrame:
+    """The paper's coverage rows as shown: item, what (with its section), where it runs, why,
+    what covers it, and what of that this build has (its claim rows counted from the claims
+    table, its tables and figures among this build's outputs)."""
+    import fnmatch
+
+    from .analysis.coverage import covered_by
+
+    ids = list(claims.loc[claims["study"] == s.name, "claim_id"].astype(str))
+    made = {Path(t).stem for t in s.tables} | {Path(f).stem for f in s.figures}
+    rows = []
+    for r in s.coverage:
+        named = covered_by(r)
+        n = len({i for p in named["claims"] for i in fnmatch.filter(ids, p)})
+        outputs = [o for o in named["table"] + named["figure"] if o in made]
+        here = ([f"{n} claim rows"] if n else []) + outputs
+        rows.append(
+            {
+                "item": r["item"],
+                "what": f"{r['what']} ({r['section']})" if r.get("section") else r.get("what", ""),
+                "where it runs": r["where"],
+                "why": r["why"],
+                "covered by": r["covered_by"],
+                "in this build": ", ".join(here) or "-",
+            }
+        )
+    return pd.DataFrame(rows, columns=COVERAGE_VIEW)
+
+
+def coverage_html(s: StudyOutputs, claims: pd.DataFrame) -> str:
+    """What of the paper runs here: every item of its results (figure, table, theorem,
+    quantitative claim), where it runs, why, and what this build has of it; "" for a study
+    without a paper of its own."""
+    if not s.coverage:
+        return ""
+    from .analysis.coverage import summary
+
+    return (
+        f'<h3 id="coverage-{_esc(s.name)}">What of the paper runs here</h3>'
+        f"<p>{_esc(summary(s.coverage))} Declared in the study's coverage.csv; the study's "
+        "page in docs/studies shows the same table.</p>" + _table_html(coverage_frame(s, claims))
+    )
+
+
 def headline_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     """The headline table (every paper's headline claims) and one generated paragraph per
     paper."""
@@ -1459,6 +1576,7 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
                 row_ids=[f"claim-{s.name}-{c}" for c in view["claim_id"]],
             )
         )
+    parts.append(coverage_html(s, claims))
     parts.append(departures_html(s))
     if s.claims:
         parts.append(provenance_html(s.claims, audit.get(s.claims)))

@@ -235,8 +235,23 @@ OPTIONAL_HOOKS: dict[str, str] = {
     "printed values; the results page shows each table's printed values beside ours.",
     "paper_names": "paper_names(config) -> {loss: {ours: paper id}, id_dataset, note}: how its "
     "tables' names map to PAPER_VALUES' (the page puts the printed value in our cell).",
+    "PAPER_ITEMS": "path of a CSV (item, section, what) of the paper's results items (every "
+    "figure, table, theorem and quantitative claim), read once from the paper.",
+    "coverage": "coverage(config) -> rows (item, where, why, covered_by): where each item of "
+    "PAPER_ITEMS runs (default, digits, full, paper scale, unit test, not yet run, not run, not "
+    "possible offline), why, and the claims, tables, figures or tests that cover it "
+    "(softmax_ood.analysis.coverage; the study's page and the results page show it). A study "
+    "with one of PAPER_ITEMS and coverage has both, and a row for every item.",
+    "headline_plain": "headline_plain(claims) -> {claim id: text}: a headline claim in the "
+    "paper's own terms (e.g. LogitNorm: average FPR95 CE -> LogitNorm, ours beside the paper's "
+    "printed numbers), computed from the study's rows of the claims table; the headline table "
+    "opens the claim's 'ours' cell with it.",
 }
-OPTIONAL_SIGNATURES: dict[str, tuple[str, ...]] = {"paper_names": ("config",)}
+OPTIONAL_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "paper_names": ("config",),
+    "coverage": ("config",),
+    "headline_plain": ("claims",),
+}
 
 
 def _parameters(function) -> list[tuple[str, object, bool]]:
@@ -293,6 +308,10 @@ def contract_problems(study, config: dict | None = None) -> list[str]:
             continue
         problem = _hook_problem(f"{name}.{hook}", getattr(study, hook), names)
         problems += [problem] if problem else []
+    if not problems:
+        from ..analysis.coverage import coverage_problems
+
+        problems += coverage_problems(study)
     if problems or config is None:
         return problems
     job = study.claims_job(config)

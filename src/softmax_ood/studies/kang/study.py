@@ -29,6 +29,7 @@ TITLE = "Kang et al. 2024, Deep Neural Networks Tend To Extrapolate Predictably"
 #: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
 HEADLINE = ("ocs_trend:*",)
 HERE = Path(__file__).resolve().parent
+PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 SRC = HERE.parents[1]
@@ -266,3 +267,12 @@ def departures(config: dict) -> list:
     from .departures import departures as of_config
 
     return of_config(config)
+
+
+def coverage(config: dict) -> list[dict]:
+    """Where each item of the paper's results (:data:`PAPER_ITEMS`) runs, why, and what covers
+    it (``coverage.csv``; :mod:`softmax_ood.analysis.coverage`). The declaration holds for
+    every config: its places name the configs."""
+    from ...analysis.coverage import read_coverage
+
+    return read_coverage(HERE / "coverage.csv")

@@ -20,6 +20,7 @@ NAME = "logitnorm"
 CATEGORY = "LogitNorm"
 TITLE = "Wei et al. 2022, Mitigating Neural Network Overconfidence with Logit Normalization"
 HERE = Path(__file__).resolve().parent
+PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 PAPER_VALUES = HERE / "paper_values.csv"  # the paper's printed values (results page)
@@ -210,3 +211,33 @@ def departures(config: dict) -> list:
 
 
 raw_sources = no_raw_sources
+
+
+def coverage(config: dict) -> list[dict]:
+    """Where each item of the paper's results (:data:`PAPER_ITEMS`) runs, why, and what covers
+    it (``coverage.csv``; :mod:`softmax_ood.analysis.coverage`). The declaration holds for
+    every config: its places name the configs."""
+    from ...analysis.coverage import read_coverage
+
+    return read_coverage(HERE / "coverage.csv")
+
+
+def headline_plain(claims) -> dict[str, str]:
+    """The headline in the paper's terms: CE -> LogitNorm average FPR95 (MSP, headline sets)
+    here beside the paper's Table 1 CIFAR-10 average (``paper_values.csv``). Ours comes from
+    the claims rows: CE's is ``P-ce-fpr``'s value, LogitNorm's is CE's less the relative
+    reduction of ``headline`` (the same seeds and sets); {} when either is missing."""
+    import math
+
+    from .claims import paper_value
+
+    value = dict(zip(claims["claim_id"], claims["value"], strict=True))
+    ce, rel = (float(value.get(k, math.nan)) for k in ("P-ce-fpr", "headline"))
+    if not (math.isfinite(ce) and math.isfinite(rel)):
+        return {}
+    paper = [paper_value("table1", "average", loss, "fpr95") for loss in ("ce", "logitnorm")]
+    text = (
+        f"average FPR95 CE → LogitNorm {ce:.2f} → {ce * (1 - rel / 100):.2f} % "
+        f"(paper {paper[0]:.2f} → {paper[1]:.2f} %, Table 1 CIFAR-10)"
+    )
+    return {"headline": text, "C1": text}

@@ -22,6 +22,7 @@ TITLE = (
 #: an additional check the figure does not show
 HEADLINE = ("C1", "C2", "C3-weights", "C3-logits")
 HERE = Path(__file__).resolve().parent
+PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 #: frames computed from the config alone (no trained network) and the Fig. 5 frame (features)
@@ -194,3 +195,12 @@ raw_sources = no_raw_sources
 def table_job(config: dict) -> None:
     """No table: the paper prints figures only (its report tabulates their data)."""
     return None
+
+
+def coverage(config: dict) -> list[dict]:
+    """Where each item of the paper's results (:data:`PAPER_ITEMS`) runs, why, and what covers
+    it (``coverage.csv``; :mod:`softmax_ood.analysis.coverage`). The declaration holds for
+    every config: its places name the configs."""
+    from ...analysis.coverage import read_coverage
+
+    return read_coverage(HERE / "coverage.csv")

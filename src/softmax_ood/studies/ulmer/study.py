@@ -30,6 +30,7 @@ TITLE = (
 #: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
 HEADLINE = ("C-*",)
 HERE = Path(__file__).resolve().parent
+PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 DATASETS = ("synthetic", "breast_cancer")
@@ -237,3 +238,12 @@ def table_job(config: dict) -> None:
     """Its tables are made in its own rules (the aggregate and note rules), not by the shared
     table rule."""
     return None
+
+
+def coverage(config: dict) -> list[dict]:
+    """Where each item of the paper's results (:data:`PAPER_ITEMS`) runs, why, and what covers
+    it (``coverage.csv``; :mod:`softmax_ood.analysis.coverage`). The declaration holds for
+    every config: its places name the configs."""
+    from ...analysis.coverage import read_coverage
+
+    return read_coverage(HERE / "coverage.csv")
