@@ -745,7 +745,8 @@ def spread_rate(fig4: pd.DataFrame, alpha: float = 0.05) -> Measurement:
         float(slopes.mean() - RATE),
         f"n = {', '.join(f'{v:g}' for v in ns)} (pool of {pool:g} points, drawn without "
         f"replacement); mean slope {slopes.mean():.3f}{sd} against Theorem 4.3's −1/2; per "
-        "seed: " + ", ".join(f"{s}: {v:.3f}" for s, v in zip(dev.index, slopes, strict=True))
+        "seed: "
+        + ", ".join(f"{s}: {v:.3f}" for s, v in zip(dev.index, slopes, strict=True))
         + f"; without the finite-pool factor {raw.mean():.3f}; Theorem 4.8's predicted "
         f"√Tr C_w has slope {th_slope:.3f} over these n; unit of replication: the seed",
         samples=tuple(slopes - RATE),

@@ -238,7 +238,8 @@ def fig3_frame(
     (:func:`load_digits_pair`: sklearn 8x8 digits or raw 28x28 Fashion-MNIST)
     per class, with the predicted Gaussian ``N(m_l, sigma_l^2)`` of Theorem 4.8.
 
-    One row per training point: ``cls, digit, index, loo_projection, train_projection``
+    One row per training point: ``cls, digit`` (the class's index in its dataset), ``label``
+    (its name: "Pullover", or "digit 1"), ``index, loo_projection, train_projection``
     (:math:`x_i^\\top w`), and the class's ``theory_mean, theory_std`` (law of the LOO
     projection) and ``theory_train_mean, theory_train_std`` (moments of :math:`x_i^\\top w`).
     ``loo`` is ``"exact"`` (refits) or ``"newton"`` (one-step approximation).
@@ -266,6 +267,7 @@ def fig3_frame(
         {
             "cls": d.y,
             "digit": np.asarray(digits)[d.y],
+            "label": np.asarray(_class_names(digits, source))[d.y],
             "index": np.arange(n),
             "loo_projection": z,
             "train_projection": d.X @ fit.w,
@@ -280,6 +282,15 @@ def fig3_frame(
             "p": d.X.shape[1],
         }
     )
+
+
+def _class_names(pair, source: str) -> list[str]:
+    """The two classes' names: Fashion-MNIST's (``source="fashion"``) or "digit d"."""
+    if source == "fashion":
+        from ...fashion import FASHION_CLASSES
+
+        return [FASHION_CLASSES[int(c)] for c in pair]
+    return [f"digit {int(c)}" for c in pair]
 
 
 #: bootstrap resamples (over images) behind the standard error of the input's distance from

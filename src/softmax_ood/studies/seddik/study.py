@@ -148,9 +148,7 @@ def frame_kwargs(config: dict, name: str) -> dict:
 def claims_job(config: dict) -> ClaimsJob:
     frames = f"{results_dir(NAME, config)}/frames"
     return ClaimsJob(
-        inputs={
-            k: f"{frames}/{k}.parquet" for k in ("fig2", "fig3", "fig4", "fig5", "validation")
-        },
+        inputs={k: f"{frames}/{k}.parquet" for k in ("fig2", "fig3", "fig4", "fig5", "validation")},
         function="softmax_ood.studies.seddik.claims:claims_table",
         # the bars, and the image pair's name for the claims' wording (Figs. 3-4)
         section={**config[NAME]["claims"], "images": images_label(config[NAME]["digits"])},

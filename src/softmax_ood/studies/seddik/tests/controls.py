@@ -162,7 +162,9 @@ def with_spread(frame: pd.DataFrame, rate: float = -0.5, pool_n: int = 4000) -> 
     f["pool_n"] = float(pool_n)
     sel = (f["split"] == "test") & (f["cls"] == "all")
     n = f["n"].astype(float)
-    wobble = np.exp(0.05 * np.sin(1.7 * f["seed"].astype("Float64").fillna(0).astype(float) + n / 37.0))
+    wobble = np.exp(
+        0.05 * np.sin(1.7 * f["seed"].astype("Float64").fillna(0).astype(float) + n / 37.0)
+    )
     prac = sel & (f["source"] == "practice")
     f.loc[prac, "w_dev"] = (0.1 * n**rate * np.sqrt(1 - n / pool_n) * wobble)[prac]
     f.loc[sel & (f["source"] == "theory"), "w_spread"] = (0.1 / np.sqrt(n))[sel]
