@@ -42,7 +42,9 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
   ``r ≈ √(1 + n/n_stats)`` (√2 for as many statistics as fit points, on a Gaussian mixture
   where the theory is exact: ``test_independent_statistics_put_r_near_sqrt2``). Claim: the mean ``r`` over networks
   lies below :data:`WEIGHT_RATIO_BAR` (twice the predicted fluctuation), one-sided t-test over
-  networks (samples: one ``r`` per network); the effect at which the power is computed: the
+  cuts of the pool (samples: one ``r`` per cut, :func:`per_cut`; with ``seddik.fig5.cut:
+  per_network`` each network has its own cut, so one ``r`` per network; networks sharing a cut
+  share its statistics, fit and test points and count once, issue 42); the effect at which the power is computed: the
   ``r`` an exact theory gives with the frame's own sizes, ``√(1 + n_fit/n_stats)``
   (:func:`expected_weight_ratio`: ``n_fit`` from the fit part's accuracy row, ``n_stats`` from
   the ``statistics`` panel), i.e. ``bar − √(1 + n_fit/n_stats)`` below the bar (undefined, so
@@ -52,7 +54,7 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
 * ``C3-logits``: Fig. 5 (middle, right): the law of the test logits. Per network, the mean over
   (true class, logit) of ``|measured mean − predicted mean| / predicted std`` of the test
   logits (``logit_moments`` panel). Claim: below :data:`LOGIT_GAP_BAR` (half a predicted standard
-  deviation), one-sided t-test over networks; the paper's effect: 0 (the theory exact: the
+  deviation), one-sided t-test over cuts of the pool (as C3-weights); the paper's effect: 0 (the theory exact: the
   measured mean then differs from the predicted one by sampling noise only), i.e. the bar's
   distance from 0. The detail gives the mean ratio measured / predicted std.
 * ``C3``: an additional check, not drawn in Fig. 5 (the paper plots weights and logits, not
@@ -70,6 +72,14 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
   and covariance (the predicted moments' part), that Gaussian vs the measured accuracy (the
   logits' non-Gaussian shape), and states the regime (p, n/p) against the paper's p = 512,
   n/p ≈ 6 (a statement, not a test: the Gaussian law is a CLT over p).
+* ``P4`` (premise of C4): Fig. 3's input is far from Gaussian: per class, the median over the
+  non-constant pixels of their distance from Gaussian (max(|skewness| / 0.5, |excess
+  kurtosis| / 1)) exceeds 1, z-test with a bootstrap SE over images (:func:`input_far_from_gaussian`).
+* ``C4``: Fig. 3's leave-one-out scores are Gaussian per class: |skewness| < 0.5 and |excess
+  kurtosis| < 1, equivalence tests with bootstrapped SEs, intersection–union over classes and
+  moments (:func:`scores_gaussian`; the D'Agostino–Pearson K² test in the detail).
+* ``C5``: Theorem 4.3 over Fig. 4's n: the log-log slope of ‖w − E w‖₂ against n (finite-pool
+  factor removed) is −1/2 ± :data:`RATE_BAR`, TOST over seeds (:func:`spread_rate`).
 
 Gaps are in accuracy points (percent).
 """
@@ -1117,11 +1127,12 @@ def _power_below(bar: float, expected: float, samples, alpha: float) -> float:
 def cuts_of(frame: pd.DataFrame) -> dict:
     """Network (seed) -> the seed of its cut of the pool (the Fig. 5 frame's ``cut`` column). A
     frame without the column was made with one cut shared by every network (before
-    ``seddik.fig5.cut``): every network maps to one cut, ``-1``."""
+    ``seddik.fig5.cut``), or a network whose cut is missing, maps to one shared cut, ``-1``."""
     f = _with_seed(frame)
     if "cut" not in f.columns:
         return {s: -1 for s in f["seed"].dropna().unique()}
-    return {s: int(c) for s, c in f.groupby("seed", sort=True)["cut"].first().items()}
+    first = f.groupby("seed", sort=True)["cut"].first()
+    return {s: -1 if pd.isna(c) else int(c) for s, c in first.items()}
 
 
 def per_cut(values: dict, frame: pd.DataFrame) -> tuple[np.ndarray, str]:
