@@ -42,7 +42,9 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
   ``r ≈ √(1 + n/n_stats)`` (√2 for as many statistics as fit points, on a Gaussian mixture
   where the theory is exact: ``test_independent_statistics_put_r_near_sqrt2``). Claim: the mean ``r`` over networks
   lies below :data:`WEIGHT_RATIO_BAR` (twice the predicted fluctuation), one-sided t-test over
-  networks (samples: one ``r`` per network); the effect at which the power is computed: the
+  cuts of the pool (samples: one ``r`` per cut, :func:`per_cut`; with ``seddik.fig5.cut:
+  per_network`` each network has its own cut, so one ``r`` per network; networks sharing a cut
+  share its statistics, fit and test points and count once, issue 42); the effect at which the power is computed: the
   ``r`` an exact theory gives with the frame's own sizes, ``√(1 + n_fit/n_stats)``
   (:func:`expected_weight_ratio`: ``n_fit`` from the fit part's accuracy row, ``n_stats`` from
   the ``statistics`` panel), i.e. ``bar − √(1 + n_fit/n_stats)`` below the bar (undefined, so
@@ -52,7 +54,7 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
 * ``C3-logits``: Fig. 5 (middle, right): the law of the test logits. Per network, the mean over
   (true class, logit) of ``|measured mean − predicted mean| / predicted std`` of the test
   logits (``logit_moments`` panel). Claim: below :data:`LOGIT_GAP_BAR` (half a predicted standard
-  deviation), one-sided t-test over networks; the paper's effect: 0 (the theory exact: the
+  deviation), one-sided t-test over cuts of the pool (as C3-weights); the paper's effect: 0 (the theory exact: the
   measured mean then differs from the predicted one by sampling noise only), i.e. the bar's
   distance from 0. The detail gives the mean ratio measured / predicted std.
 * ``C3``: an additional check, not drawn in Fig. 5 (the paper plots weights and logits, not
@@ -70,6 +72,14 @@ tests must reject: :func:`softmax_ood.analysis.claims.tost_power`) when the theo
   and covariance (the predicted moments' part), that Gaussian vs the measured accuracy (the
   logits' non-Gaussian shape), and states the regime (p, n/p) against the paper's p = 512,
   n/p ≈ 6 (a statement, not a test: the Gaussian law is a CLT over p).
+* ``P4`` (premise of C4): Fig. 3's input is far from Gaussian: per class, the median over the
+  non-constant pixels of their distance from Gaussian (max(|skewness| / 0.5, |excess
+  kurtosis| / 1)) exceeds 1, z-test with a bootstrap SE over images (:func:`input_far_from_gaussian`).
+* ``C4``: Fig. 3's leave-one-out scores are Gaussian per class: |skewness| < 0.5 and |excess
+  kurtosis| < 1, equivalence tests with bootstrapped SEs, intersection–union over classes and
+  moments (:func:`scores_gaussian`; the D'Agostino–Pearson K² test in the detail).
+* ``C5``: Theorem 4.3 over Fig. 4's n: the log-log slope of ‖w − E w‖₂ against n (finite-pool
+  factor removed) is −1/2 ± :data:`RATE_BAR`, TOST over seeds (:func:`spread_rate`).
 
 Gaps are in accuracy points (percent).
 """
@@ -82,6 +92,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, t_power, tost_power
+from .experiments import KURT_BAR, SKEW_BAR
 from .study import HEADLINE
 
 __all__ = [
@@ -97,6 +108,9 @@ __all__ = [
     "expected_weight_ratio",
     "gap_over",
     "informative",
+    "input_far_from_gaussian",
+    "scores_gaussian",
+    "spread_rate",
     "ridge_sanity",
     "score_moments",
     "statistics_independent",
@@ -113,6 +127,14 @@ LOGIT_GAP_BAR = 0.5
 #: below this C3-weights' detail says the match looks built in (r ≈ 1 when the theory is right)
 BUILT_IN_RATIO = 0.1
 TRIVIAL = "guessing (100/k %) and perfect (100 %)"
+#: the image pair of Figs. 3-4 when the config names none (:func:`images_label`)
+IMAGES = "the image pair"
+#: Theorem 4.3's rate: the trained weights fluctuate around their deterministic limit with
+#: observable diameter 1/√n, so their spread has slope −1/2 against n on log-log
+RATE = -0.5
+#: C5's bar on the slope, fixed in advance: half way to the neighbouring rates n^(−1/4) and
+#: n^(−3/4), so "holds" tells 1/√n from either
+RATE_BAR = 0.25
 
 
 def _claim_specs(
@@ -121,6 +143,7 @@ def _claim_specs(
     weight_ratio_bar: float = WEIGHT_RATIO_BAR,
     logit_gap_bar: float = LOGIT_GAP_BAR,
     weight_ratio_expected: float | None = None,
+    images: str = IMAGES,
 ) -> list[ClaimSpec]:
     b = max_gap_points
     r_exact = (
@@ -162,7 +185,7 @@ def _claim_specs(
         ),
         ClaimSpec(
             "P2",
-            informative_text.format(fig="Fig. 4 (digits)"),
+            informative_text.format(fig=f"Fig. 4 ({images})"),
             "per seed: mean over n of min(accuracy − 100/k, 100 − accuracy), points",
             threshold=b,
             direction=">",
@@ -174,6 +197,18 @@ def _claim_specs(
             "smallest over networks of min(accuracy − 100/k, 100 − accuracy), points; exact "
             "binomial tests per network, p = the largest (every network)",
             threshold=b,
+            direction=">",
+            kind="premise",
+        ),
+        ClaimSpec(
+            "P4",
+            "Fig. 3: the input is far from Gaussian (the paper: 'even though the input data is "
+            "far from Gaussian'): per class, the median pixel lies beyond the Gaussianity bars "
+            f"(|skewness| {SKEW_BAR:g}, |excess kurtosis| {KURT_BAR:g}) the scores must stay within",
+            "smallest over classes of the median over non-constant pixels of max(|skewness| / "
+            f"{SKEW_BAR:g}, |excess kurtosis| / {KURT_BAR:g}) (1: at the bars); one-sided z-test "
+            "per class with the SE bootstrapped over images, p = the largest (every class)",
+            threshold=1.0,
             direction=">",
             kind="premise",
         ),
@@ -196,8 +231,8 @@ def _claim_specs(
         ),
         curve(
             "C2",
-            "Fig. 4: on digits the theory predicts the trained classifier's test accuracy "
-            "(within the bar, at every n: 'consistently estimated')",
+            f"Fig. 4: on {images} (the paper: MNIST 1 vs 2) the theory predicts the trained "
+            "classifier's test accuracy (within the bar, at every n: 'consistently estimated')",
             "n",
             "test",
             "P2",
@@ -240,6 +275,36 @@ def _claim_specs(
             threshold=b,
             direction="<",
             requires=("S1", "S2", "P3"),
+            effect=0.0,
+            test="equivalence",
+        ),
+        ClaimSpec(
+            "C4",
+            f"Fig. 3: on {images} the leave-one-out scores x_i'w_-i of each class are Gaussian "
+            "('their projections onto w have clear Gaussian distributions'): |skewness| below "
+            f"{SKEW_BAR:g} and |excess kurtosis| below {KURT_BAR:g} per class",
+            "largest over classes and (skewness, excess kurtosis) of |moment| / its bar (1: at "
+            "the bar); equivalence test per class and moment (90 % interval, SE bootstrapped "
+            "over the class's points), intersection–union: p = the largest; the standard "
+            "D'Agostino–Pearson K² test of the same moments in the detail",
+            threshold=1.0,
+            direction="<",
+            requires=("P4",),
+            effect=0.0,
+            test="equivalence",
+        ),
+        ClaimSpec(
+            "C5",
+            "Theorem 4.3 over Fig. 4's n: the trained classifier's weights fluctuate around "
+            "their deterministic limit with observable diameter 1/√n, so their distance from "
+            f"it shrinks like n^(−1/2) (log-log slope within ± {RATE_BAR:g} of −1/2)",
+            "mean over seeds of the log-log slope of ‖w − E w‖₂ (E w: Theorem 4.8's predicted "
+            "mean; finite-pool factor removed) against n, minus −1/2; one slope per seed (an "
+            "independent training draw at every n), equivalence test (TOST, 90 % t interval "
+            "over seeds)",
+            threshold=RATE_BAR,
+            direction="<",
+            requires=("S1",),
             effect=0.0,
             test="equivalence",
         ),
@@ -543,6 +608,159 @@ def score_moments(frame: pd.DataFrame, x: str) -> pd.DataFrame:
     ]
     out = pd.DataFrame(rows)
     return out.reindex(columns=cols)
+
+
+# ----------------------------------------------------------------------------- Fig. 3
+
+
+#: seeded bootstrap resamples (over a class's points) of the scores' skewness and kurtosis
+SCORE_BOOTSTRAP = 1000
+
+
+def _moments(z: np.ndarray) -> tuple[float, float]:
+    d = z - z.mean()
+    m2 = float(np.mean(d * d))
+    return float(np.mean(d**3) / m2**1.5), float(np.mean(d**4) / m2**2 - 3.0)
+
+
+def input_far_from_gaussian(fig3: pd.DataFrame, alpha: float = 0.05) -> Measurement:
+    """P4: per class, the median over the non-constant pixels of their distance from Gaussian
+    in units of the bars (``input_gauss``, with its bootstrap SE over images
+    ``input_gauss_se``, recorded by :func:`~.experiments.fig3_frame`); one-sided z-test that
+    it exceeds 1 per class, p = the largest. The value: the smallest over classes."""
+    if fig3 is None or "input_gauss" not in fig3.columns:
+        return Measurement(math.nan, "the Fig. 3 frame does not record the input's shape")
+    from scipy import stats
+
+    per = fig3.groupby("cls")[["input_gauss", "input_gauss_se"]].first()
+    ps, parts = [], []
+    for c, r in per.iterrows():
+        v, se = float(r["input_gauss"]), float(r["input_gauss_se"])
+        ps.append(float(stats.norm.sf((v - 1.0) / se)) if se > 0 else float(v <= 1.0))
+        parts.append(f"class {c}: median pixel {v:.3g} ± {se:.2g} bar units, p {ps[-1]:.2g}")
+    n = int(fig3.groupby("cls").size().min())
+    return Measurement(
+        float(per["input_gauss"].min()),
+        "distance from Gaussian = max(|skewness| / "
+        f"{SKEW_BAR:g}, |excess kurtosis| / {KURT_BAR:g}) per pixel; " + "; ".join(parts),
+        p_value=float(max(ps)),
+        n=n,
+        method="z",
+    )
+
+
+def scores_gaussian(fig3: pd.DataFrame, alpha: float = 0.05) -> Measurement:
+    """C4, Fig. 3's Gaussianity as a test: per class, the leave-one-out scores
+    ``loo_projection`` (x_i'w_-i)'s skewness and excess kurtosis, each in units of its bar
+    (:data:`~.experiments.SKEW_BAR`, :data:`~.experiments.KURT_BAR`), with a seeded bootstrap
+    SE over the class's points (valid whatever the scores' law); per (class, moment) the
+    equivalence test (TOST) of "|moment| below its bar" with its ``1 − 2·alpha`` normal
+    interval; intersection–union over the four: p = the largest, the interval handed to the
+    engine that of a moment entirely outside the bar if there is one (the one with the largest
+    |value|), else the hull. The value: the largest |moment| / bar (signed).
+
+    Power: the smallest per-moment TOST power when the scores are exactly Gaussian, at the
+    normal-theory SEs √(6/n) and √(24/n) (the all-moments test has at most that power).
+    ``p_opposite``: the one-sided p that some moment lies beyond its bar (smallest × 4,
+    Bonferroni). The detail adds the standard D'Agostino–Pearson K² test per class (H0:
+    Gaussian, built from the same two moments; at these n it rejects deviations far inside
+    the bars, so it is reported, not the verdict) and the measured mean and std against
+    Theorem 4.8's predicted m, σ."""
+    if fig3 is None or "loo_projection" not in fig3.columns or fig3.empty:
+        return Measurement(math.nan, "no Fig. 3 frame with leave-one-out scores")
+    from scipy import stats
+
+    zq = float(stats.norm.ppf(1 - alpha))
+    rng = np.random.default_rng(0)
+    units, ses, ps, opp, powers, intervals, parts = {}, {}, {}, {}, {}, {}, []
+    for c, g in fig3.groupby("cls", sort=True):
+        z = g["loo_projection"].to_numpy(dtype=float)
+        n = len(z)
+        g1, g2 = _moments(z)
+        boot = np.array([_moments(z[rng.integers(0, n, n)]) for _ in range(SCORE_BOOTSTRAP)])
+        se1, se2 = np.std(boot, axis=0, ddof=1)
+        k2 = stats.normaltest(z)
+        parts.append(
+            f"class {c} ({n} points): skewness {g1:+.3f} ± {se1:.3f}, excess kurtosis "
+            f"{g2:+.3f} ± {se2:.3f} (bootstrap SE); D'Agostino–Pearson K² {k2.statistic:.1f}, "
+            f"p {k2.pvalue:.2g}; mean {z.mean():.4g} vs predicted {g['theory_mean'].iloc[0]:.4g}"
+            f", std {z.std():.4g} vs predicted {g['theory_std'].iloc[0]:.4g}"
+        )
+        for name, v, se, bar, se0 in (
+            ("skewness", g1, se1, SKEW_BAR, math.sqrt(6 / n)),
+            ("excess kurtosis", g2, se2, KURT_BAR, math.sqrt(24 / n)),
+        ):
+            key = f"class {c} {name}"
+            u, su, s0 = v / bar, se / bar, se0 / bar
+            units[key], ses[key] = u, su
+            ps[key] = max(float(stats.norm.sf((u + 1) / su)), float(stats.norm.sf((1 - u) / su)))
+            opp[key] = float(stats.norm.sf((abs(u) - 1) / su))
+            intervals[key] = (u - zq * su, u + zq * su)
+            powers[key] = max(0.0, float(stats.norm.cdf(1 / s0 - zq) - stats.norm.cdf(zq - 1 / s0)))
+    worst = max(units, key=lambda k: abs(units[k]))
+    outside = [k for k, (lo, hi) in intervals.items() if hi < -1 or lo > 1]
+    if outside:
+        pick = worst if worst in outside else max(outside, key=lambda k: abs(units[k]))
+        interval, which = intervals[pick], f"{pick}'s (entirely outside its bar)"
+    else:
+        interval = (min(i[0] for i in intervals.values()), max(i[1] for i in intervals.values()))
+        which = "the hull over classes and moments"
+    return Measurement(
+        units[worst],
+        f"value: {worst} in bar units; " + "; ".join(parts) + f"; interval: {which}; the "
+        "K² test (H0: Gaussian) is the standard test of the same two moments: at these n it "
+        "rejects departures far inside the bars, so the verdict is the equivalence test",
+        p_value=float(max(ps.values())),
+        n=int(fig3.groupby("cls").size().min()),
+        power=float(min(powers.values())),
+        method="z",
+        interval=interval,
+        p_opposite=float(min(1.0, len(opp) * min(opp.values()))),
+    )
+
+
+# ----------------------------------------------------------------------------- Theorem 4.3
+
+
+def spread_rate(fig4: pd.DataFrame, alpha: float = 0.05) -> Measurement:
+    """C5, Theorem 4.3 over Fig. 4's n: per seed, the least-squares slope of
+    log(‖w − E w‖₂ / √(1 − n/pool_n)) against log n (``w_dev`` on the test split's
+    ``cls="all"`` practice rows; E w: Theorem 4.8's predicted mean; the training points are
+    drawn without replacement from a pool of ``pool_n``, whose finite-population factor is
+    removed so the rate is the theorem's, for independent draws); samples: slope − (−1/2), one
+    per seed (each seed an independent training draw at every n). The detail adds the slopes
+    without the correction and Theorem 4.8's own predicted slope of √Tr C_w over the same n
+    (``w_spread``: at fixed p the theorem's constant may drift with n/p)."""
+    if fig4 is None or "w_dev" not in fig4.columns:
+        return Measurement(math.nan, "the Fig. 4 frame records no weight deviations (w_dev)")
+    sel = fig4[(fig4["split"] == "test") & (fig4["cls"] == "all")]
+    pr = sel[sel["source"] == "practice"].dropna(subset=["w_dev"])
+    dev = pr.pivot_table(index="seed", columns="n", values="w_dev").dropna()
+    if dev.shape[1] < 2 or dev.shape[0] < 1:
+        return Measurement(math.nan, "fewer than two n with weight deviations: no slope")
+    ns = dev.columns.to_numpy(dtype=float)
+    pool = float(pr["pool_n"].iloc[0]) if "pool_n" in pr.columns else math.nan
+    fpc = np.sqrt(1 - ns / pool) if math.isfinite(pool) and pool > ns.max() else np.ones_like(ns)
+    x = np.log(ns)
+    slopes = np.array([np.polyfit(x, np.log(r / fpc), 1)[0] for r in dev.to_numpy(float)])
+    raw = np.array([np.polyfit(x, np.log(r), 1)[0] for r in dev.to_numpy(float)])
+    th = sel[sel["source"] == "theory"].dropna(subset=["w_spread"]).sort_values("n")
+    th_slope = (
+        float(np.polyfit(np.log(th["n"].astype(float)), np.log(th["w_spread"]), 1)[0])
+        if len(th) >= 2
+        else math.nan
+    )
+    sd = f" ± {slopes.std(ddof=1):.3f} (SD over seeds)" if len(slopes) > 1 else ""
+    return Measurement(
+        float(slopes.mean() - RATE),
+        f"n = {', '.join(f'{v:g}' for v in ns)} (pool of {pool:g} points, drawn without "
+        f"replacement); mean slope {slopes.mean():.3f}{sd} against Theorem 4.3's −1/2; per "
+        "seed: "
+        + ", ".join(f"{s}: {v:.3f}" for s, v in zip(dev.index, slopes, strict=True))
+        + f"; without the finite-pool factor {raw.mean():.3f}; Theorem 4.8's predicted "
+        f"√Tr C_w has slope {th_slope:.3f} over these n; unit of replication: the seed",
+        samples=tuple(slopes - RATE),
+    )
 
 
 # ----------------------------------------------------------------------------- Fig. 5
@@ -906,6 +1124,45 @@ def _power_below(bar: float, expected: float, samples, alpha: float) -> float:
     return float(stats.nct.sf(crit, n - 1, (bar - expected) / sd * math.sqrt(n)))
 
 
+def cuts_of(frame: pd.DataFrame) -> dict:
+    """Network (seed) -> the seed of its cut of the pool (the Fig. 5 frame's ``cut`` column). A
+    frame without the column was made with one cut shared by every network (before
+    ``seddik.fig5.cut``), or a network whose cut is missing, maps to one shared cut, ``-1``."""
+    f = _with_seed(frame)
+    if "cut" not in f.columns:
+        return {s: -1 for s in f["seed"].dropna().unique()}
+    first = f.groupby("seed", sort=True)["cut"].first()
+    return {s: -1 if pd.isna(c) else int(c) for s, c in first.items()}
+
+
+def per_cut(values: dict, frame: pd.DataFrame) -> tuple[np.ndarray, str]:
+    """The unit of replication of a t-test over networks: one sample per cut of the pool (the
+    mean over the networks that share it). Networks sharing one cut share their statistics,
+    fit and test points, so their values are not independent replicates of the cut's own
+    variation; with a cut per network every network is one sample. Returns the samples and a
+    sentence for the detail naming the unit."""
+    cuts = cuts_of(frame)
+    groups: dict[int, list[float]] = {}
+    for seed, v in values.items():
+        groups.setdefault(cuts.get(seed, -1), []).append(v)
+    samples = np.array([float(np.mean(v)) for _, v in sorted(groups.items())])
+    shared = [g for g in groups.values() if len(g) > 1]
+    if not shared:
+        text = (
+            f"unit of replication: the network with its own cut of the pool ({len(samples)} "
+            "networks, each trained and cut independently)"
+        )
+    else:
+        text = (
+            f"unit of replication: the cut of the pool, not the network: {len(values)} "
+            f"networks share {len(groups)} cut(s), so the test has {len(samples)} sample(s), "
+            "each the mean over the networks sharing a cut (networks sharing a cut share its "
+            "statistics, fit and test points; a t-test over them would ignore the cut's own "
+            "variation)"
+        )
+    return samples, text
+
+
 def features_weights(
     frame: pd.DataFrame, bar: float = WEIGHT_RATIO_BAR, alpha: float = 0.05
 ) -> Measurement:
@@ -953,6 +1210,7 @@ def features_weights(
     if not ratios:
         return Measurement(math.nan, "; ".join(["no network with paired weights", *parts]))
     r = np.array(list(ratios.values()))
+    units, unit_text = per_cut(ratios, frame)
     kp = "/".join(str(v) for v in sorted(sizes))
     built_in = (
         f"; r far below 1 (< {BUILT_IN_RATIO:g}): the learned weights sit much closer to the "
@@ -989,9 +1247,11 @@ def features_weights(
         + "; ".join(parts)
         + built_in
         + exact
-        + _fluctuation_text(r, expected, float(np.mean(list(within.values()))), alpha),
-        samples=tuple(r),
-        power=_power_below(bar, expected, r, alpha),
+        + _fluctuation_text(units, expected, float(np.mean(list(within.values()))), alpha)
+        + "; "
+        + unit_text,
+        samples=tuple(units),
+        power=_power_below(bar, expected, units, alpha),
     )
 
 
@@ -1066,11 +1326,12 @@ def features_logits(frame: pd.DataFrame) -> Measurement:
     if not gaps:
         return Measurement(math.nan, "no network with both measured and predicted logit moments")
     z = np.array(list(gaps.values()))
+    units, unit_text = per_cut(gaps, frame)
     return Measurement(
         float(z.mean()),
         f"{len(z)} network(s), {'/'.join(str(v) for v in sorted(sizes))} (true class, logit) "
-        f"pairs each; mean {z.mean():.3g} predicted std; " + "; ".join(parts),
-        samples=tuple(z),
+        f"pairs each; mean {z.mean():.3g} predicted std; " + "; ".join(parts) + "; " + unit_text,
+        samples=tuple(units),
     )
 
 
@@ -1082,12 +1343,14 @@ def evaluate_seddik_claims(
     fig4: pd.DataFrame,
     fig5: pd.DataFrame,
     validation: pd.DataFrame,
+    fig3: pd.DataFrame | None = None,
     *,
     max_gap_points: float,
     ridge_n_gap: float,
     alpha: float = 0.05,
     weight_ratio_bar: float = WEIGHT_RATIO_BAR,
     logit_gap_bar: float = LOGIT_GAP_BAR,
+    images: str = IMAGES,
 ) -> pd.DataFrame:
     """The claims table (premises first, the sanity row last); columns of
     :data:`softmax_ood.analysis.claims.COLUMNS`."""
@@ -1103,9 +1366,17 @@ def evaluate_seddik_claims(
         "C3-weights": features_weights(fig5, weight_ratio_bar, alpha),
         "C3-logits": features_logits(fig5),
         "C3": features_gap(fig5, max_gap_points, alpha),
+        "P4": input_far_from_gaussian(fig3, alpha),
+        "C4": scores_gaussian(fig3, alpha),
+        "C5": spread_rate(fig4, alpha),
     }
     specs = claim_specs(
-        max_gap_points, ridge_n_gap, weight_ratio_bar, logit_gap_bar, expected_weight_ratio(fig5)
+        max_gap_points,
+        ridge_n_gap,
+        weight_ratio_bar,
+        logit_gap_bar,
+        expected_weight_ratio(fig5),
+        images=images,
     )
     return evaluate_claims(PAPER, specs, measurements, alpha=alpha, headline=HEADLINE)
 
@@ -1122,6 +1393,7 @@ def claim_specs(
     weight_ratio_bar: float = WEIGHT_RATIO_BAR,
     logit_gap_bar: float = LOGIT_GAP_BAR,
     weight_ratio_expected: float | None = None,
+    images: str = IMAGES,
 ) -> list[ClaimSpec]:
     """:func:`_claim_specs` with what decided each row's settings and what confirms it;
     ``weight_ratio_expected`` (:func:`expected_weight_ratio` of the Fig. 5 frame) sets
@@ -1137,10 +1409,22 @@ def claim_specs(
         f"exact and its statistics independent), {paper}",
         "C3-logits": f"fixed in advance: the bar {logit_gap_bar:g} predicted standard deviation "
         f"of a test logit, {paper}",
+        "P4": f"fixed in advance: the Gaussianity bars (|skewness| {SKEW_BAR:g}, |excess "
+        f"kurtosis| {KURT_BAR:g}), the class pair",
+        "C4": f"fixed in advance: the Gaussianity bars (|skewness| {SKEW_BAR:g}, |excess "
+        f"kurtosis| {KURT_BAR:g}: conventional bounds of an approximately normal variable), "
+        f"{paper}",
+        "C5": f"fixed in advance: Theorem 4.3's rate -1/2 +- {RATE_BAR:g} (half way to the "
+        "rates n^-1/4 and n^-3/4), Fig. 4's n",
         "*": f"fixed in advance: the +- {max_gap_points:g}-point bar, {paper}, the class pair "
         "(a documented confusable pair)",
     }
     specs = _claim_specs(
-        max_gap_points, ridge_n_gap, weight_ratio_bar, logit_gap_bar, weight_ratio_expected
+        max_gap_points,
+        ridge_n_gap,
+        weight_ratio_bar,
+        logit_gap_bar,
+        weight_ratio_expected,
+        images,
     )
     return annotate(specs, selection, "every configured seed x test points")

@@ -34,7 +34,10 @@ __all__ = [
     "fig4_frame",
     "fig5_frame",
     "fig5_networks",
+    "cut_seed",
     "fit_test_split",
+    "gauss_distance",
+    "input_gauss_distance",
     "pool_parts",
     "timing",
     "validation_frame",
@@ -235,12 +238,20 @@ def fig3_frame(
     (:func:`load_digits_pair`: sklearn 8x8 digits or raw 28x28 Fashion-MNIST)
     per class, with the predicted Gaussian ``N(m_l, sigma_l^2)`` of Theorem 4.8.
 
-    One row per training point: ``cls, digit, index, loo_projection, train_projection``
+    One row per training point: ``cls, digit`` (the class's index in its dataset), ``label``
+    (its name: "Pullover", or "digit 1"), ``index, loo_projection, train_projection``
     (:math:`x_i^\\top w`), and the class's ``theory_mean, theory_std`` (law of the LOO
     projection) and ``theory_train_mean, theory_train_std`` (moments of :math:`x_i^\\top w`).
-    ``loo`` is ``"exact"`` (refits) or ``"newton"`` (one-step approximation)."""
+    ``loo`` is ``"exact"`` (refits) or ``"newton"`` (one-step approximation).
+
+    The input's own shape (the paper: "even though the input data is far from Gaussian"):
+    per class, ``input_gauss`` is the median over the class's non-constant coordinates (pixels)
+    of their distance from Gaussian (:func:`gauss_distance`, in units of the bars), and
+    ``input_gauss_se`` its bootstrap standard error over the class's images
+    (:func:`input_gauss_distance`)."""
     d = load_digits_pair(digits, balance=balance, seed=seed, source=source, per_class=per_class)
     n = len(d.y)
+    shape = {c: input_gauss_distance(d.X[d.y == c], seed) for c in range(2)}
     fit = _fit(d.X, d.y, lam, train)
     z = loo_projections(d.X, d.y, lam, method=loo, fit=fit)[:, 0]
     th = _binary(
@@ -256,6 +267,7 @@ def fig3_frame(
         {
             "cls": d.y,
             "digit": np.asarray(digits)[d.y],
+            "label": np.asarray(_class_names(digits, source))[d.y],
             "index": np.arange(n),
             "loo_projection": z,
             "train_projection": d.X @ fit.w,
@@ -263,11 +275,64 @@ def fig3_frame(
             "theory_std": th.sigma[d.y],
             "theory_train_mean": th.train_score_mean[d.y],
             "theory_train_std": th.train_score_std[d.y],
+            "input_gauss": np.array([shape[c][0] for c in range(2)])[d.y],
+            "input_gauss_se": np.array([shape[c][1] for c in range(2)])[d.y],
             "lam": lam,
             "n": n,
             "p": d.X.shape[1],
         }
     )
+
+
+def _class_names(pair, source: str) -> list[str]:
+    """The two classes' names: Fashion-MNIST's (``source="fashion"``) or "digit d"."""
+    if source == "fashion":
+        from ...fashion import FASHION_CLASSES
+
+        return [FASHION_CLASSES[int(c)] for c in pair]
+    return [f"digit {int(c)}" for c in pair]
+
+
+#: bootstrap resamples (over images) behind the standard error of the input's distance from
+#: Gaussian
+INPUT_BOOTSTRAP = 50
+#: the bars of "Gaussian" in Fig. 3's test, fixed in advance (conventional bounds of an
+#: approximately normal variable): |skewness| below 0.5 (approximately symmetric) and |excess
+#: kurtosis| below 1; a variable's distance from Gaussian is the larger of the two in bar units
+SKEW_BAR = 0.5
+KURT_BAR = 1.0
+
+
+def gauss_distance(X: np.ndarray) -> np.ndarray:
+    """Per column of ``X``: max(|skewness| / :data:`SKEW_BAR`, |excess kurtosis| /
+    :data:`KURT_BAR`), the distance from Gaussian in units of the bars (below 1: within them);
+    NaN for a constant column."""
+    X = np.asarray(X, dtype=float)
+    D = X - X.mean(0)
+    D2 = D * D
+    m2 = D2.mean(0)
+    m3 = np.einsum("ij,ij->j", D2, D) / len(D)
+    m4 = np.einsum("ij,ij->j", D2, D2) / len(D)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = m2 > 1e-24 * max(float(m2.max()), 1e-300)
+        g1 = np.where(ok, m3 / m2**1.5, np.nan)
+        g2 = np.where(ok, m4 / m2**2 - 3.0, np.nan)
+    return np.maximum(np.abs(g1) / SKEW_BAR, np.abs(g2) / KURT_BAR)
+
+
+def input_gauss_distance(X: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    """``(median over the non-constant coordinates of their distance from Gaussian
+    (:func:`gauss_distance`), its bootstrap SE over rows)``: how far the input itself is from
+    Gaussian, coordinate by coordinate; the SE resamples rows (images, the independent units;
+    the pixels of one image are not), ``INPUT_BOOTSTRAP`` times with ``default_rng([seed, 3])``."""
+    X = np.asarray(X, dtype=np.float32)
+    value = float(np.nanmedian(gauss_distance(X)))
+    rng = np.random.default_rng([seed, 3])
+    reps = [
+        float(np.nanmedian(gauss_distance(X[rng.integers(0, len(X), len(X))])))
+        for _ in range(INPUT_BOOTSTRAP)
+    ]
+    return value, float(np.std(reps, ddof=1))
 
 
 def fig4_frame(
@@ -288,9 +353,18 @@ def fig4_frame(
 
     Each seed draws ``n/2`` training points per class from the balanced pool and tests on the
     rest of the pool; the theory uses the pool's class means and covariances (as the paper
-    uses whole-dataset statistics). Columns as :func:`fig2_frame` with ``n`` varying."""
+    uses whole-dataset statistics). Columns as :func:`fig2_frame` with ``n`` varying.
+
+    Theorem 4.3's fluctuation (the spread of the trained weights around their deterministic
+    limit, of order 1/√n): on the test split's ``cls="all"`` rows, practice rows carry
+    ``w_dev`` = ‖w − E w‖₂, the seed's learned weights' distance from Theorem 4.8's predicted
+    mean ``E w`` (a 1-Lipschitz function of ``w``), and theory rows ``w_spread`` = √Tr C_w, the
+    predicted root-mean-square of that distance; both rows carry ``pool_n``, the pool the
+    training points are drawn from without replacement (its finite-population factor
+    ``1 − n/pool_n`` shrinks the measured spread at large ``n``)."""
     d = load_digits_pair(digits, balance=balance, seed=seed, source=source, per_class=per_class)
     p = d.X.shape[1]
+    pool_n = len(d.y)
     rows: list[dict] = []
     for n in ns:
         half = n // 2
@@ -317,6 +391,7 @@ def fig4_frame(
                 split=split,
                 seed=pd.NA,
             )
+        rows[-3].update(w_spread=float(np.sqrt(max(np.trace(th.w_cov), 0.0))), pool_n=pool_n)
         for seed in seeds:
             rng = np.random.default_rng(seed)
             train_idx = np.concatenate(
@@ -336,6 +411,7 @@ def fig4_frame(
                     split=split,
                     seed=seed,
                 )
+            rows[-3].update(w_dev=float(np.linalg.norm(fit.w - th.w_mean)), pool_n=pool_n)
     return _finish(rows, ["p", "n", "lam", "source", "split", "seed", "cls", "accuracy"])
 
 
@@ -611,6 +687,18 @@ def pool_parts(
     return parts
 
 
+#: how Fig. 5's pool is cut into statistics / fit / test parts across networks
+CUTS = ("per_network", "shared")
+
+
+def cut_seed(split_seed: int, network_seed: int) -> int:
+    """The seed of network ``network_seed``'s own cut of the pool (``seddik.fig5.cut:
+    per_network``): a 31-bit draw of ``SeedSequence([split_seed, network_seed])``, so each
+    network's cut is an independent draw and the same network always gets the same cut."""
+    state = np.random.SeedSequence([int(split_seed), int(network_seed)]).generate_state(1)
+    return int(state[0] >> 1)
+
+
 def fig5_networks(
     features: pd.DataFrame,
     *,
@@ -619,6 +707,7 @@ def fig5_networks(
     classes=None,
     stats_from: str = "all",
     stats_fraction: float | None = None,
+    cut: str = "per_network",
     **kwargs,
 ) -> pd.DataFrame:
     """:func:`fig5_frame` for every network of a features frame (one per training ``seed``,
@@ -626,8 +715,7 @@ def fig5_networks(
     column.
 
     Per network, the pooled images of every ID split in the frame are cut by
-    :func:`pool_parts` (stratified by ID split and class, ``split_seed``, the same cut for
-    every network): fit, test and, with ``stats_from="independent"``, a ``stats_fraction``
+    :func:`pool_parts` (stratified by ID split and class): fit, test and, with ``stats_from="independent"``, a ``stats_fraction``
     share for the theory's class statistics, disjoint from the other two — the paper's
     statistics come from many draws, independent of the classifier; statistics of the fit
     points (``"train"``) build the weights match in. Every part is a draw from one pool, which
@@ -635,7 +723,15 @@ def fig5_networks(
     ignored otherwise).
     ``classes`` (a list of ID classes, or ``None`` for all) keeps those classes' images only,
     relabelled ``0..len(classes)-1`` in that order (Fig. 5's three classes).
+    ``cut``: ``"per_network"`` (each network its own cut, seeded by :func:`cut_seed` of
+    ``split_seed`` and the network's seed, so the networks are independent replicates of
+    training *and* cut, the claims' unit of replication) or ``"shared"`` (one cut of seed
+    ``split_seed`` for every network: the networks then share their statistics, fit and test
+    parts, and the claims average them into one replicate). The ``cut`` column names each
+    network's cut seed.
     ``kwargs`` go to :func:`fig5_frame`."""
+    if cut not in CUTS:
+        raise ValueError(f"seddik.fig5.cut is {cut!r}; expected one of {list(CUTS)}")
     independent = stats_from == "independent"
     if independent and stats_fraction is None:
         raise ValueError("stats_from 'independent' needs stats_fraction (the statistics' share)")
@@ -660,16 +756,19 @@ def fig5_networks(
             y = np.array([relabel[int(c)] for c in y[keep]], dtype=y.dtype)
             k = len(classes)
         groups = np.array([f"{s}/{c}" for s, c in zip(split, y, strict=True)])
-        part = pool_parts(groups, fit_fraction, split_seed, stats_fraction if independent else None)
+        cseed = cut_seed(split_seed, int(seed)) if cut == "per_network" else int(split_seed)
+        part = pool_parts(groups, fit_fraction, cseed, stats_fraction if independent else None)
         fit, test, st = part == "fit", part == "test", part == "stats"
         extra = {"features_stats": X[st], "y_stats": y[st]} if independent else {}
         f = fig5_frame(
             X[fit], y[fit], X[test], y[test], k=k, stats_from=stats_from, **extra, **kwargs
         )
         f.insert(0, "seed", int(seed))
+        f.insert(1, "cut", cseed)
         frames.append(f)
     out = pd.concat(frames, ignore_index=True)
     out["seed"] = out["seed"].astype("Int64")
+    out["cut"] = out["cut"].astype("Int64")
     return out
 
 

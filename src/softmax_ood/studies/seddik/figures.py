@@ -64,6 +64,14 @@ def fig2(frame: pd.DataFrame, path: str | Path) -> None:
         save_figure(fig, path)
 
 
+def _class_label(sel: pd.DataFrame) -> str:
+    """A Fig. 3 class's name: the frame's ``label`` (Fashion-MNIST's class name or "digit d");
+    frames made before that column name the index only."""
+    if "label" in sel.columns:
+        return str(sel["label"].iloc[0])
+    return f"class index {sel['digit'].iloc[0]}"
+
+
 def fig3(frame: pd.DataFrame, path: str | Path) -> None:
     """Fig. 3: histograms of the LOO projections per class with the predicted Gaussians."""
     _require(frame, ["cls", "digit", "loo_projection", "theory_mean", "theory_std"], "fig3")
@@ -90,14 +98,15 @@ def fig3(frame: pd.DataFrame, path: str | Path) -> None:
             ax.set(
                 xlabel="$x_i^T w_{-i}$",
                 ylabel="density",
-                title=f"digit {sel['digit'].iloc[0]} (class {int(c) + 1})",
+                title=f"{_class_label(sel)} (class {int(c) + 1})",
             )
             ax.legend(loc="upper right", frameon=True)
         save_figure(fig, path)
 
 
 def fig4(frame: pd.DataFrame, path: str | Path) -> None:
-    """Fig. 4: digits accuracy vs n, theory (lines) vs practice (markers)."""
+    """Fig. 4: accuracy on the image pair (``seddik.digits``) vs n, theory (lines) vs practice
+    (markers)."""
     _require(frame, ["n", "source", "split", "cls", "accuracy"], "fig4")
     p, lam = frame["p"].iloc[0], frame["lam"].iloc[0]
     with style():

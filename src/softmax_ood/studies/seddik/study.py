@@ -73,12 +73,23 @@ def runs(config: dict) -> list[Run]:
     return fig5_runs(config)
 
 
+def images_label(digits: dict) -> str:
+    """Figs. 3-4's image pair in words, from the ``seddik.digits`` section: "Fashion-MNIST
+    Pullover vs Coat" (``source: fashion``) or "digits 1 vs 2" (``sklearn``)."""
+    a, b = (int(v) for v in digits["pair"])
+    if digits.get("source", "sklearn") == "fashion":
+        from ...fashion import FASHION_CLASSES
+
+        return f"Fashion-MNIST {FASHION_CLASSES[a]} vs {FASHION_CLASSES[b]}"
+    return f"digits {a} vs {b}"
+
+
 def claim_specs(config: dict) -> list:
     """The claims table's rows for this config (premises, claims, the sanity row)."""
     from .claims import claim_specs as specs
 
     c = config[NAME]["claims"]
-    return specs(c["max_gap_points"], c["ridge_n_gap"])
+    return specs(c["max_gap_points"], c["ridge_n_gap"], images=images_label(config[NAME]["digits"]))
 
 
 def targets(config: dict) -> list[str]:
@@ -126,7 +137,8 @@ def frame_kwargs(config: dict, name: str) -> dict:
             "split_seed",
         )
         chosen = {"classes": list(f5["classes"])} if f5.get("classes") is not None else {}
-        return {**{k: f5[k] for k in keys}, **chosen, "seed": f5["draw_seed"], **common}
+        cut = {"cut": f5.get("cut", "per_network")}  # the schema's default
+        return {**{k: f5[k] for k in keys}, **cut, **chosen, "seed": f5["draw_seed"], **common}
     if name == "timing":
         return {**s["timing"], "solver": dict(s["solver"])}
     raise ValueError(
@@ -137,9 +149,10 @@ def frame_kwargs(config: dict, name: str) -> dict:
 def claims_job(config: dict) -> ClaimsJob:
     frames = f"{results_dir(NAME, config)}/frames"
     return ClaimsJob(
-        inputs={k: f"{frames}/{k}.parquet" for k in ("fig2", "fig4", "fig5", "validation")},
+        inputs={k: f"{frames}/{k}.parquet" for k in ("fig2", "fig3", "fig4", "fig5", "validation")},
         function="softmax_ood.studies.seddik.claims:claims_table",
-        section=dict(config[NAME]["claims"]),
+        # the bars, and the image pair's name for the claims' wording (Figs. 3-4)
+        section={**config[NAME]["claims"], "images": images_label(config[NAME]["digits"])},
         title="Claims of Seddik et al. 2021 tested at this scale",
     )
 

@@ -71,6 +71,7 @@ def features_frame(
     std_ratio: float = 1.0,
     shared: int = 0,
     n_fit: int | None = 5000,
+    shared_cut: bool = False,
 ):
     """Fig. 5 rows for ``networks`` networks: test accuracy (theory, practice); weights (``k``
     classes × ``p`` coordinates) whose learned values lie ``weight_offset`` (+ the network's
@@ -79,7 +80,8 @@ def features_frame(
     (+ spread) predicted stds from the predicted ones, measured std = ``std_ratio`` × predicted;
     class statistics from ``n_points`` points of which ``shared`` are fit points (0: an
     independent part); ``n_fit`` fit points (the fit part's accuracy row; ``None``: no such
-    row)."""
+    row); each network its own cut of the pool (``cut`` = its seed) or, ``shared_cut``, one
+    cut for all."""
     rows = []
     sign = np.where(np.arange(k * p) % 2 == 0, 1.0, -1.0).reshape(k, p)
     for seed in range(networks):
@@ -146,7 +148,53 @@ def features_frame(
                         "n_points": 100,
                     }
                 )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    frame["cut"] = 0 if shared_cut else frame["seed"]
+    return frame
+
+
+def with_spread(frame: pd.DataFrame, rate: float = -0.5, pool_n: int = 4000) -> pd.DataFrame:
+    """Fig. 4 rows plus Theorem 4.3's weight deviations: on the test split's ``cls="all"``
+    rows, practice ``w_dev`` = 0.1 · n^rate · √(1 − n/pool_n) (drawn without replacement from
+    a pool of ``pool_n``) times a per-(seed, n) wobble of a few percent, theory ``w_spread`` =
+    0.1 / √n."""
+    f = frame.copy()
+    f["pool_n"] = float(pool_n)
+    sel = (f["split"] == "test") & (f["cls"] == "all")
+    n = f["n"].astype(float)
+    wobble = np.exp(
+        0.05 * np.sin(1.7 * f["seed"].astype("Float64").fillna(0).astype(float) + n / 37.0)
+    )
+    prac = sel & (f["source"] == "practice")
+    f.loc[prac, "w_dev"] = (0.1 * n**rate * np.sqrt(1 - n / pool_n) * wobble)[prac]
+    f.loc[sel & (f["source"] == "theory"), "w_spread"] = (0.1 / np.sqrt(n))[sel]
+    return f
+
+
+def fig3_frame(*, skewed: bool = False, input_gauss: float = 2.0, per_class: int = 2000):
+    """Fig. 3 rows: per class ``per_class`` leave-one-out scores, Gaussian (seeded) or
+    (``skewed``) a centred exponential (skewness 2, excess kurtosis 6), with the theory's
+    moments; the input's median pixel distance from Gaussian ``input_gauss`` (bar units,
+    SE 0.05)."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for c, m in enumerate((0.5, -0.5)):
+        z = rng.exponential(1.0, per_class) - 1.0 if skewed else rng.standard_normal(per_class)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "cls": c,
+                    "digit": c,
+                    "index": np.arange(per_class) + c * per_class,
+                    "loo_projection": m + 0.2 * z,
+                    "theory_mean": m,
+                    "theory_std": 0.2,
+                    "input_gauss": input_gauss,
+                    "input_gauss_se": 0.05,
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
 
 
 def validation_frame(rel_gap: float, n: int = 400) -> pd.DataFrame:
@@ -171,9 +219,10 @@ def _inputs(**changes) -> dict:
     the fixed point on the ridge closed form; ``changes`` replace one of them."""
     good = {
         "fig2": accuracy_frame("p", [25, 100, 400], [0.62, 0.59, 0.55], 0.0),
-        "fig4": accuracy_frame("n", [20, 80, 240], [0.93, 0.95, 0.96], 0.0),
+        "fig4": with_spread(accuracy_frame("n", [20, 80, 240], [0.93, 0.95, 0.96], 0.0)),
         "fig5": features_frame(0.90, 0.90),
         "validation": validation_frame(1e-4),
+        "fig3": fig3_frame(),
     }
     good.update(changes)
     return good
@@ -190,7 +239,22 @@ def _table(config: dict, **changes) -> pd.DataFrame:
 
 
 #: the claims table's ids in order (premises, claims, sanity checks): the tests' one list
-CLAIM_IDS = ("P1", "P2", "P3", "C1", "C1-train", "C2", "C3-weights", "C3-logits", "C3", "S1", "S2")
+CLAIM_IDS = (
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "C1",
+    "C1-train",
+    "C2",
+    "C3-weights",
+    "C3-logits",
+    "C3",
+    "C4",
+    "C5",
+    "S1",
+    "S2",
+)
 
 
 def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
@@ -222,6 +286,26 @@ def cases(config: dict) -> Iterator[tuple[str, bool, pd.DataFrame]]:
     # Fig. 5's weights 5 predicted stds from the predicted mean; its logit means 1 std off
     yield "C3-weights", False, _table(config, fig5=features_frame(0.90, 0.90, weight_offset=5))
     yield "C3-logits", False, _table(config, fig5=features_frame(0.90, 0.90, logit_offset=1))
+    # issue 42: the five networks share one cut of the pool (statistics, fit and test parts):
+    # they are one replicate of the cut, not five, so the t-tests over networks have one
+    # sample; the same values with a cut per network hold
+    one_cut = features_frame(0.90, 0.90, networks=5, shared_cut=True)
+    yield "C3-weights", False, _table(config, fig5=one_cut), "cannot test: no significance"
+    yield "C3-logits", False, _table(config, fig5=one_cut), "cannot test: no significance"
+    yield "C3-weights", True, _table(config, fig5=features_frame(0.90, 0.90, networks=5))
+    # Fig. 3 (issue 45): skewed leave-one-out scores are not Gaussian; an input already
+    # Gaussian leaves nothing for the claim to show (premise P4)
+    yield "C4", False, _table(config, fig3=fig3_frame(skewed=True)), "does not hold (interval ["
+    gaussian_input = fig3_frame(input_gauss=0.4)
+    yield "P4", False, _table(config, fig3=gaussian_input)
+    yield "C4", False, _table(config, fig3=gaussian_input), "cannot test: premise P4"
+    # Theorem 4.3: a spread shrinking like 1/n (slope -1), and one that does not shrink
+    fig4 = accuracy_frame("n", [20, 80, 240], [0.93, 0.95, 0.96], 0.0)
+    yield "C5", False, _table(config, fig4=with_spread(fig4, rate=-1.0)), "does not hold"
+    yield "C5", False, _table(config, fig4=with_spread(fig4, rate=0.0)), "does not hold"
+    # the finite pool's factor is removed: a 1/sqrt(n) spread drawn from a small pool (its
+    # raw slope steeper than -3/4) still holds
+    yield "C5", True, _table(config, fig4=with_spread(fig4, pool_n=300))
     # sanity: the fixed point 10 % off the ridge closed form (n x gap = 40)
     yield "S1", False, _table(config, validation=validation_frame(0.1))
     # the class statistics computed on the fit points (stats_from: train): the weights sit on

@@ -29,7 +29,9 @@ from softmax_ood.studies.seddik.tests.controls import (
     CLAIM_IDS,
     accuracy_frame,
     features_frame,
+    fig3_frame,
     validation_frame,
+    with_spread,
 )
 
 
@@ -125,13 +127,14 @@ def test_score_moments_split_the_gap_into_moments_and_shape():
 def test_claims_table_premises_first_and_verdicts():
     good = {
         "fig2": accuracy_frame("p", [25, 100], [0.62, 0.59], 0.0),
-        "fig4": accuracy_frame("n", [20, 80], [0.93, 0.95], -0.05),
+        "fig4": with_spread(accuracy_frame("n", [20, 80], [0.93, 0.95], -0.05)),
         "fig5": features_frame(0.999, 0.996),
         "validation": validation_frame(1e-4),
+        "fig3": fig3_frame(),
     }
     c = evaluate_seddik_claims(**good, max_gap_points=2.0, ridge_n_gap=1.0, alpha=0.05)
     assert list(c["claim_id"]) == list(CLAIM_IDS)
-    assert list(c["kind"]) == ["premise"] * 3 + ["claim"] * 6 + ["sanity"] * 2
+    assert list(c["kind"]) == ["premise"] * 4 + ["claim"] * 8 + ["sanity"] * 2
     v = dict(zip(c["claim_id"], c["verdict"], strict=True))
     assert v["C1"] == "holds" and v["C2"].startswith("does not hold")
     assert v["P3"].startswith("does not hold")
@@ -337,3 +340,79 @@ def test_c3_weights_detail_says_when_the_predicted_fluctuation_is_too_small():
     assert _fig5_row("C3-weights", f)["verdict"] == "holds"
     near = features_frame(0.90, 0.90, weight_offset=math.sqrt(2))
     assert "not distinguishable from the exact-theory 1.41" in features_weights(near).detail
+
+
+# ----------------------------------------------------------------------------- issues 42 and 45
+
+
+def test_networks_sharing_one_cut_are_one_replicate():
+    """Issue 42: five networks on one cut of the pool share its statistics, fit and test
+    points; the t-tests over networks count the cut once (the networks' mean), so they have one
+    sample where five independently cut networks have five."""
+    from softmax_ood.studies.seddik.claims import features_logits, features_weights
+
+    own = features_frame(0.9, 0.9, networks=5)
+    one = features_frame(0.9, 0.9, networks=5, shared_cut=True)
+    assert len(features_weights(own).samples) == 5 and len(features_logits(own).samples) == 5
+    m = features_weights(one)
+    assert len(m.samples) == 1 and len(features_logits(one).samples) == 1
+    assert m.samples[0] == pytest.approx(m.value)  # the cut's sample is the networks' mean
+    assert "unit of replication: the cut of the pool" in m.detail
+    # a frame made before the cut column existed had one shared cut
+    assert len(features_weights(own.drop(columns="cut")).samples) == 1
+
+
+def test_fig5_networks_cut_each_network_on_its_own_seed():
+    """``cut: per_network`` gives each network another cut (recorded in ``cut``) and the same
+    network the same cut; ``shared`` one cut for all."""
+    from softmax_ood.studies.seddik.experiments import CUTS, cut_seed, pool_parts
+
+    assert CUTS == ("per_network", "shared")
+    seeds = {cut_seed(0, s) for s in range(5)}
+    assert len(seeds) == 5 and cut_seed(0, 3) == cut_seed(0, 3) and cut_seed(1, 3) != cut_seed(0, 3)
+    groups = np.repeat(["a", "b"], 60)
+    a = pool_parts(groups, 1 / 3, cut_seed(0, 0), 1 / 3)
+    b = pool_parts(groups, 1 / 3, cut_seed(0, 1), 1 / 3)
+    assert (a != b).any() and sorted(a) == sorted(b)
+
+
+def test_scores_gaussian_passes_gaussian_and_fails_skewed_scores():
+    from softmax_ood.studies.seddik.claims import input_far_from_gaussian, scores_gaussian
+
+    good = scores_gaussian(fig3_frame())
+    lo, hi = good.interval
+    assert -1 < lo and hi < 1 and good.p_value < 0.05 and good.power > 0.99
+    assert "D'Agostino–Pearson K²" in good.detail
+    bad = scores_gaussian(fig3_frame(skewed=True))
+    assert bad.interval[0] > 1 and bad.p_value > 0.5  # skewness 2 = 4 bars
+    assert input_far_from_gaussian(fig3_frame()).p_value < 0.05
+    assert input_far_from_gaussian(fig3_frame(input_gauss=0.4)).p_value > 0.5
+    assert math.isnan(scores_gaussian(None).value)
+
+
+def test_gauss_distance_reads_skewness_and_kurtosis_in_bar_units():
+    from softmax_ood.studies.seddik.experiments import gauss_distance, input_gauss_distance
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack(
+        [rng.standard_normal(20000), rng.exponential(1.0, 20000), rng.random(20000), np.ones(20000)]
+    )
+    d = gauss_distance(X)
+    assert d[0] < 0.2  # Gaussian: inside the bars
+    assert d[1] == pytest.approx(6.0, rel=0.15)  # exponential: excess kurtosis 6 / bar 1
+    assert d[2] == pytest.approx(1.2, rel=0.05)  # uniform: excess kurtosis -1.2 / bar 1
+    assert np.isnan(d[3])  # constant column
+    value, se = input_gauss_distance(X[:2000, :3])
+    assert value == pytest.approx(np.nanmedian(gauss_distance(X[:2000, :3]))) and se > 0
+
+
+def test_spread_rate_measures_the_slope_and_removes_the_pool_factor():
+    from softmax_ood.studies.seddik.claims import spread_rate
+
+    base = accuracy_frame("n", [20, 80, 240], [0.93, 0.95, 0.96], 0.0)
+    for rate in (-0.5, -1.0, 0.0):
+        m = spread_rate(with_spread(base, rate=rate, pool_n=300))
+        assert np.mean(m.samples) == pytest.approx(rate + 0.5, abs=0.05)
+        assert len(m.samples) == 5 and "unit of replication: the seed" in m.detail
+    assert "slope -0.500 over these n" in spread_rate(with_spread(base)).detail
+    assert math.isnan(spread_rate(base).value)  # a frame without w_dev

@@ -73,6 +73,12 @@ def test_fig3_frame(frames):
         m, s = sel["theory_mean"].iloc[0], sel["theory_std"].iloc[0]
         assert abs(sel["loo_projection"].mean() - m) < 0.2 * s
         assert abs(sel["loo_projection"].std() / s - 1) < 0.2
+    # the classes are named (sklearn: "digit d"), and the input's shape is recorded per class
+    assert set(f["label"]) == {"digit 1", "digit 2"}
+    per = f.groupby("cls")[["input_gauss", "input_gauss_se"]].nunique()
+    assert (
+        (per == 1).all().all() and (f["input_gauss"] > 0).all() and (f["input_gauss_se"] > 0).all()
+    )
 
 
 def test_fig4_frame(frames):
@@ -80,6 +86,13 @@ def test_fig4_frame(frames):
     assert sorted(f["n"].unique()) == [40, 120]
     th = f[(f["source"] == "theory") & (f["cls"] == "all") & (f["split"] == "test")]
     assert th["accuracy"].between(0.8, 1.0).all()
+    # Theorem 4.3's fluctuation: every seed's distance from the predicted mean, the prediction
+    pr = f[(f["source"] == "practice") & (f["cls"] == "all") & (f["split"] == "test")]
+    assert pr["w_dev"].notna().all() and (pr["w_dev"] > 0).all()
+    assert th["w_spread"].notna().all() and (th["w_spread"] > 0).all()
+    assert th["w_spread"].is_monotonic_decreasing  # n = 40, 120: the spread shrinks
+    assert (pr["pool_n"] == pr["pool_n"].iloc[0]).all() and pr["pool_n"].iloc[0] > 120
+    assert f.loc[f["cls"] != "all", "w_dev"].isna().all()
 
 
 def test_fig5_frame(frames):
@@ -226,6 +239,17 @@ def test_fig5_networks_one_frame_per_network():
     assert sorted(f["seed"].unique()) == [0, 3]
     acc = f[(f["panel"] == "accuracy") & (f["source"] == "practice") & (f["cls"] == "all")]
     assert list(acc.loc[acc["split"] == "test", "n_points"]) == [90, 90]
+    # issue 42: each network its own cut of the pool by default; one cut with cut: shared
+    from softmax_ood.studies.seddik.experiments import cut_seed
+
+    cuts = f.groupby("seed")["cut"].unique()
+    assert [list(v) for v in cuts] == [[cut_seed(0, 0)], [cut_seed(0, 3)]]
+    shared = fig5_networks(
+        pd.concat(parts, ignore_index=True), lam=1.5, fit_fraction=0.5, cut="shared"
+    )
+    assert set(shared["cut"]) == {0}
+    with pytest.raises(ValueError, match="seddik.fig5.cut"):
+        fig5_networks(pd.concat(parts, ignore_index=True), lam=1.5, cut="one")
 
 
 def test_fig5_networks_keeps_the_chosen_classes():

@@ -100,6 +100,7 @@ def test_notebook_executes(tmp_path, monkeypatch):
         frames["fig4"],
         frames["fig5"],
         frames["validation"],
+        frames["fig3"],
         max_gap_points=2.0,
         ridge_n_gap=1.0,
         alpha=0.05,

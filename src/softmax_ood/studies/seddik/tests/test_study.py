@@ -95,6 +95,20 @@ def test_claim_specs_are_the_claims_table_ids():
     assert all("S2" in specs[i].requires for i in ("C3-weights", "C3-logits", "C3"))
 
 
+def test_figs_3_4_claims_name_the_image_pair_not_digits_on_fashion():
+    """Issue 45: on Fashion-MNIST's Pullover vs Coat the claims say so, not "digits"; the
+    claims job hands the pair's name to the claims function and reads the Fig. 3 frame."""
+    fashion = make_config(digits={"pair": [2, 4], "source": "fashion"})
+    specs = {s.id: s for s in study.claim_specs(fashion)}
+    for cid in ("P2", "C2", "C4"):
+        assert "Fashion-MNIST Pullover vs Coat" in specs[cid].text, cid
+        assert "digits" not in specs[cid].text.replace("MNIST 1 vs 2", ""), cid
+    job = study.claims_job(fashion)
+    assert job.section["images"] == "Fashion-MNIST Pullover vs Coat" and "fig3" in job.inputs
+    sk = {s.id: s for s in study.claim_specs(make_config())}
+    assert "digits 1 vs 2" in sk["C2"].text
+
+
 def test_targets_cover_figures_claims_report():
     t = study.targets(make_config())
     for f in study.FIGURES:
