@@ -109,7 +109,7 @@ from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from ..kang.claims import _per_seed as kang_per_seed
 from ..kang.claims import _separation
 from ..seddik import claims as seddik
-from .study import HEADLINE
+from .shared import HEADLINE
 
 __all__ = [
     "PAPERS",

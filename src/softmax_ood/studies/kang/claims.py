@@ -131,7 +131,7 @@ import pandas as pd
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, t_power
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from .grid import ID_SET
-from .study import HEADLINE
+from .shared import HEADLINE
 from .tables import FAR, graded_shifts, main_runs, mechanism_runs
 
 __all__ = [

@@ -22,12 +22,11 @@ from ..registry import (
     standard_report,
     standard_targets,
 )
+from .shared import HEADLINE as HEADLINE
 
 NAME = "kang"
 CATEGORY = "Kang"
 TITLE = "Kang et al. 2024, Deep Neural Networks Tend To Extrapolate Predictably"
-#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
-HEADLINE = ("ocs_trend:*",)
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
@@ -265,4 +264,4 @@ def departures(config: dict) -> list:
     apply to ``config`` (``departures.py``)."""
     from .departures import departures as of_config
 
-    return of_config(config)
+    return of_config(config, claim_specs(config))

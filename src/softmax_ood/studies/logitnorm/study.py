@@ -15,6 +15,7 @@ from ..registry import (
     standard_report,
     standard_targets,
 )
+from .shared import HEADLINE as HEADLINE
 
 NAME = "logitnorm"
 CATEGORY = "LogitNorm"
@@ -25,8 +26,6 @@ RULES = HERE / "rules.smk"
 PAPER_VALUES = HERE / "paper_values.csv"  # the paper's printed values (results page)
 TABLES = [f"table{i}" for i in range(1, 7)] + ["tau_ablation", "premise"]
 FIGURES = ["fig1", "fig4", "fig5"]
-#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
-HEADLINE = ("headline",)
 
 
 def check(config: dict) -> None:
@@ -53,15 +52,6 @@ def check(config: dict) -> None:
     check_names(f"{NAME}.godin_compare_score", s["godin_compare_score"], config["scores"])
     ood_sets = list(config["data"]["ood_test"]) + list(config["data"]["ood_val"])
     check_names(f"{NAME}.norm_ood_set", s["norm_ood_set"], ood_sets)
-
-
-def trained_on_main(spec: dict) -> set[str]:
-    """The losses the study trains on its main architecture: ``main_losses`` (a spec without
-    it, e.g. a hand-built one: baseline, method, penalty and GODIN). Claims, tables and the
-    measurements read this one rule: a loss not trained has no row, no column, no score read."""
-    if spec.get("main_losses"):
-        return set(spec["main_losses"])
-    return {spec["baseline"], spec["method"], spec["penalty"], spec["godin"]}
 
 
 def tau_variant(config: dict, tau: float) -> str:
@@ -197,7 +187,7 @@ def departures(config: dict) -> list:
     apply to ``config`` (``departures.py``)."""
     from .departures import departures as of_config
 
-    return of_config(config)
+    return of_config(config, claim_specs(config))
 
 
 raw_sources = no_raw_sources

@@ -82,7 +82,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, t_power, tost_power
-from .study import HEADLINE
+from .shared import HEADLINE
 
 __all__ = [
     "PAPER",
