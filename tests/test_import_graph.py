@@ -44,7 +44,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("evaluation", ("evaluation",)),
     ("analysis", ("analysis",)),
-    ("studies", ("studies",)),
+    ("study registry", ("studies",)),
+    (
+        "single-paper studies",
+        ("studies.kang", "studies.logitnorm", "studies.seddik", "studies.ulmer"),
+    ),
+    ("cross-paper study", ("studies.crosspaper",)),
     (
         "provenance checks, results and the workflow's tools",
         ("audit", "golden", "stale", "share", "report", "results_section", "cli", "estimate"),
@@ -185,6 +190,8 @@ def test_every_module_stands_on_one_declared_floor():
     assert not unplaced, f"modules on no floor of LAYERS (place them): {unplaced}"
     unused = [e for e in names if not any(_names(m, e) for m in graph())]
     assert not unused, f"LAYERS entries that name no module: {unused}"
+    studies = [s for s in STUDIES if f"studies.{s}" not in names]
+    assert not studies, f"registered studies on no floor of their own in LAYERS: {studies}"
 
 
 def _names(module: str, entry: str) -> bool:
@@ -193,11 +200,13 @@ def _names(module: str, entry: str) -> bool:
 
 
 def test_the_library_has_no_import_circle():
-    assert cycles(graph()) == []
+    found = cycles(graph())
+    assert not found, "import circles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
 def test_no_module_imports_one_on_a_higher_floor():
-    assert upward(graph()) == []
+    found = upward(graph())
+    assert not found, "upward imports: " + "; ".join(found)
 
 
 def _other_study_privates(name: str, path: Path) -> list[str]:
@@ -255,7 +264,8 @@ def test_a_study_takes_no_private_name_of_another_study(name):
     tests) imports another study's underscore name."""
     files = sorted((SRC / ROOT / "studies" / name).rglob("*.py"))
     assert files
-    assert [f for path in files for f in _other_study_privates(name, path)] == []
+    found = [f for path in files for f in _other_study_privates(name, path)]
+    assert not found, "private names of another study: " + "; ".join(found)
 
 
 def test_the_private_name_check_sees_each_form(tmp_path, monkeypatch):
