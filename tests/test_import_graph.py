@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codedeps",
             "runs",
             "yamlio",
-            "provenance",
+            "provenance",  # hashes, records and atomic writes every stage uses (data, train)
         ),
     ),
     ("data and downloads", ("data", "download", "paper_data", "fashion", "corruptions")),
@@ -52,9 +52,18 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cross-paper study", ("studies.crosspaper",)),
     (
         "provenance checks, results and the workflow's tools",
-        ("audit", "golden", "stale", "share", "report", "results_section", "cli", "estimate"),
+        (
+            "audit",
+            "golden",
+            "stale",
+            "share",
+            "report",
+            "results_section",
+            "cli",
+            "estimate",
+            "startcache",
+        ),
     ),
-    ("workflow start", ("startcache",)),
 )
 
 
