@@ -25,6 +25,7 @@ import yaml
 from .codedeps import class_params, imported_from, registry_entries
 from .errors import ConfigError
 from .runs import union_runs
+from .yamlio import safe_load
 
 __all__ = [
     "ConfigError",
@@ -49,13 +50,6 @@ _MODEL_COMMON = ("self", "num_classes", "in_chans", "image_size", "head")
 
 def config_error(msg: str) -> ConfigError:
     return ConfigError(f"config error: {msg}")
-
-
-def safe_load(text: str):
-    """``yaml.safe_load`` through libyaml's C parser when PyYAML has it (the same safe
-    constructor, so the same values; about 10x faster: the Snakefile parses the config and six
-    schemas at every start)."""
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def load_schema(path: Path | str) -> dict:

@@ -161,7 +161,7 @@ def load_paper_config(path: Path | str) -> dict:
     :raises ValueError: for a malformed entry (unknown format, bad checksum, unsafe filename,
         duplicate name, missing licence/citation, ...).
     """
-    from .config import safe_load
+    from .yamlio import safe_load
 
     path = Path(path)
     cfg = safe_load(path.read_text())

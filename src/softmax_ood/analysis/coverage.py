@@ -14,18 +14,16 @@ Each paper study keeps two CSV files in its package:
 item, an unknown place, an output the study does not make); :func:`claim_problems` checks the
 claim ids of each row against the study's ``claim_specs`` in the configs of its places
 (:data:`PLACE_CONFIGS`). :func:`coverage_markdown` is the generated block of the study's page
-(``docs/studies/<name>.md``); ``python3 -m softmax_ood.analysis.coverage --write`` rewrites
+(``docs/studies/<name>.md``); ``python3 -m softmax_ood.coverage_pages --write`` rewrites
 every page's block (``--check`` says which differ). Updating a row is one line of the CSV and
 ``--write``.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import fnmatch
-import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -252,7 +250,7 @@ def summary(rows: Sequence[Mapping]) -> str:
 def begin_marker(name: str) -> str:
     return (
         f"<!-- coverage:{name} (generated from the study's paper_items.csv and coverage.csv: "
-        "python3 -m softmax_ood.analysis.coverage --write) -->"
+        "python3 -m softmax_ood.coverage_pages --write) -->"
     )
 
 
@@ -308,49 +306,3 @@ def block_of(page: str, name: str) -> str | None:
 
 def doc_page(name: str, root: str | Path = ROOT) -> Path:
     return Path(root) / "docs" / "studies" / f"{name}.md"
-
-
-def _studies() -> dict:
-    from ..studies.registry import registered_studies
-
-    return {n: s for n, s in registered_studies().items() if coverage_rows(s)}
-
-
-def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python3 -m softmax_ood.analysis.coverage",
-        description="Rewrite (--write) or check (--check) the coverage block of each study's "
-        "page docs/studies/<name>.md from its paper_items.csv and coverage.csv.",
-    )
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="rewrite every page's block")
-    mode.add_argument("--check", action="store_true", help="exit 1 if a page's block differs")
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    stale = []
-    for name, study in _studies().items():
-        problems = coverage_problems(study)
-        if problems:
-            print(f"coverage: {problems[0]}", file=sys.stderr)
-            return 1
-        page = doc_page(name)
-        text = page.read_text()
-        block = coverage_markdown(study)
-        if block_of(text, name) == block:
-            continue
-        if args.check:
-            stale.append(str(page.relative_to(ROOT)))
-            continue
-        page.write_text(page_with_block(text, name, block))
-        print(f"{page.relative_to(ROOT)}: coverage block rewritten")
-    if stale:
-        print(
-            f"coverage: {', '.join(stale)} differ from the declarations; run python3 -m "
-            "softmax_ood.analysis.coverage --write",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -105,11 +105,10 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, spearman
+from ...analysis.measures import per_seed, separation
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
-from ..kang.claims import _per_seed as kang_per_seed
-from ..kang.claims import _separation
 from ..seddik import claims as seddik
-from .study import HEADLINE
+from .shared import HEADLINE
 
 __all__ = [
     "PAPERS",
@@ -502,7 +501,7 @@ def seddik_specs(section: dict, expected_ratio: dict | None = None) -> list[Clai
 # --------------------------------------------------------------------------- measurements
 def _per_seed(values: pd.Series, what: str) -> Measurement:
     """Per-seed values (index: seed) as samples for the engine (Kang's helper, NaNs dropped)."""
-    return kang_per_seed(values.dropna().astype(float), what)
+    return per_seed(values.dropna().astype(float), what)
 
 
 def _series(shift: pd.DataFrame, s: str) -> pd.DataFrame:
@@ -634,7 +633,7 @@ def measure(frames: dict, section: dict) -> dict[str, Measurement]:
         )
         reps = ood.set_index("eval_set")["per_repeat"]
         top_name, zero_name = names[-1], names[0]
-        m[f"score_separated:{s}"] = _separation(
+        m[f"score_separated:{s}"] = separation(
             np.asarray(reps.get(top_name, []) if len(lvls) > 1 else [], dtype=float),
             np.asarray(reps.get(zero_name, []), dtype=float),
             float(section["claims"]["null_tolerance"]),

@@ -26,6 +26,7 @@ from ..registry import (
     standard_report,
     standard_targets,
 )
+from .shared import HEADLINE as HEADLINE
 
 NAME = "crosspaper"
 CATEGORY = "Cross-paper"
@@ -33,7 +34,6 @@ TITLE = (
     "Cross-paper: Kang et al. 2024's reversion, Ulmer & Cinà 2021's Theorem 1 and Seddik et al. "
     "2021's Theorem 4.8 asked of Wei et al. 2022's LogitNorm networks, on Kang's discriminator axis"
 )
-HEADLINE = ("ocs_trend:*", "same_rate:*", "normalised_uncertain:*", "seddik_weights:*")
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
@@ -164,7 +164,7 @@ def figure_job(config: dict) -> ItemsJob:
 def departures(config: dict) -> list:
     from .departures import departures as of_config
 
-    return of_config(config)
+    return of_config(config, claim_specs(config))
 
 
 raw_sources = no_raw_sources

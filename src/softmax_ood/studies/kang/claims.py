@@ -129,9 +129,11 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, paired, t_power
+from ...analysis.measures import per_seed as _per_seed
+from ...analysis.measures import separation as _separation
 from ...analysis.premises import FITTED_SHARE, fitted, floor_not_solved
 from .grid import ID_SET
-from .study import HEADLINE
+from .shared import HEADLINE
 from .tables import FAR, graded_shifts, main_runs, mechanism_runs
 
 __all__ = [
@@ -607,32 +609,6 @@ def _series(frame: pd.DataFrame, shift: str, levels: list[float]) -> pd.DataFram
     return pd.concat([zero, rest], ignore_index=True)
 
 
-def _separation(top: np.ndarray, zero: np.ndarray, bar: float, what: str) -> Measurement:
-    """``score_separated``: mean OOD score of the top level minus level 0's, against ``bar``;
-    one-sided Welch t-test over the two sets' discriminator repeats (the p's of both sides)."""
-    from scipy import stats
-
-    if len(top) < 2 or len(zero) < 2:
-        return Measurement(math.nan, f"{what}: fewer than 2 discriminator repeats per set")
-    diff = float(top.mean() - zero.mean())
-    se = math.sqrt(top.var(ddof=1) / len(top) + zero.var(ddof=1) / len(zero))
-    if se == 0:
-        p = 0.0 if diff > bar else 1.0
-        p_opp = 0.0 if diff < bar else 1.0
-    else:
-        p = float(stats.ttest_ind(top - bar, zero, equal_var=False, alternative="greater").pvalue)
-        p_opp = float(stats.ttest_ind(top - bar, zero, equal_var=False, alternative="less").pvalue)
-    return Measurement(
-        diff,
-        f"{what}: OOD score {top.mean():.4f} vs {zero.mean():.4f} (difference {diff:.4f}, "
-        f"standard error {se:.4f} over {len(top)} and {len(zero)} discriminator repeats; "
-        f"one-sided Welch t-test against the bar {bar:g})",
-        p,
-        n=len(top) + len(zero),
-        p_opposite=p_opp,
-    )
-
-
 def _trend(
     g: pd.DataFrame,
     scores: pd.DataFrame,
@@ -783,17 +759,6 @@ def _clean_regime(pol: pd.DataFrame) -> Measurement:
         f"{thr.mean():.3f}{argmax}; margin {CLEAN_MARGIN:g}{regime}; difference",
     )
     return base
-
-
-def _per_seed(measure: pd.Series, what: str) -> Measurement:
-    if measure.empty:
-        return Measurement(math.nan, f"{what}: undefined (constant series)")
-    per = ", ".join(f"{s}: {v:.2f}" for s, v in measure.items())
-    return Measurement(
-        float(measure.mean()),
-        f"{what}: mean {measure.mean():.3f} over {len(measure)} seed(s) (per seed {per})",
-        samples=tuple(measure.to_numpy()),
-    )
 
 
 def _at(frame: pd.DataFrame, level: float, column: str) -> pd.Series:

@@ -329,15 +329,14 @@ def _applies(d: Departure, config: dict) -> bool:
     return True
 
 
-def departures(config: dict) -> list[Departure]:
+def departures(config: dict, specs: list) -> list[Departure]:
     """The departures that apply to ``config``, their ``ours``/``why`` filled from its values and
-    claim ids resolved against its claims."""
-    from .study import claim_specs
-
+    claim ids resolved against its claims ``specs`` (``study.claim_specs(config)``, which
+    the study's ``departures`` hook passes)."""
     ctx = context(config)
     filled = [
         replace(d, ours=d.ours.format(**ctx), why=d.why.format(**ctx))
         for d in DEPARTURES
         if _applies(d, config)
     ]
-    return of_study(filled, claim_specs(config), config)
+    return of_study(filled, specs, config)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["INDEX_COLUMNS", "build_grid", "grid_sets", "load_grid", "raw_split"]
+__all__ = ["INDEX_COLUMNS", "build_grid", "grid_sets", "raw_split"]
 
 INDEX_COLUMNS = [
     "eval_set",
@@ -155,11 +155,3 @@ def build_grid(
         start += len(xi)
     index = pd.DataFrame(rows, columns=INDEX_COLUMNS)
     return np.concatenate(xs), np.concatenate(ys), index
-
-
-def load_grid(x_path, y_path, index_path) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
-    return (
-        np.load(x_path, allow_pickle=False),
-        np.load(y_path, allow_pickle=False),
-        pd.read_parquet(index_path),
-    )

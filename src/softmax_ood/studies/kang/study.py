@@ -22,12 +22,11 @@ from ..registry import (
     standard_report,
     standard_targets,
 )
+from .shared import HEADLINE as HEADLINE
 
 NAME = "kang"
 CATEGORY = "Kang"
 TITLE = "Kang et al. 2024, Deep Neural Networks Tend To Extrapolate Predictably"
-#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
-HEADLINE = ("ocs_trend:*",)
 HERE = Path(__file__).resolve().parent
 PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
@@ -266,7 +265,7 @@ def departures(config: dict) -> list:
     apply to ``config`` (``departures.py``)."""
     from .departures import departures as of_config
 
-    return of_config(config)
+    return of_config(config, claim_specs(config))
 
 
 def coverage(config: dict) -> list[dict]:

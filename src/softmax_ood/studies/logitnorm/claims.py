@@ -59,8 +59,8 @@ from ...analysis.seeds import one_recipe, seed_average, seed_values, study_frame
 from ...calibration import ece
 from .evidence import Resamples, auroc_ranks, fpr95_first, has_scores, msp_arrays, two_stage
 from .floor import resamples_for, set_status
+from .shared import HEADLINE, trained_on_main
 from .shifts import far_near
-from .study import HEADLINE, trained_on_main
 
 __all__ = ["PAPER", "claim_specs", "evaluate_logitnorm_claims", "measure"]
 

@@ -244,12 +244,11 @@ def _fill(d: Departure, values: dict) -> Departure:
     return replace(d, ours=d.ours.format(**values), why=d.why.format(**values))
 
 
-def departures(config: dict) -> list[Departure]:
-    """The departures that apply to ``config``, claim ids resolved against its claims: a
-    recipe's entries only where the study trains that recipe, the tau-grid entry where the
-    config runs a grid (the single-tau entry where it runs one), numbers from the config."""
-    from .study import claim_specs
-
+def departures(config: dict, specs: list) -> list[Departure]:
+    """The departures that apply to ``config``, claim ids resolved against its claims ``specs``
+    (``study.claim_specs(config)``, which the study's ``departures`` hook passes): a recipe's
+    entries only where the study trains that recipe, the tau-grid entry where the config runs a
+    grid (the single-tau entry where it runs one), numbers from the config."""
     s = config["logitnorm"]
     used = {s["recipe"], *(s.get("robustness_recipes") or [])}
     taus = list(s.get("tau_ablation") or [])
@@ -284,4 +283,4 @@ def departures(config: dict) -> list[Departure]:
         if d.setting == "logitnorm.tau_ablation" and ("{" in d.ours) != (len(taus) > 1):
             continue  # the grid's entry for a grid, the single-tau entry for one tau
         kept.append(_fill(d, values) if "{" in d.ours + d.why else d)
-    return of_study(kept, claim_specs(config), config)
+    return of_study(kept, specs, config)

@@ -15,6 +15,7 @@ from ..registry import (
     standard_report,
     standard_targets,
 )
+from .shared import HEADLINE as HEADLINE
 
 NAME = "logitnorm"
 CATEGORY = "LogitNorm"
@@ -34,9 +35,6 @@ def figures(config: dict) -> list[str]:
     taus = config[NAME]["tau_ablation"]
     return [f for f in FIGURES if f != "fig5" or len(taus) > 1]
 
-
-#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
-HEADLINE = ("headline",)
 
 
 def check(config: dict) -> None:
@@ -63,15 +61,6 @@ def check(config: dict) -> None:
     check_names(f"{NAME}.godin_compare_score", s["godin_compare_score"], config["scores"])
     ood_sets = list(config["data"]["ood_test"]) + list(config["data"]["ood_val"])
     check_names(f"{NAME}.norm_ood_set", s["norm_ood_set"], ood_sets)
-
-
-def trained_on_main(spec: dict) -> set[str]:
-    """The losses the study trains on its main architecture: ``main_losses`` (a spec without
-    it, e.g. a hand-built one: baseline, method, penalty and GODIN). Claims, tables and the
-    measurements read this one rule: a loss not trained has no row, no column, no score read."""
-    if spec.get("main_losses"):
-        return set(spec["main_losses"])
-    return {spec["baseline"], spec["method"], spec["penalty"], spec["godin"]}
 
 
 def tau_variant(config: dict, tau: float) -> str:
@@ -207,7 +196,7 @@ def departures(config: dict) -> list:
     apply to ``config`` (``departures.py``)."""
     from .departures import departures as of_config
 
-    return of_config(config)
+    return of_config(config, claim_specs(config))
 
 
 raw_sources = no_raw_sources

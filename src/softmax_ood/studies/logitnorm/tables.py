@@ -35,8 +35,8 @@ from ...analysis.seeds import (
     study_frames,
 )
 from .ablation import OOD_METRICS, tau_ablation
+from .shared import trained_on_main
 from .shifts import far_near
-from .study import trained_on_main
 
 __all__ = [
     "TABLES",

@@ -93,7 +93,7 @@ import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, t_power, tost_power
 from .experiments import KURT_BAR, SKEW_BAR
-from .study import HEADLINE
+from .shared import HEADLINE
 
 __all__ = [
     "PAPER",

@@ -401,18 +401,17 @@ def _applies(d: Departure, config: dict) -> bool:
     return not any(d.setting.startswith(w) for w in others)
 
 
-def departures(config: dict) -> list[Departure]:
+def departures(config: dict, specs: list) -> list[Departure]:
     """The departures that apply to ``config`` (the data entry of its digits source, its
-    leave-one-out setting), claim ids resolved against its claims."""
-    from .study import claim_specs
-
+    leave-one-out setting), claim ids resolved against its claims
+    ``specs`` (``study.claim_specs(config)``, which the study's ``departures`` hook passes)."""
     deps = [d for d in DEPARTURES if _applies(d, config)]
     loo = _loo(config)
-    return of_study(deps + ([loo] if loo else []), claim_specs(config), config)
+    return of_study(deps + ([loo] if loo else []), specs, config)
 
 
-def departures_frame(config: dict | None = None):
-    """The shared departures table (:data:`softmax_ood.analysis.departures.COLUMNS`): those of
-    ``config`` (:func:`departures`, claim patterns resolved), or every entry of
-    :data:`DEPARTURES` without one."""
-    return _frame(departures(config) if config is not None else DEPARTURES)
+def departures_frame(deps: list[Departure] | None = None):
+    """The shared departures table (:data:`softmax_ood.analysis.departures.COLUMNS`): ``deps``
+    (a config's, claim patterns resolved: the study's ``departures(config)`` hook), or every
+    entry of :data:`DEPARTURES` without them."""
+    return _frame(deps if deps is not None else DEPARTURES)

@@ -10,6 +10,7 @@ from pathlib import Path
 from ...config import check_names, config_error
 from ...runs import Run
 from ..registry import ClaimsJob, ItemsJob, ReportJob, no_loss_variants, no_raw_sources, results_dir
+from .shared import HEADLINE as HEADLINE
 
 NAME = "seddik"
 CATEGORY = "Seddik"
@@ -17,10 +18,6 @@ TITLE = (
     "Seddik, Louart, Couillet, Tamaazousti 2021, The Unexpected Deterministic and Universal "
     "Behavior of Large Softmax Classifiers"
 )
-#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns):
-#: Figs. 2 and 4 (accuracy) and what Fig. 5 draws (weights, logits); C3, Fig. 5's accuracy, is
-#: an additional check the figure does not show
-HEADLINE = ("C1", "C2", "C3-weights", "C3-logits")
 HERE = Path(__file__).resolve().parent
 PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
@@ -199,7 +196,7 @@ def departures(config: dict) -> list:
     apply to ``config`` (``departures.py``)."""
     from .departures import departures as of_config
 
-    return of_config(config)
+    return of_config(config, claim_specs(config))
 
 
 raw_sources = no_raw_sources

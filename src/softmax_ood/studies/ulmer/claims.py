@@ -73,7 +73,7 @@ from softmax_ood.analysis.claims import (
 from softmax_ood.analysis.premises import FITTED_SHARE, fitted
 from softmax_ood.analysis.seeds import require_columns
 
-from .study import HEADLINE
+from .shared import HEADLINE
 
 __all__ = [
     "PAPER",

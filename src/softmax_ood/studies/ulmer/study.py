@@ -20,6 +20,7 @@ from ..registry import (
     results_dir,
     standard_targets,
 )
+from .shared import HEADLINE as HEADLINE
 
 NAME = "ulmer"
 CATEGORY = "Ulmer & Cinà"
@@ -27,8 +28,6 @@ TITLE = (
     "Ulmer & Cinà 2021, Know Your Limits: Monotonicity & Softmax Make Neural Classifiers "
     "Overconfident on OOD Data"
 )
-#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
-HEADLINE = ("C-*",)
 HERE = Path(__file__).resolve().parent
 PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (coverage)
 SCHEMA = HERE / "schema.yaml"
@@ -228,7 +227,7 @@ def departures(config: dict) -> list:
     apply to ``config`` (``departures.py``)."""
     from .departures import departures as of_config
 
-    return of_config(config)
+    return of_config(config, claim_specs(config))
 
 
 raw_sources = no_raw_sources

@@ -4,7 +4,8 @@ used."""
 
 from __future__ import annotations
 
-from softmax_ood.studies.kang.departures import DEPARTURES, departures
+from softmax_ood.studies.kang.departures import DEPARTURES
+from softmax_ood.studies.kang.study import departures
 
 from .conftest import raw_config, validated
 

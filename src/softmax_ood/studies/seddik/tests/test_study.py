@@ -165,7 +165,8 @@ def test_departures_follow_the_config():
     """The Figs. 3-4 data row is the one of the configured digits source, the leave-one-out
     row says what seddik.fig3.loo does (none for the paper's exact refits), and claim patterns
     resolve to the config's claim ids (C1* covers C1-train)."""
-    from softmax_ood.studies.seddik.departures import departures, departures_frame
+    from softmax_ood.studies.seddik.departures import departures_frame
+    from softmax_ood.studies.seddik.study import departures
 
     cfg = make_config()
     cfg["seddik"]["digits"]["source"] = "fashion"
@@ -181,5 +182,5 @@ def test_departures_follow_the_config():
     assert any(s.startswith("Figs. 3-4 data (MNIST") for s in deps)
     assert not any(s.startswith("Figs. 3-4 data at p = 784") for s in deps)
     assert "seddik.fig3.loo" not in deps
-    table = departures_frame(cfg)
+    table = departures_frame(departures(cfg))
     assert "C3*" not in " ".join(table["claims"]) and "C3-weights" in " ".join(table["claims"])

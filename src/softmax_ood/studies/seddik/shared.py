@@ -1,0 +1,11 @@
+"""What the Seddik study's registration (:mod:`.study`) and its claims both read, kept here
+so that neither imports the other."""
+
+from __future__ import annotations
+
+__all__ = ["HEADLINE"]
+
+#: the headline claims (results page and section: the table at the top; ids or fnmatch patterns):
+#: Figs. 2 and 4 (accuracy) and what Fig. 5 draws (weights, logits); C3, Fig. 5's accuracy, is
+#: an additional check the figure does not show
+HEADLINE = ("C1", "C2", "C3-weights", "C3-logits")
