@@ -36,6 +36,9 @@ def build_frames(
     grad_end: float = 1e-6,
     far_low: float = 0.3,
     limit_gap: float = 0.0,
+    held_conf: float = 0.9,
+    far_uncertain: bool = False,
+    logit_slope: float = 1.0,
     only: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``(fit, scaling, directions)`` frames for every dataset of the study where every premise,
@@ -66,9 +69,15 @@ def build_frames(
                         "monotonicity": 0.5,
                     }
                 )
+                held = (
+                    held_conf if any(applies(f"{p}-{ds}-{kind}") for p in ("B", "T", "R")) else 0.9
+                )
+                slope = logit_slope if applies(f"lemma3-{ds}") else 1.0
                 for alpha in (1.0, 1e4):
                     for metric in _METRICS:
                         end = grad_end if applies(f"G-{ds}-{metric}") else 1e-6
+                        flip = far_uncertain and applies(f"M-{ds}-{kind}-{metric}")
+                        value = _metric_value(kind, metric, alpha == 1.0, held, flip)
                         scaling.append(
                             {
                                 "dataset": ds,
@@ -77,7 +86,10 @@ def build_frames(
                                 "seed": seed,
                                 "alpha": alpha,
                                 "metric": metric,
+                                # a small per-seed spread of the held-out values (t-tests)
+                                "value": value + (_jitter(i, 1e-6) if alpha == 1.0 else 0.0),
                                 "grad_norm": 1.0 if alpha == 1.0 else end,
+                                "max_abs_logit": 5.0 if kind == "control" else 10.0 * alpha**slope,
                             }
                         )
                 if kind == "control":
@@ -124,6 +136,33 @@ def build_frames(
     return pd.DataFrame(fit), pd.DataFrame(scaling), pd.DataFrame(directions)
 
 
+#: per metric, (held-out, far) values of an averaged model that is certain far out (the
+#: held-out max probability is ``held_conf``)
+_AVERAGED = {
+    "class_variance": (0.02, 0.0001),
+    "predictive_entropy": (0.3, 0.001),
+    "mutual_information": (0.05, 0.0001),
+}
+
+
+def _metric_value(kind: str, metric: str, at_start: bool, held: float, flip: bool) -> float:
+    """The scaling curve's mean metric value of ``kind`` on the held-out points (``at_start``)
+    or at the largest alpha: averaged models and the single network more certain far out
+    (``flip``: less certain far out), the control less certain."""
+    if metric == "max_prob":
+        if kind == "control":
+            return 0.9 if at_start else 0.6
+        if kind == "single":
+            return 0.95 if at_start else 0.9999
+        return held if at_start else (0.5 if flip else 0.9995)
+    if kind == "single":
+        return 0.0 if metric != "predictive_entropy" else (0.2 if at_start else 0.0005)
+    start, far = _AVERAGED[metric]
+    if kind == "control":
+        return start if at_start else 3 * start
+    return start if at_start else (3 * start + 0.1 if flip else far)
+
+
 def datasize_frame(
     config: dict, *, more_data: float = -0.1, only: str | None = None
 ) -> pd.DataFrame:
@@ -160,13 +199,18 @@ def note_frame(error: float = 0.0, only: str | None = None) -> pd.DataFrame:
                 "vector": "z",
                 "check": f"{prefix}: identity",
                 "alpha": float("nan"),
-                "measured": error if only in (None, cid) else 0.0,
+                "measured": error if _note_applies(only, cid) else 0.0,
                 "expected": 0.0,
-                "abs_error": error if only in (None, cid) else 0.0,
+                "abs_error": error if _note_applies(only, cid) else 0.0,
             }
             for prefix, cid in PROPERTIES.items()
         ]
     )
+
+
+def _note_applies(only: str | None, cid: str) -> bool:
+    """Lemma 1's row reads Property 1's checks (the identity its counterexample rests on)."""
+    return only in (None, cid) or (only == "lemma1" and cid == "note-P1")
 
 
 def table(config: dict, *, more_data: float = -0.1, note_error: float = 0.0, **kw) -> pd.DataFrame:
@@ -196,6 +240,13 @@ _BREAK = {
     "note": ("note_error", 1e-3),  # an identity off by 1e-3
     "S": ("single", 0.9),  # a single network not saturated
     "G": ("grad_end", 0.5),  # the gradient halves only
+    # the held-out confidence above the bar (B) and above every far-out limit (T, R)
+    "B": ("held_conf", 0.99999),
+    "T": ("held_conf", 0.99999),
+    "R": ("held_conf", 0.99999),
+    "M": ("far_uncertain", True),  # far out less certain than on the held-out data
+    "lemma3": ("logit_slope", 2.0),  # logits growing quadratically: an unbounded gradient
+    "lemma1": ("note_error", 1e-3),  # shift invariance off by 1e-3
 }
 
 

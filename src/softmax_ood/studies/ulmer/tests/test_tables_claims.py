@@ -193,3 +193,65 @@ def test_a_borderline_k_premise_says_so(config):
     ).set_index("claim_id")
     k = t.loc[f"K-{ds}-bbb"]
     assert "borderline" in k["detail"] and "exceeds the margin" in k["detail"]
+
+
+def test_theorem1_as_stated_is_refuted_beside_the_hedge(config):
+    """Issue 42: the averaged model is less certain far out than on its held-out data along
+    its non-degenerate direction (held-out 0.99999, limit 0.9995): the stated theorem (T) does
+    not hold, significantly, while the paper's hedge (C) still holds beside it."""
+    t = table(config, held_conf=0.99999, only="T-synthetic-bbb").set_index("claim_id")
+    row = t.loc["T-synthetic-bbb"]
+    assert row["value"] == pytest.approx(1.0) and row["threshold"] == pytest.approx(0.1)
+    assert row["verdict"].startswith("does not hold (the opposite is significant")
+    assert "at the fixed bar (limit <= 0.99)" in row["detail"]
+    assert "counting the degenerate directions too" in row["detail"]
+    assert t.loc["C-synthetic-bbb", "holds"]
+    held = table(config).set_index("claim_id").loc["T-synthetic-bbb"]
+    assert held["holds"] and held["value"] == 0.0
+
+
+def test_a_bar_below_held_out_confidence_is_uninformative(config):
+    """Issue 42: the held-out confidence (0.9999) lies above the bar 0.99: B says so, the P
+    row that counts cells above the bar cannot be tested, and S's detail shows the single
+    network's held-out confidence beside the bar."""
+    t = table(config, held_conf=0.9999, only="B-synthetic-ensemble").set_index("claim_id")
+    b = t.loc["B-synthetic-ensemble"]
+    assert b["kind"] == "premise" and b["verdict"].startswith("does not hold")
+    assert "5 of 5 seeds at or above the bar 0.99" in b["detail"]
+    assert "single network 0.95" in b["detail"]
+    assert t.loc["P-synthetic-ensemble", "verdict"] == (
+        "cannot test: premise B-synthetic-ensemble does not hold"
+    )
+    assert t.loc["P-synthetic-bbb", "verdict"] == "holds"
+    assert "on the held-out data (alpha = 1) already 0.95" in t.loc["S-synthetic-single", "detail"]
+
+
+def test_theorem1_is_judged_on_its_four_metrics(config):
+    """Issue 45: one row per metric and averaged model; a metric less certain far out than on
+    the held-out data refutes the theorem on that metric only."""
+    cid = "M-breast_cancer-ensemble-mutual_information"
+    t = table(config, far_uncertain=True, only=cid).set_index("claim_id")
+    metrics = [i for i in t.index if i.startswith("M-breast_cancer-ensemble-")]
+    assert len(metrics) == 4
+    assert t.loc[cid, "verdict"].startswith("does not hold (the opposite is significant")
+    assert all(t.loc[m, "holds"] for m in metrics if m != cid)
+    entropy = t.loc["M-breast_cancer-ensemble-predictive_entropy"]
+    assert entropy["value"] == pytest.approx(0.299)  # 0.3 held out -> 0.001 far out
+    assert "perfect certainty: 0" in entropy["detail"] and entropy["power"] > 0.8
+    assert "single network 0.2" in entropy["detail"]
+
+
+def test_lemmas_1_and_3_are_sanity_rows(config):
+    t = table(config).set_index("claim_id")
+    assert t.loc["lemma1", "kind"] == "sanity" and t.loc["lemma1", "holds"]
+    assert "f_1 falls on 6 steps and rises on 6" in t.loc["lemma1", "detail"]
+    assert t.loc["lemma3-synthetic", "value"] == pytest.approx(1.0)
+    quadratic = table(config, logit_slope=2.0, only="lemma3-synthetic").set_index("claim_id")
+    assert quadratic.loc["lemma3-synthetic", "verdict"] == "sanity check fails"
+    assert quadratic.loc["lemma3-breast_cancer", "verdict"] == "sanity check passes"
+
+
+def test_the_data_size_row_keeps_the_papers_may(config):
+    t = table(config).set_index("claim_id")
+    assert "'may' worsen OOD detection" in t.loc["D-synthetic", "claim"]
+    assert "not the paper's 'may'" in t.loc["D-synthetic", "claim"]
