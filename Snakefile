@@ -31,6 +31,7 @@ from softmax_ood.studies.registry import (
     replication_job,
     replication_seeds,
     results_dir,
+    with_seeds,
 )
 from softmax_ood.studies.registry import study_caption as caption_of_study
 

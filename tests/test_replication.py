@@ -230,3 +230,46 @@ def test_the_default_dry_run_schedules_replication_jobs(tmp_path_factory):
     assert on.get("seddik_replication_frame") == 3 and "seddik_replication_frame" not in off
     # LogitNorm (and the networks Seddik's Fig. 5 and cross-paper read) train nothing more
     assert on["train_seed"] == off["train_seed"] and on["evaluate_seed"] == off["evaluate_seed"]
+
+
+def test_the_headline_table_shows_whether_each_claim_replicates():
+    from softmax_ood.results_section import (
+        StudyOutputs,
+        collect_claims,
+        headline_html,
+        headline_tex,
+    )
+
+    chance, fresh = _null_draws()
+    runs = pd.DataFrame({"seed": PRIMARY + FRESH, "x": [*chance, *fresh]})
+    section = {"alpha": 0.05}
+    caught = claims_with_replication(
+        _one_claim,
+        {"runs": runs[runs["seed"] < 5]},
+        section,
+        Replication({"runs": runs}, section, FRESH),
+    )
+    alone = claims_with_replication(_one_claim, {"runs": runs[runs["seed"] < 5]}, section)
+    claims = collect_claims({"a": caught, "b": alone})
+    studies = [
+        StudyOutputs("a", "Paper A", headline=["C"]),
+        StudyOutputs("b", "Paper B", headline=["C"]),
+    ]
+    html = headline_html(studies, claims)
+    assert '<th data-col="replicates">replicates</th>' in html
+    assert caught.loc[0, "replicates"] in html and NOT_REPLICATED in html
+    tex = headline_tex(studies, claims).replace(r"\allowbreak{}", "")
+    assert "replicates: no: " in tex and f"replicates: {NOT_REPLICATED}" in tex
+
+
+def test_paper_scale_replicates_logitnorm_on_its_own_grid(studies):
+    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    update_config(cfg, yaml.safe_load((ROOT / "config/paper.yaml").read_text()))
+    cfg = validate_config(cfg, SCHEMA, studies)
+    ln = studies["logitnorm"]
+    job = replication_job(ln, cfg)
+    assert job is not None and job.seeds == FRESH
+    assert all("/replication/" in p for p in job.inputs.values())
+    fresh = {r for r in ln.runs(cfg) if r.seed in FRESH}
+    assert {(r.arch, r.loss) for r in fresh} == {(r.arch, r.loss) for r in ln.study_runs(cfg)}
+    assert not {r.seed for r in ln.study_runs(cfg)} & set(FRESH)
