@@ -26,7 +26,13 @@ from softmax_ood.cli import set_job_pythonpath
 
 set_job_pythonpath(workflow.basedir)
 from softmax_ood.config import ConfigError, checked_configfile
-from softmax_ood.studies.registry import registered_studies, results_dir
+from softmax_ood.studies.registry import (
+    registered_studies,
+    replication_job,
+    replication_seeds,
+    results_dir,
+    with_seeds,
+)
 from softmax_ood.studies.registry import study_caption as caption_of_study
 
 if Path.cwd().resolve() != Path(workflow.basedir).resolve():

@@ -2,11 +2,14 @@
 # registration (the Study protocol): its tables and figures, one job each, drawn from its frames
 # by the functions its table_job(config) / figure_job(config) name (a study whose hook returns
 # None makes no such item here); its claims table, from its frames by the function
-# its claims_job(config) names; and its papermill report, from what its report_job(config)
-# lists. A study's own rules.smk keeps its compute steps.
+# its claims_job(config) names (judged again on the replication seeds' frames when the config
+# replicates the study: its replication_job, inputs prefixed "replication_"); and its papermill
+# report, from what its report_job(config) lists. A study's own rules.smk keeps its compute steps.
 
 for _study in STUDIES.values():
     _claims = _study.claims_job(config)
+    _replication = replication_job(_study, config)
+    _fresh = {} if _replication is None else dict(_replication.inputs)
     _report = _study.report_job(config)
     _out = results_dir(_study.NAME, config)
     _notebook = os.path.relpath(Path(_study.RULES).parent / "report.ipynb")
@@ -81,6 +84,7 @@ for _study in STUDIES.values():
             f"{_study.NAME}_claims"
         input:
             **dict(_claims.inputs),
+            **{f"replication_{k}": v for k, v in _fresh.items()},
             code=code("workflow/scripts/study_claims.py") + module_code(_claims.function),
         output:
             claims=f"{_out}/claims.parquet",
@@ -101,6 +105,8 @@ for _study in STUDIES.values():
         params:
             job=_claims.params(),
             frames=list(_claims.inputs),
+            replication=None if _replication is None else _replication.params(),
+            replication_frames=list(_fresh),
         script:
             "../workflow/scripts/study_claims.py"
 

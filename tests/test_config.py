@@ -45,7 +45,8 @@ def test_shipped_configs_validate_as_snakemake_merges_them(name):
         recipe = cfg["recipes"][cfg["logitnorm"]["recipe"]]
         assert recipe["optimizer"] == "sgd" and recipe["epochs"] == 200 and recipe["lr"] == 0.1
         assert {r.dataset for r in all_runs(cfg, STUDIES)} == {"cifar10"}
-        assert {r.seed for r in all_runs(cfg, STUDIES)} == {0, 1, 2, 3, 4}
+        # the paper's five seeds, and the LogitNorm grid again on the replication seeds
+        assert {r.seed for r in all_runs(cfg, STUDIES)} == {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
     else:
         assert cfg["recipes"]["sgd"]["epochs"] == 4 and cfg["recipes"]["adam"]["epochs"] == 2
         assert cfg["recipes"]["sgd"]["optimizer"] == "sgd"  # merged from the default

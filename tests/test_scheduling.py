@@ -63,7 +63,8 @@ def test_paper_scale_plans_one_gpu_train_job_per_cell_and_seed(copy):
     assert trains and all(j.startswith("rule train_seed:") for j in trains)
     assert all(re.search(r"resources: .*\bgpu=1\b", j) for j in trains)
     seeds = {re.search(r"wildcards: .*seed=(\d+)", j)[1] for j in trains}
-    assert seeds == {"0", "1", "2", "3", "4"}  # "repeated five times with different seeds"
+    # "repeated five times with different seeds", and again on the five replication seeds
+    assert seeds == {str(s) for s in range(10)}
     assert len(trains) % 5 == 0
     # a measured epoch time sizes the limit: wrn-40-2 (18 s) x 200 epochs x 1.5 = 90 minutes,
     # while an architecture without one keeps minutes_per_seed.train (30)

@@ -284,7 +284,37 @@ def validate_config(
             name in config, f"the study {name!r} is enabled but the config has no {name}: section"
         )
         studies[name].check(config)
+    _check_replication(config, studies)
     return config
+
+
+def _check_replication(config: dict, studies: Mapping[str, ModuleType]) -> None:
+    """``replication``: registered studies that can replicate, fresh seeds when any is listed,
+    and no fresh seed that a listed study already runs on (its own hook checks its other seed
+    lists when it builds its replication job)."""
+    rep = config.get("replication") or {}
+    listed = list(rep.get("studies") or [])
+    seeds = [int(s) for s in rep.get("seeds") or []]
+    for name in listed:
+        check_names("replication.studies", name, studies)
+        _check(
+            hasattr(studies[name], "replication_job"),
+            f"replication.studies lists {name!r}, which cannot replicate (its registration "
+            "has no replication_job hook); remove it",
+        )
+    _check(
+        not listed or seeds,
+        f"replication.studies lists {', '.join(listed)} but replication.seeds is empty",
+    )
+    for name in (n for n in listed if n in config["studies"]):
+        own = sorted({int(s) for s in study_section(config, name).get("seeds") or []})
+        shared = sorted(set(own) & set(seeds))
+        _check(
+            not shared,
+            f"replication.seeds {seeds} share {shared} with the seeds of {name} ({own}); "
+            "the replication seeds must be fresh",
+        )
+        studies[name].replication_job(config, seeds)
 
 
 def study_section(config: dict, name: str) -> dict:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .analysis.claims import NOT_REPLICATED
 from .analysis.coverage import coverage_rows
 
 __all__ = [
@@ -86,6 +87,7 @@ CLAIM_COLUMNS = [
     "selection",
     "confirmation",
     "verdict",
+    "replicates",
     "holds",
     "supports",
     "borderline",
@@ -275,6 +277,7 @@ def collect_claims(claims: Mapping[str, str | Path | pd.DataFrame]) -> pd.DataFr
                 df[c] = math.nan
     out = pd.concat([df[cols] for df in parts], ignore_index=True)
     out["n"] = pd.to_numeric(out["n"], errors="coerce").fillna(0).astype("int64")
+    out["replicates"] = out["replicates"].fillna(NOT_REPLICATED)  # a table from before replication
     return out
 
 
@@ -615,6 +618,10 @@ def headline_tex(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     if head.empty:
         return ""
     view = _headline_view(head)
+    view["verdict"] = [
+        f"{v}; replicates: {r}" if v and r else v
+        for v, r in zip(view["verdict"], view["replicates"], strict=True)
+    ]
     view["details"] = [
         f"Section {i + 1}" for i in [[s.name for s in studies].index(st) for st in view["study"]]
     ]
@@ -946,6 +953,9 @@ HEADLINE_COLUMNS = [
     "departures",
     "details",
 ]
+#: the page's headline table: whether each verdict replicates on fresh seeds in its own column
+#: (the LaTeX table, at the text width already, appends it to the verdict)
+HEADLINE_HTML_COLUMNS = [*HEADLINE_COLUMNS[:5], "replicates", *HEADLINE_COLUMNS[5:]]
 
 
 def _setting_names(ids: Sequence[str]) -> list[str]:
@@ -1004,6 +1014,7 @@ def _settings_row(s: StudyOutputs, claims: pd.DataFrame, mine: pd.DataFrame, ids
         # would read as the verdict ("holds: 15 cannot test, 21 holds, 2 opposite ...")
         "label": labels.index[0] if len(labels) == 1 else "mixed",
         "verdict": ", ".join(f"{n} {lab}" for lab, n in sorted(labels.items())),
+        "replicates": _replicates_counted(rows),
         "regime_ok": all(regimes) if all(r is not None for r in regimes) else None,
         "regime met": f"in {sum(r is True for r in regimes)} of {len(ids)} settings",
         "departures": f"{len(s.departures)} ({n_touch} settings touched)",
@@ -1018,6 +1029,21 @@ def _plain_numbers(s: StudyOutputs, rows: pd.DataFrame) -> dict[str, str]:
     from .studies.registry import resolve
 
     return {str(k): str(v) for k, v in dict(resolve(s.headline_plain)(rows)).items()}
+
+
+def _replicates(row: Mapping) -> str:
+    """A claim row's ``replicates`` cell (:data:`NOT_REPLICATED` when its table has none)."""
+    v = row.get("replicates")
+    return v if isinstance(v, str) and v else NOT_REPLICATED
+
+
+def _replicates_counted(rows: Sequence[Mapping]) -> str:
+    """The ``replicates`` cell of a claim tested in many settings: how many replicate."""
+    cells = [_replicates(r) for r in rows]
+    if all(c == NOT_REPLICATED for c in cells):
+        return NOT_REPLICATED
+    tested = [c for c in cells if c != NOT_REPLICATED]
+    return f"{sum(c == 'yes' for c in tested)} of {len(tested)} settings replicate"
 
 
 def headline_frame(
@@ -1045,6 +1071,7 @@ def headline_frame(
                     "ours": "",
                     "label": "n/a",
                     "verdict": "",
+                    "replicates": "",
                     "regime_ok": None,
                     "regime met": "",
                     "departures": str(len(s.departures)),
@@ -1071,6 +1098,7 @@ def headline_frame(
                     "ours": _ours(r),
                     "label": verdict_label(r),
                     "verdict": str(r["verdict"]),
+                    "replicates": _replicates(r),
                     "regime_ok": ok,
                     "regime met": regime,
                     "departures": f"{len(s.departures)} ({len(touching)} on this claim)",
@@ -1392,6 +1420,7 @@ _CLAIM_VIEW = [
     "effect_note",
     "n",
     "verdict",
+    "replicates",
     "vs_paper",
 ]
 
@@ -1473,7 +1502,7 @@ def headline_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame) -> str:
     if head.empty:
         return ""
     view = _headline_view(head)
-    table = _table_html(view, cols=HEADLINE_COLUMNS, cls="rs-headline")
+    table = _table_html(view, cols=HEADLINE_HTML_COLUMNS, cls="rs-headline")
     table = _mark_verdicts(table, list(head["label"]), list(head["regime_ok"]))
     paras = "".join(
         f'<p class="rs-summary"><b><a href="#{_esc(s.name)}">{_esc(s.title)}</a>.</b> '
@@ -1617,7 +1646,12 @@ def page_html(studies: Sequence[StudyOutputs], claims: pd.DataFrame, audit: dict
         "equivalence claim (a match within a bar) <b>holds</b> when its interval lies inside the "
         "bar, <b>does not hold</b> when the interval lies outside it, and is <b>not "
         "established</b> when the interval straddles the bar. Sanity rows are true by "
-        "construction and never count as support.</p>"
+        "construction and never count as support. <b>replicates</b>: the same claims judged "
+        "again on a second, disjoint seed set (config replication; the study's compute re-run "
+        "on it, its own family adjustment): &quot;yes&quot; when the verdict there has the "
+        "same words, &quot;no: &hellip;&quot; with the verdict the fresh seeds gave, &quot;not "
+        "replicated here&quot; when the study (or the frames a row rests on) is not re-run; "
+        "the verdict itself is always the first seed set's.</p>"
     )
     # the headline first: on the first screen, before the counts and how to read a verdict
     sections = [headline_html(studies, claims), head]

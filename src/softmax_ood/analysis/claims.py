@@ -95,8 +95,17 @@ Premises and sanity rows are not in the family (a premise is the regime, tested 
 sanity row has no test). A claim significant alone but not after the adjustment says so in its
 verdict ("p = P alone, Q after the family adjustment"). The power stays the power of the
 unadjusted test at ``alpha`` (an upper bound once adjusted). The verdict columns (``verdict``, ``holds``, ``supports``) are computed once per
-seed set; a second, disjoint seed set would add one more column beside them (``replicates``)
+seed set; a second, disjoint seed set adds one more column beside them (``replicates``)
 without changing these.
+
+Replication (:func:`claims_with_replication`): where the config names a second, disjoint seed
+set for the study (``replication``), the same claim function judges the same claims twice, on
+the primary seeds' frames and on the fresh seeds' frames (a frame with a ``seed`` column is
+restricted to those seeds), each with its own family adjustment. The primary verdict stays the
+verdict; ``replicates`` reads "yes" when the fresh seeds give the same verdict (its words up to
+the numbers: :func:`verdict_class`), "no: <the verdict on the fresh seeds>" otherwise, and
+:data:`NOT_REPLICATED` for a study (or a row: a frame that is not re-run on fresh seeds) that
+does not replicate.
 
 ``selection`` and ``confirmation`` (free text, copied to the table): which data decided the
 row's settings (e.g. "selection seeds 100-102", "validation split", "fixed in advance: …") and
@@ -131,7 +140,10 @@ __all__ = [
     "Measurement",
     "evaluate_claims",
     "TESTS",
+    "NOT_REPLICATED",
+    "Replication",
     "bh_adjust",
+    "claims_with_replication",
     "family_control",
     "fmt_mean_std",
     "holm_adjust",
@@ -139,11 +151,14 @@ __all__ = [
     "sign_test",
     "paired",
     "render_claims_markdown",
+    "replication_column",
+    "restrict_to_seeds",
     "spearman",
     "spearman_exact_p",
     "t_power",
     "t_interval",
     "tost_power",
+    "verdict_class",
     "versus_paper",
 ]
 
@@ -180,6 +195,7 @@ COLUMNS = [
     "supports",
     "borderline",
     "verdict",
+    "replicates",
 ]
 KINDS = ("premise", "claim", "sanity")
 TESTS = ("one-sided", "equivalence")
@@ -188,6 +204,8 @@ EXACT_RANK_MAX_N = 10  #: up to this many points a rank correlation's p is exact
 POWER_TARGET = 0.8
 #: a premise that holds with p in [BORDERLINE_P, alpha) holds by a hair: "borderline"
 BORDERLINE_P = 0.01
+#: the ``replicates`` column of a row (or a study) that no second seed set re-tests
+NOT_REPLICATED = "not replicated here"
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 _FAMILY = contextvars.ContextVar("family_control", default=True)
 
@@ -879,6 +897,7 @@ def evaluate_claims(
                 "supports": bool(ok) and s.kind == "claim",
                 "borderline": ", ".join(([s.id] if s.id in thin else []) + marks),
                 "verdict": text,
+                "replicates": NOT_REPLICATED,
             }
         )
     df = pd.DataFrame(rows, columns=COLUMNS)
@@ -1028,17 +1047,118 @@ def _detail(r) -> str:
     return "; ".join([str(r["detail"]), *extra]) if extra else str(r["detail"])
 
 
+def verdict_class(text: str) -> str:
+    """A verdict's words without its numbers and notes: what two seed sets must share to
+    replicate. The text up to its first parenthesis, dash or semicolon ("holds", "does not
+    hold", "too few seeds to tell", "not established", "cannot test: premise P1 does not
+    hold", "sanity check passes"), with "(the opposite is significant)" kept: a significant
+    opposite is not the same outcome as a powered null."""
+    import re
+
+    text = str(text)
+    head = re.split(r" \(| — |;", text, maxsplit=1)[0].strip()
+    if "opposite is significant" in text:
+        head += " (the opposite is significant)"
+    return head
+
+
+def replication_column(
+    primary: pd.DataFrame, fresh: pd.DataFrame | None, not_replicated: Sequence[str] = ()
+) -> pd.DataFrame:
+    """``primary`` with its ``replicates`` column set from ``fresh`` (the same claims judged on
+    the fresh seeds): "yes" when a row's verdict there has the same words
+    (:func:`verdict_class`), "no: <verdict on the fresh seeds>" otherwise;
+    :data:`NOT_REPLICATED` for every row when ``fresh`` is None, for a row whose id matches one
+    of the ``not_replicated`` patterns (its frames are not re-run on fresh seeds) and for a row
+    the fresh table lacks. Nothing else changes."""
+    out = primary.copy()
+    if fresh is None:
+        out["replicates"] = NOT_REPLICATED
+        return out
+    again = dict(zip(fresh["claim_id"], fresh["verdict"], strict=True))
+    column = []
+    for cid, verdict in zip(out["claim_id"], out["verdict"], strict=True):
+        if _is_headline(cid, not_replicated) or cid not in again:
+            column.append(NOT_REPLICATED)
+        elif verdict_class(again[cid]) == verdict_class(verdict):
+            column.append("yes")
+        else:
+            column.append(f"no: {again[cid]}")
+    out["replicates"] = column
+    return out
+
+
+def restrict_to_seeds(frames: Mapping[str, pd.DataFrame], seeds: Sequence[int]) -> dict:
+    """Each frame that carries a ``seed`` column restricted to ``seeds`` and its rows without a
+    seed (e.g. a theory curve); the others as they are. A frame with a ``seed`` column but no
+    row of those seeds is an error (one sentence)."""
+    keep = {int(s) for s in seeds}
+    out = {}
+    for name, frame in frames.items():
+        if "seed" in frame.columns:
+            seeded = frame["seed"].notna()
+            mine = seeded & frame["seed"].isin(keep)
+            frame = frame[mine | ~seeded].reset_index(drop=True)
+            if not mine.any():
+                raise ValueError(
+                    f"The {name} frame has no rows for the seeds {sorted(keep)} it is "
+                    "replicated on."
+                )
+        out[name] = frame
+    return out
+
+
+@dataclass(frozen=True)
+class Replication:
+    """The fresh seed set a study's claims are judged on a second time: its own ``frames``
+    (frame name -> frame, computed on the fresh seeds; a frame not listed is the primary one,
+    and the rows matching ``not_replicated`` read :data:`NOT_REPLICATED`), the claim
+    function's ``section`` for those seeds, and the ``seeds``."""
+
+    frames: Mapping[str, pd.DataFrame]
+    section: Mapping
+    seeds: Sequence[int]
+    not_replicated: Sequence[str] = ()
+
+
+def claims_with_replication(
+    claims_of: Callable[[Mapping, Mapping], pd.DataFrame],
+    frames: Mapping[str, pd.DataFrame],
+    section: Mapping,
+    replication: Replication | None = None,
+) -> pd.DataFrame:
+    """The claims table ``claims_of(frames, section)`` with its ``replicates`` column: judged
+    again on ``replication``'s fresh seeds (its frames restricted to them by
+    :func:`restrict_to_seeds`, each seed set with its own family adjustment), merged by
+    :func:`replication_column`. Without ``replication`` every row reads
+    :data:`NOT_REPLICATED`."""
+    primary = claims_of(frames, section)
+    if replication is None:
+        return replication_column(primary, None)
+    fresh_frames = {
+        **frames,
+        **restrict_to_seeds(replication.frames, replication.seeds),
+    }
+    fresh = claims_of(fresh_frames, replication.section)
+    return replication_column(primary, fresh, replication.not_replicated)
+
+
+def _replicates(r) -> str:
+    v = r.get("replicates")
+    return v if isinstance(v, str) and v else NOT_REPLICATED
+
+
 def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
     """The claims table as markdown: premises, then claims, then sanity rows, each with its value,
     what it needs (a side of the threshold, or "within ± bar" for an equivalence), one-sided p,
-    the family-adjusted p the verdict uses, n, power and the effect it is computed at (to detect the paper's effect), the observed direction with the opposite's p, and
-    the verdict; the detail names the selection and confirmation data where given."""
+    the family-adjusted p the verdict uses, n, power and the effect it is computed at (to detect the paper's effect), the observed direction with the opposite's p,
+    the verdict and whether it replicates on fresh seeds; the detail names the selection and confirmation data where given."""
     lines = [
         f"### {title}",
         "",
         "| kind | id | claim | statistic | value | needed | p | p adj. | n | power | effect used "
-        "| observed | verdict | detail |",
-        "|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|---|---|",
+        "| observed | verdict | replicates | detail |",
+        "|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|---|---|---|",
     ]
     for _, r in df.iterrows():
         lines.append(
@@ -1048,6 +1168,6 @@ def render_claims_markdown(df: pd.DataFrame, title: str = "Claims") -> str:
             f"{_num(r.get('p_adjusted', math.nan), '.3g')} | {r['n']} | "
             f"{_num(r['power'], '.2f')} | {_cell(r.get('effect_note') or 'n/a')} | "
             f"{_observed(r)} | **{r['verdict']}** | "
-            f"{_cell(_detail(r))} |"
+            f"{_cell(_replicates(r))} | {_cell(_detail(r))} |"
         )
     return "\n".join(lines) + "\n"

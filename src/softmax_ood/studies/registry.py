@@ -42,6 +42,9 @@ __all__ = [
     "no_raw_sources",
     "items_over_frames",
     "registered_studies",
+    "replication_job",
+    "replication_seeds",
+    "with_seeds",
     "results_dir",
     "resolve",
     "standard_report",
@@ -73,6 +76,9 @@ class ClaimsJob:
     seeds: Sequence[int] | None = None
     title: str = "Claims"
     mem_mb: int = 2000  # the job's memory request (a cluster's hard limit)
+    #: a replication's job only: ids (fnmatch patterns) of the rows whose frames it does not
+    #: re-run on the fresh seeds (they read "not replicated here")
+    not_replicated: Sequence[str] = ()
 
     def params(self) -> dict:
         """The rule's params: plain data (Snakemake reruns the job when they change)."""
@@ -81,6 +87,7 @@ class ClaimsJob:
             "section": dict(self.section),
             "seeds": _plain_seeds(self.seeds),
             "title": self.title,
+            "not_replicated": list(self.not_replicated),
         }
 
 
@@ -246,11 +253,16 @@ OPTIONAL_HOOKS: dict[str, str] = {
     "paper's own terms (e.g. LogitNorm: average FPR95 CE -> LogitNorm, ours beside the paper's "
     "printed numbers), computed from the study's rows of the claims table; the headline table "
     "opens the claim's 'ours' cell with it.",
+    "replication_job": "replication_job(config, seeds) -> ClaimsJob: its claims job on the "
+    "fresh seed set ``seeds`` (config ``replication``): the same function over frames computed "
+    "on those seeds (``not_replicated``: the rows whose frames are not re-run); without it the "
+    "study cannot replicate and its rows read 'not replicated here'.",
 }
 OPTIONAL_SIGNATURES: dict[str, tuple[str, ...]] = {
     "paper_names": ("config",),
     "coverage": ("config",),
     "headline_plain": ("claims",),
+    "replication_job": ("config", "seeds"),
 }
 
 
@@ -471,3 +483,31 @@ def standard_report(
             "provenance_path": f"{base}/{provenance}",
         },
     )
+
+
+def replication_seeds(config: dict, name: str) -> list[int] | None:
+    """The fresh seeds study ``name`` is replicated on (config ``replication``: its ``seeds``
+    when ``studies`` lists the study), else None."""
+    rep = config.get("replication") or {}
+    if name not in (rep.get("studies") or []) or not rep.get("seeds"):
+        return None
+    return sorted(int(s) for s in rep["seeds"])
+
+
+def with_seeds(config: dict, name: str, seeds: Sequence[int]) -> dict:
+    """A copy of ``config`` whose study ``name`` runs on ``seeds`` (its section's ``seeds``):
+    what a study's ``replication_job`` builds its fresh-seed paths and section from."""
+    import copy
+
+    out = copy.deepcopy(config)
+    out[name] = {**out[name], "seeds": [int(s) for s in seeds]}
+    return out
+
+
+def replication_job(study, config: dict) -> ClaimsJob | None:
+    """The claims job of ``study`` on its fresh seed set (its ``replication_job`` hook), or
+    None when the config does not replicate it."""
+    seeds = replication_seeds(config, study.NAME)
+    if seeds is None:
+        return None
+    return study.replication_job(config, seeds)

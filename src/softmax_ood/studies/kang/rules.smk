@@ -5,7 +5,7 @@
 # from rules/common.smk (ENV_*, caption()).
 
 KG_STUDY = STUDIES["kang"]
-KG_RUNS = KG_STUDY.runs(config)
+KG_RUNS = KG_STUDY.study_runs(config)
 KG_SPEC = KG_STUDY.spec(config)
 KG_DIR = "src/softmax_ood/studies/kang"
 KG = "results/kang/{dataset}"
@@ -170,3 +170,33 @@ rule kang_aggregate:
         spec=KG_SPEC,
     script:
         "scripts/aggregate.py"
+
+
+if replication_seeds(config, "kang") is not None:
+    # the same models on the replication seeds (config replication): its claims' replicates
+    KG_FRESH = with_seeds(config, "kang", replication_seeds(config, "kang"))
+
+    rule kang_aggregate_replication:
+        input:
+            evals=KG_STUDY.eval_files(KG_STUDY.study_runs(KG_FRESH)),
+            scores=expand(
+                f"{KG}/discriminator/{KG_FEATURIZER}/{{group}}.parquet",
+                group=KG_SPEC["groups"],
+                allow_missing=True,
+            ),
+            index=f"{KG}/grid/index.parquet",
+            selection=f"{KG}/discriminator/{KG_FEATURIZER}/selection.parquet",
+            code=code(f"{KG_DIR}/scripts/aggregate.py"),
+        output:
+            **{name: f"{KG}/replication/{name}.parquet" for name in KG_FRAMES},
+            provenance=f"{KG}/replication/grid.prov.json",
+        log:
+            "logs/kang/{dataset}/aggregate_replication.log",
+        benchmark:
+            "logs/benchmarks/kang_aggregate_replication/{dataset}/aggregate.tsv"
+        conda:
+            ENV_REPORT
+        params:
+            spec=KG_STUDY.spec(KG_FRESH),
+        script:
+            "scripts/aggregate.py"

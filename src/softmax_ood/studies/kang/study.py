@@ -18,9 +18,11 @@ from ..registry import (
     claims_over_frames,
     items_over_frames,
     no_loss_variants,
+    replication_seeds,
     results_dir,
     standard_report,
     standard_targets,
+    with_seeds,
 )
 from .shared import HEADLINE as HEADLINE
 
@@ -115,6 +117,15 @@ loss_variants = no_loss_variants
 
 
 def runs(config: dict) -> list[Run]:
+    """The trainings it needs: its seeds' (:func:`study_runs`) and, where the config replicates
+    it, the same models on the replication seeds."""
+    fresh = replication_seeds(config, NAME)
+    extra = [] if fresh is None else study_runs(with_seeds(config, NAME, fresh))
+    return sorted(set(study_runs(config)) | set(extra))
+
+
+def study_runs(config: dict) -> list[Run]:
+    """The models on the study's own seeds: what its aggregate reads."""
     s = study_section(config, NAME)
     ds = config["data"]["dataset"]
     m = s["mechanism"]
@@ -242,6 +253,16 @@ def _frames(config: dict) -> dict[str, str]:
 def claims_job(config: dict) -> ClaimsJob:
     function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
     return claims_over_frames(function, _frames(config), spec(config))
+
+
+def replication_job(config: dict, seeds) -> ClaimsJob:
+    """Its claims on the fresh seeds (config ``replication``): the same models trained on them
+    and evaluated on the same grid and discriminator scores (which use no trained model),
+    aggregated by ``kang_aggregate_replication`` into ``<results>/replication/``."""
+    base = results_dir(NAME, config)
+    frames = {k: f"{base}/replication/{k}.parquet" for k in FRAMES}
+    function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
+    return claims_over_frames(function, frames, spec(with_seeds(config, NAME, seeds)))
 
 
 def report_job(config: dict) -> ReportJob:

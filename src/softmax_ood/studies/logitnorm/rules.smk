@@ -4,7 +4,7 @@
 # from rules/common.smk (ENV_*, caption()).
 
 LN_STUDY = STUDIES["logitnorm"]
-LN_RUNS = LN_STUDY.runs(config)
+LN_RUNS = LN_STUDY.study_runs(config)
 LN_SPEC = LN_STUDY.spec(config)
 LN_DIR = "src/softmax_ood/studies/logitnorm"
 LN = "results/logitnorm/{dataset}"
@@ -62,3 +62,44 @@ rule logitnorm_readme_block:
         ENV_REPORT
     script:
         "scripts/readme_block.py"
+
+
+if replication_seeds(config, "logitnorm") is not None:
+    # the same grid on the replication seeds (config replication): its claims' replicates column
+    LN_FRESH = with_seeds(config, "logitnorm", replication_seeds(config, "logitnorm"))
+    LN_FRESH_RUNS = LN_STUDY.study_runs(LN_FRESH)
+
+    rule logitnorm_aggregate_replication:
+        input:
+            summaries=run_files(LN_FRESH_RUNS, "eval", "summary.json"),
+            samples=run_files(LN_FRESH_RUNS, "eval", "msp.parquet"),
+            curves=run_files(LN_FRESH_RUNS, "train", "curve.tsv"),
+            data="data/{dataset}",
+            code=code(f"{LN_DIR}/scripts/aggregate.py"),
+        output:
+            runs=f"{LN}/replication/runs.parquet",
+            ood=f"{LN}/replication/ood.parquet",
+            curves=f"{LN}/replication/curves.parquet",
+            samples=f"{LN}/replication/samples.parquet",
+            floor=f"{LN}/replication/floor.parquet",
+            provenance=multiext(
+                f"{LN}/replication/",
+                "runs.prov.json",
+                "ood.prov.json",
+                "curves.prov.json",
+                "samples.prov.json",
+                "floor.prov.json",
+            ),
+        log:
+            "logs/logitnorm/{dataset}/aggregate_replication.log",
+        benchmark:
+            "logs/benchmarks/logitnorm_aggregate_replication/{dataset}/aggregate.tsv"
+        conda:
+            ENV_REPORT
+        resources:
+            mem_mb=8000,
+        params:
+            spec=LN_STUDY.spec(LN_FRESH),
+            losses={r.loss: LOSSES[r.loss] for r in LN_FRESH_RUNS},
+        script:
+            "scripts/aggregate.py"

@@ -11,9 +11,11 @@ from ..registry import (
     ItemsJob,
     ReportJob,
     no_raw_sources,
+    replication_seeds,
     results_dir,
     standard_report,
     standard_targets,
+    with_seeds,
 )
 from .shared import HEADLINE as HEADLINE
 
@@ -82,6 +84,15 @@ def loss_variants(config: dict) -> dict:
 
 
 def runs(config: dict) -> list[Run]:
+    """The trainings it needs: its seeds' (:func:`study_runs`) and, where the config replicates
+    it, the same grid on the replication seeds."""
+    fresh = replication_seeds(config, NAME)
+    extra = [] if fresh is None else study_runs(with_seeds(config, NAME, fresh))
+    return sorted(set(study_runs(config)) | set(extra))
+
+
+def study_runs(config: dict) -> list[Run]:
+    """The grid on the study's own seeds: what its aggregate reads."""
     s = study_section(config, NAME)
     pairs = {(s["main_arch"], loss) for loss in s["main_losses"]}
     pairs |= {(a, loss) for a in s["arch_table"] for loss in (s["baseline"], s["method"])}
@@ -152,6 +163,19 @@ def claims_job(config: dict) -> ClaimsJob:
         section=s,
         seeds=s["seeds"],
         mem_mb=8000,  # every score per test image of every run: several GB at paper scale
+    )
+
+
+def replication_job(config: dict, seeds) -> ClaimsJob:
+    """Its claims on the fresh seeds (config ``replication``): the same grid trained on them,
+    aggregated by ``logitnorm_aggregate_replication`` into ``<results>/replication/``."""
+    base, fresh = results_dir(NAME, config), spec(with_seeds(config, NAME, seeds))
+    return ClaimsJob(
+        inputs={k: f"{base}/replication/{k}.parquet" for k in FRAMES},
+        function="softmax_ood.studies.logitnorm.claims:claims_table",
+        section=fresh,
+        seeds=fresh["seeds"],
+        mem_mb=8000,
     )
 
 

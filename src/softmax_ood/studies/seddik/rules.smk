@@ -34,6 +34,34 @@ rule seddik_frame:
         "scripts/frame.py"
 
 
+if replication_seeds(config, "seddik") is not None:
+
+    rule seddik_replication_frame:
+        # Figs. 2 and 4 and the validation drawn again on the replication seeds (its claims'
+        # replicates column; config replication)
+        input:
+            code=code(f"{SD_DIR}/scripts/frame.py"),
+        output:
+            frame=f"{SD}/replication/frames/{{frame}}.parquet",
+            provenance=f"{SD}/replication/frames/{{frame}}.prov.json",
+        log:
+            "logs/seddik/{dataset}/replication_frame_{frame}.log",
+        benchmark:
+            "logs/benchmarks/seddik_replication_frame/{dataset}/frame_{frame}.tsv"
+        wildcard_constraints:
+            frame="|".join(SD_STUDY.REPLICATED_FRAMES),
+        conda:
+            ENV_REPORT
+        resources:
+            mem_mb=2000,
+        params:
+            kwargs=lambda w: SD_STUDY.frame_kwargs(
+                SD_STUDY.replication_config(config, replication_seeds(config, "seddik")), w.frame
+            ),
+        script:
+            "scripts/frame.py"
+
+
 rule seddik_features:
     # penultimate-layer features of the Fig. 5 networks (trained by the core's train rule)
     input:

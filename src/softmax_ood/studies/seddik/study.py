@@ -12,6 +12,13 @@ from ...runs import Run
 from ..registry import ClaimsJob, ItemsJob, ReportJob, no_loss_variants, no_raw_sources, results_dir
 from .shared import HEADLINE as HEADLINE
 
+#: the frames of config-drawn seeds that a replication re-runs on its fresh seeds (Fig. 5 reads
+#: trained networks and is not re-run: the rows built on it are not replicated)
+REPLICATED_FRAMES = ("fig2", "fig4", "validation")
+#: rows whose frames the fresh seeds do not redraw: Fig. 5's (the LogitNorm grid's networks) and
+#: Fig. 3's (one draw of the image pair, not one per seed)
+NOT_REPLICATED = ("P3", "S2", "C3*", "P4", "C4")
+
 NAME = "seddik"
 CATEGORY = "Seddik"
 TITLE = (
@@ -151,6 +158,41 @@ def claims_job(config: dict) -> ClaimsJob:
         # the bars, and the image pair's name for the claims' wording (Figs. 3-4)
         section={**config[NAME]["claims"], "images": images_label(config[NAME]["digits"])},
         title="Claims of Seddik et al. 2021 tested at this scale",
+    )
+
+
+def replication_config(config: dict, seeds) -> dict:
+    """``config`` with the seeds of the replicated frames (``fig2``, ``fig4``, ``validation``)
+    set to the fresh ``seeds``; one sentence if a fresh seed is one of theirs already."""
+    import copy
+
+    out = copy.deepcopy(config)
+    fresh = [int(x) for x in seeds]
+    for name in REPLICATED_FRAMES:
+        own = sorted(int(x) for x in config[NAME][name]["seeds"])
+        shared = sorted(set(own) & set(fresh))
+        if shared:
+            raise config_error(
+                f"replication.seeds {fresh} share {shared} with {NAME}.{name}.seeds ({own}); "
+                "the replication seeds must be fresh"
+            )
+        out[NAME][name]["seeds"] = fresh
+    return out
+
+
+def replication_job(config: dict, seeds) -> ClaimsJob:
+    """Its claims on the fresh seeds (config ``replication``): Figs. 2 and 4 and the validation
+    drawn again on them (rule ``seddik_replication_frame``); Fig. 5's networks are the LogitNorm
+    grid's, not re-trained, so its rows (:data:`NOT_REPLICATED`) are not replicated."""
+    replication_config(config, seeds)  # the seeds are fresh
+    frames = f"{results_dir(NAME, config)}/replication/frames"
+    return ClaimsJob(
+        inputs={k: f"{frames}/{k}.parquet" for k in REPLICATED_FRAMES},
+        function="softmax_ood.studies.seddik.claims:claims_table",
+        section=dict(config[NAME]["claims"]),
+        seeds=[int(x) for x in seeds],
+        title="Claims of Seddik et al. 2021 on the replication seeds",
+        not_replicated=NOT_REPLICATED,
     )
 
 

@@ -19,6 +19,7 @@ from ..registry import (
     no_raw_sources,
     results_dir,
     standard_targets,
+    with_seeds,
 )
 from .shared import HEADLINE as HEADLINE
 
@@ -158,6 +159,26 @@ def claims_job(config: dict) -> ClaimsJob:
         section=claims_spec(config),
         seeds=seeds(config),
         title="Claims of Ulmer & Cinà 2021 tested at this scale",
+    )
+
+
+def replication_job(config: dict, seeds) -> ClaimsJob:
+    """Its claims on the fresh seeds (config ``replication``): every data set's per-seed frames
+    of those seeds, trained by the same run rules (the aggregate only concatenates them); the
+    softmax note uses no model, so its rows (``note-*``) are not replicated."""
+    fresh = with_seeds(config, NAME, seeds)
+    return ClaimsJob(
+        inputs={
+            **{
+                n: [f for ds in DATASETS for f in seed_files(fresh, ds, f"{n}.parquet")]
+                for n in FRAMES
+            },
+        },
+        function="softmax_ood.studies.ulmer.claims:claims_table",
+        section=claims_spec(fresh),
+        seeds=seeds,
+        title="Claims of Ulmer & Cinà 2021 on the replication seeds",
+        not_replicated=("note-*",),
     )
 
 
