@@ -170,3 +170,22 @@ rule kang_aggregate:
         spec=KG_SPEC,
     script:
         "scripts/aggregate.py"
+
+
+rule kang_theory:
+    # Sec. 4.2's theory on a toy (Thm 4.1, Props 4.1-4.2): small deep ReLU networks trained on
+    # the exponential loss, a few seconds of CPU per seed; no data, no trained model
+    input:
+        code=code(f"{KG_DIR}/scripts/theory.py"),
+    output:
+        theory=f"{KG}/theory.parquet",
+    log:
+        "logs/kang/{dataset}/theory.log",
+    benchmark:
+        "logs/benchmarks/kang_theory/{dataset}/theory.tsv"
+    conda:
+        ENV_TORCH
+    params:
+        seeds=KG_SPEC["seeds"],
+    script:
+        "scripts/theory.py"

@@ -239,9 +239,15 @@ def _frames(config: dict) -> dict[str, str]:
     return {k: f"{base}/{k}.parquet" for k in FRAMES}
 
 
+#: what the claims read besides :data:`FRAMES`: Sec. 4.2's toy (rule kang_theory)
+CLAIM_FRAMES = ("theory",)
+
+
 def claims_job(config: dict) -> ClaimsJob:
     function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
-    return claims_over_frames(function, _frames(config), spec(config))
+    base = results_dir(NAME, config)
+    frames = {**_frames(config), **{k: f"{base}/{k}.parquet" for k in CLAIM_FRAMES}}
+    return claims_over_frames(function, frames, spec(config))
 
 
 def report_job(config: dict) -> ReportJob:
