@@ -1305,6 +1305,17 @@ def _theory_specs() -> list[ClaimSpec]:
     ]
 
 
+def _binomial_power(n: int, share: float, alpha: float = 0.05) -> float:
+    """Power of the one-sided exact binomial test against one half at ``n`` trials when the true
+    share is ``share``: P(X >= k) for the smallest k whose p is at most ``alpha``."""
+    from scipy import stats
+
+    for k in range(n + 1):
+        if stats.binom.sf(k - 1, n, 0.5) <= alpha:
+            return float(stats.binom.sf(k - 1, n, share))
+    return 0.0
+
+
 def _theory_measurements(theory: pd.DataFrame) -> dict[str, Measurement]:
     from scipy import stats
 
@@ -1365,6 +1376,7 @@ def _theory_measurements(theory: pd.DataFrame) -> dict[str, Measurement]:
             float(stats.binomtest(agree, n, 0.5, alternative="greater").pvalue),
             n=n,
             p_opposite=float(stats.binomtest(agree, n, 0.5, alternative="less").pvalue),
+            power=_binomial_power(n, 0.5 + EFFECTS["theory_bias_margin_sign"][0]),
         )
     else:
         m["theory_bias_margin_sign"] = Measurement(math.nan, "toy: no bias recorded")
