@@ -189,6 +189,11 @@ EFFECTS: dict[str, tuple[float, str]] = {
         "0.1 in label units, a tenth of the step between adjacent classes (Fig. 2 shows the "
         "sigma rise as the visible widening of the predicted Gaussian)",
     ),
+    "fgsm_no_reversion": (
+        0.1,
+        "0.1 nats of KL to the OCS, a twentieth of the clean CE predictions' typical distance",
+    ),
+    "fgsm_norms_grow": (0.1, "representations 10 % larger in squared norm"),
     # Sec. 4.2's toy (theory.py): the paper's theorems give bounds, no effect sizes
     "theory_feature_norm_drops": (0.5, "half the ID norm: a smaller drop is no collapse"),
     "theory_output_collapses": (0.5, "half the ID output: a smaller drop is no collapse"),
@@ -575,6 +580,7 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 all_of=() if ce else (f"constants_vs_init:{loss}",),
             )
         )
+    out += _adversarial_specs(spec, disc)
     out += _theory_specs()
     return [_with_effect(c) for c in out]
 
@@ -1170,6 +1176,7 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             )
     for loss in spec["mechanism"]["losses"]:
         m.update(_constants(frames, spec, loss))
+    m.update(_adversarial_measurements(frames.get("adversarial"), spec))
     m.update(_theory_measurements(frames.get("theory")))
     return evaluate_claims(PAPER, claim_specs(spec), m, alpha=alpha, headline=HEADLINE)
 
@@ -1385,4 +1392,102 @@ def _theory_measurements(theory: pd.DataFrame) -> dict[str, Measurement]:
         f"toy: |b| over E|f + b| at {top:g} degrees (the weight part grows with the L-th power "
         "of the weights' scale, the bias with the first)",
     )
+    return m
+
+
+# -- Fig. 8 (App. A): FGSM, where the paper says reversion does not hold ----------------------
+
+
+def _adversarial_specs(spec: dict, disc: tuple[str, ...]) -> list[ClaimSpec]:
+    ce = spec["roles"]["classifier"]
+    eps = max(float(e) for e in spec["adversarial"]["epsilons"])
+    drop, separation = float(spec["accuracy_drop"]), float(spec["score_separation"])
+    attack = (f"fitted:{ce}", "fgsm_effective")
+    return [
+        ClaimSpec(
+            "fgsm_effective",
+            f"Premise (Fig. 8): the FGSM step at eps {eps:g} is an attack: the classifier's "
+            f"accuracy on the attacked clean test images falls by more than {drop:g}",
+            f"accuracy(FGSM eps {eps:g}) - accuracy(clean), per seed",
+            -drop,
+            "<",
+            kind="premise",
+            requires=(f"fitted:{ce}",),
+        ),
+        ClaimSpec(
+            "fgsm_more_ood",
+            f"Premise (Fig. 8: 'even though the adversarial dataset is more OOD'): the FGSM set "
+            f"at eps {eps:g} scores above the clean set by more than {separation:g} on the OOD "
+            "score",
+            f"OOD score(FGSM eps {eps:g}) - OOD score(clean), per seed (each seed attacks its "
+            "own classifier)",
+            separation,
+            ">",
+            kind="premise",
+            requires=disc,
+        ),
+        ClaimSpec(
+            f"fgsm_no_reversion:{ce}",
+            f"{ce} (App. A, Fig. 8, left; a predicted failure of reversion): on the FGSM set "
+            "the predictions lie farther from the OCS than on the clean images, although the "
+            "set is more OOD (holds = the paper's exception holds here: no reversion)",
+            f"distance to the OCS (mean KL): FGSM eps {eps:g} - clean, per seed",
+            0.0,
+            ">",
+            requires=attack + ("fgsm_more_ood",),
+        ),
+        ClaimSpec(
+            f"fgsm_norms_grow:{ce}",
+            f"{ce} (App. A, Fig. 8, right): the adversarial inputs' representations have a "
+            "greater magnitude than the clean inputs' at every layer",
+            f"min over affine layers of E||W phi||^2 (FGSM eps {eps:g}) / E||W phi||^2 (clean), "
+            "per seed",
+            1.0,
+            ">",
+            requires=attack,
+        ),
+    ]
+
+
+def _adversarial_measurements(adv: pd.DataFrame | None, spec: dict) -> dict[str, Measurement]:
+    ce = spec["roles"]["classifier"]
+    ids = ["fgsm_effective", "fgsm_more_ood", f"fgsm_no_reversion:{ce}", f"fgsm_norms_grow:{ce}"]
+    if adv is None or adv.empty:
+        return {i: Measurement(math.nan, "no FGSM sets evaluated") for i in ids}
+    adv = main_runs(adv, spec)
+    adv = adv[adv["loss"] == ce]
+    eps = max(float(e) for e in spec["adversarial"]["epsilons"])
+
+    def at(kind: str, e: float) -> pd.Series:
+        f = adv[(adv["kind"] == kind) & (adv["eps"] == e)]
+        return f.set_index("seed")["value"].astype(float)
+
+    curve = "; ".join(
+        f"eps {e:g}: distance {at('distance', e).mean():.3f}, accuracy "
+        f"{at('accuracy', e).mean():.3f}, OOD score {at('ood_score', e).mean():.3f}"
+        for e in sorted(adv["eps"].unique())
+    )
+    note = f" (seed means: {curve})"
+    m = {}
+    for cid, kind, what in (
+        ("fgsm_effective", "accuracy", "accuracy"),
+        ("fgsm_more_ood", "ood_score", "OOD score"),
+        (f"fgsm_no_reversion:{ce}", "distance", "distance to the OCS"),
+    ):
+        top, clean = at(kind, eps), at(kind, 0.0)
+        if top.empty or clean.empty:
+            m[cid] = Measurement(math.nan, f"no {what} at eps {eps:g} and 0")
+            continue
+        d = paired(top, clean, names=(f"{what} at eps {eps:g}", "clean"))
+        m[cid] = Measurement(d.value, f"{ce}: " + d.detail + note, samples=d.samples)
+    norms = adv[(adv["kind"] == "norm_ratio") & (adv["eps"] == eps)]
+    if norms.empty:
+        m[f"fgsm_norms_grow:{ce}"] = Measurement(math.nan, "no representation norms recorded")
+    else:
+        per_layer = norms.groupby("name", sort=False)["value"].mean()
+        layers = ", ".join(f"{n}: {v:.3f}" for n, v in per_layer.items())
+        m[f"fgsm_norms_grow:{ce}"] = _per_seed(
+            norms.groupby("seed")["value"].min().astype(float),
+            f"{ce}: smallest per-layer norm ratio at eps {eps:g} (seed means per layer: {layers})",
+        )
     return m

@@ -189,3 +189,35 @@ rule kang_theory:
         seeds=KG_SPEC["seeds"],
     script:
         "scripts/theory.py"
+
+
+rule kang_adversarial:
+    # Fig. 8 (App. A): one FGSM step per epsilon on the clean ID test images, per trained
+    # classifier; distance to the OCS, accuracy, OOD score and per-layer norms (a few CPU s)
+    input:
+        model="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/model.pt",
+        data="data/{dataset}",
+        x=f"{KG}/grid/x.npy",
+        y=f"{KG}/grid/y.npy",
+        index=f"{KG}/grid/index.parquet",
+        alpha=f"{KG}/discriminator/{KG_FEATURIZER}/alpha.json",
+        **KG_STUDY.featurizer_inputs(KG_SPEC),
+        code=code(f"{KG_DIR}/scripts/adversarial.py"),
+    output:
+        adversarial=f"{KG_EVAL}/adversarial.parquet",
+    log:
+        "logs/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.adversarial.log",
+    benchmark:
+        "logs/benchmarks/kang_adversarial/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.tsv"
+    wildcard_constraints:
+        loss=re.escape(KG_SPEC["classifier"]),
+    conda:
+        ENV_TORCH
+    resources:
+        mem_mb=2000,
+    params:
+        epsilons=KG_SPEC["adversarial"]["epsilons"],
+        featurizer=KG_SPEC["featurizer"],
+        discriminator=KG_SPEC["discriminator"],
+    script:
+        "scripts/adversarial.py"

@@ -239,7 +239,8 @@ def _frames(config: dict) -> dict[str, str]:
     return {k: f"{base}/{k}.parquet" for k in FRAMES}
 
 
-#: what the claims read besides :data:`FRAMES`: Sec. 4.2's toy (rule kang_theory)
+#: what the claims read besides :data:`FRAMES`: Sec. 4.2's toy (rule kang_theory); and Fig. 8's
+#: per-seed FGSM frames (rule kang_adversarial, :func:`adversarial_files`)
 CLAIM_FRAMES = ("theory",)
 
 
@@ -247,7 +248,18 @@ def claims_job(config: dict) -> ClaimsJob:
     function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
     base = results_dir(NAME, config)
     frames = {**_frames(config), **{k: f"{base}/{k}.parquet" for k in CLAIM_FRAMES}}
+    frames["adversarial"] = adversarial_files(spec(config), runs(config))
     return claims_over_frames(function, frames, spec(config))
+
+
+def adversarial_files(spec: dict, runs) -> list[str]:
+    """Fig. 8's per-seed FGSM frames (rule kang_adversarial): one per trained classifier of the
+    study's main recipe and architecture."""
+    return [
+        f"results/kang/{r.dataset}/eval/{r.recipe}/{r.arch}/{r.loss}/seed{r.seed}/adversarial.parquet"
+        for r in runs
+        if (r.recipe, r.arch, r.loss) == (spec["recipe"], spec["arch"], spec["classifier"])
+    ]
 
 
 def report_job(config: dict) -> ReportJob:

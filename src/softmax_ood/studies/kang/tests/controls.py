@@ -185,6 +185,7 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
     comp = pd.concat([comp, _sigma(spec, world, sets, score_of)], ignore_index=True)
     return {
         "theory": _theory(spec, world),
+        "adversarial": _adversarial(spec, world),
         "levels": pd.DataFrame(levels),
         "ood_scores": pd.DataFrame(scores),
         "grid": pd.DataFrame(grid),
@@ -212,6 +213,45 @@ def _sigma(spec: dict, world: str, sets: list, score_of: dict) -> pd.DataFrame:
             toward = score_of[s["eval_set"]] - 0.5
             sigma = 1.0 + (3.0 if world == "paper" else -1.0) * toward + 0.01 * seed
             rows.append({**key, **s, "kind": "mean_prediction", "component": "std", "value": sigma})
+    return pd.DataFrame(rows)
+
+
+def _adversarial(spec: dict, world: str) -> pd.DataFrame:
+    """Fig. 8's per-seed FGSM frame: in ``paper`` the attack works, the set scores more OOD,
+    its predictions lie farther from the OCS and every layer's norm grows; in ``contrary`` (the
+    premises hold) the predictions revert and the norms shrink; in ``broken`` the attack changes
+    neither the accuracy nor the OOD score."""
+    rows = []
+    run = {"recipe": spec["recipe"], "arch": spec["arch"], "loss": spec["roles"]["classifier"]}
+    epsilons = [0.0, *sorted(float(e) for e in spec["adversarial"]["epsilons"])]
+    top = max(epsilons)
+    for seed in spec["seeds"]:
+        j = 0.01 * (seed + 1)
+        for e in epsilons:
+            t = e / top
+            attack = 0.0 if world == "broken" else t
+            farther = 1.0 if world in ("paper", "above_breakeven") else -1.0
+            key = {**run, "seed": seed, "eval_set": f"fgsm@{e:g}", "eps": e, "name": ""}
+            score = 0.5 + 0.3 * attack + j / 10
+            values = {
+                "accuracy": 0.9 - 0.6 * attack - j,
+                "distance": 1.0 + farther * 0.5 * t + j,
+                "ood_score": score,
+            }
+            for kind, v in values.items():
+                per = [score + 0.001 * r for r in range(5)] if kind == "ood_score" else []
+                rows.append({**key, "kind": kind, "layer": -1, "value": v, "per_repeat": per})
+            for layer in range(3):
+                rows.append(
+                    {
+                        **key,
+                        "kind": "norm_ratio",
+                        "layer": layer,
+                        "name": f"layer{layer}",
+                        "value": 1.0 + farther * 0.3 * t + j,
+                        "per_repeat": [],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
