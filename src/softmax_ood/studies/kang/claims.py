@@ -186,6 +186,24 @@ EFFECTS: dict[str, tuple[float, str]] = {
         0.1,
         "0.1 below the bar, a tenth of a clean prediction's distance to the OCS",
     ),
+    "sigma_rises": (
+        0.1,
+        "0.1 in label units, a tenth of the step between adjacent classes (Fig. 2 shows the "
+        "sigma rise as the visible widening of the predicted Gaussian)",
+    ),
+    "fgsm_no_reversion": (
+        0.1,
+        "0.1 nats of KL to the OCS, a twentieth of the clean CE predictions' typical distance",
+    ),
+    "fgsm_norms_grow": (0.1, "representations 10 % larger in squared norm"),
+    # Sec. 4.2's toy (theory.py): the paper's theorems give bounds, no effect sizes
+    "theory_feature_norm_drops": (0.5, "half the ID norm: a smaller drop is no collapse"),
+    "theory_output_collapses": (0.5, "half the ID output: a smaller drop is no collapse"),
+    "theory_rank_moves": (0.1, "a tenth of the energy share moved toward the top direction"),
+    "theory_near_rank_one": (0.05, "0.05 of the energy share past the bar"),
+    "theory_depth_lowers_rank": (0.05, "0.05 of the energy share between the depths"),
+    "theory_bias_margin_sign": (0.4, "every seed agreeing (share 0.9 against one half)"),
+    "theory_ood_output_is_bias": (0.25, "the bias three quarters of the OOD output"),
 }
 ROLES = ("classifier", "reward_model", "regressor")
 #: what a far-OOD trend row tests, and that the paper does not (issue 46)
@@ -470,6 +488,22 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 ),
             )
         )
+    regressor = spec["roles"]["regressor"]
+    for s in shifts:
+        out.append(
+            ClaimSpec(
+                f"sigma_rises:{regressor}:{s}",
+                f"{regressor}: the predicted standard deviation rises with the shift, from "
+                f"level 0 to the top {s} level (Sec. 3: 'the Gaussian NLL models' predicted "
+                "variance actually increases with distribution shift', Fig. 2; the OCS's sigma "
+                "is in the detail)",
+                "mean predicted sigma over the figure class's images: top level - level 0, per "
+                "seed",
+                0.0,
+                ">",
+                requires=(f"fitted:{regressor}", f"score_rises:{s}", f"score_separated:{s}"),
+            )
+        )
     for s in shifts:
         out.append(
             ClaimSpec(
@@ -548,6 +582,8 @@ def _claim_specs(spec: dict) -> list[ClaimSpec]:
                 all_of=() if ce else (f"constants_vs_init:{loss}",),
             )
         )
+    out += _adversarial_specs(spec, disc)
+    out += _theory_specs()
     return [_with_effect(c) for c in out]
 
 
@@ -725,6 +761,36 @@ def unresolved_shifts(frames: dict, spec: dict) -> dict[str, str]:
         if not (sep.p_value < alpha and sep.value > bar):
             out[s] = f"not separated from clean\n(+{sep.value:.3f}, bar {bar:g})"
     return out
+
+
+def _sigma(
+    components: pd.DataFrame, spec: dict, shift: str, levels: list[float], top: float, note: str
+) -> Measurement:
+    """``sigma_rises:<regressor>:<shift>``: per seed, the Gaussian NLL model's mean predicted
+    sigma (Fig. 2's average over the figure class's images, ``components`` kind
+    ``mean_prediction``, component ``std``) at the top level minus level 0's; the detail gives
+    both beside the OCS's sigma."""
+    loss = spec["roles"]["regressor"]
+    comp = main_runs(components, spec)
+    comp = comp[comp["loss"] == loss]
+    sig = comp[(comp["kind"] == "mean_prediction") & (comp["component"] == "std")]
+    ocs = comp[(comp["kind"] == "ocs") & (comp["component"] == "std")]["value"].astype(float)
+    g = _series(sig, shift, levels)
+    at_top, at_0 = _at(g, top, "value"), _at(g, 0.0, "value")
+    if at_top.empty or at_0.empty:
+        return Measurement(math.nan, f"{loss}, {shift}: no predicted sigma recorded{note}")
+    d = paired(at_top, at_0, names=(f"sigma at level {top:g}", "sigma at level 0"))
+    toward = (
+        f"; the OCS's sigma is {ocs.mean():.3f}: the prediction at the top level "
+        + (
+            "moves toward it"
+            if abs(at_top.mean() - ocs.mean()) < abs(at_0.mean() - ocs.mean())
+            else "does not move toward it"
+        )
+        if len(ocs)
+        else ""
+    )
+    return Measurement(d.value, f"{loss}, {shift}: " + d.detail + toward + note, samples=d.samples)
 
 
 def _clean_regime(pol: pd.DataFrame) -> Measurement:
@@ -1047,7 +1113,13 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             m[f"reward_beats_classification:{s}"] = Measurement(
                 d.value, f"{s}: " + d.detail + where + note, samples=d.samples
             )
+            m[f"sigma_rises:{roles['regressor']}:{s}"] = _sigma(
+                frames["components"], spec, s, levels, top, note
+            )
         else:
+            m[f"sigma_rises:{roles['regressor']}:{s}"] = Measurement(
+                math.nan, f"{s}: no kept level{note}"
+            )
             for cid in (f"abstain_rises:{s}", f"reward_beats_classification:{s}"):
                 m[cid] = Measurement(math.nan, f"{s}: no kept level{note}")
     m["reward_competitive_clean"] = _clean_regime(pol)
@@ -1069,6 +1141,8 @@ def evaluate_kang_claims(frames: dict, spec: dict) -> pd.DataFrame:
             )
     for loss in spec["mechanism"]["losses"]:
         m.update(_constants(frames, spec, loss))
+    m.update(_adversarial_measurements(frames.get("adversarial"), spec))
+    m.update(_theory_measurements(frames.get("theory")))
     return evaluate_claims(PAPER, claim_specs(spec), m, alpha=alpha, headline=HEADLINE)
 
 
@@ -1091,3 +1165,294 @@ def claim_specs(spec: dict) -> list[ClaimSpec]:
     return annotate(
         _claim_specs(spec), selection, f"{seeds_text(spec['seeds'])} x the evaluated test images"
     )
+
+
+# -- Sec. 4.2's theory on the toy (theory.py): premises, sanity and claims -------------------
+#: the toy's bars, fixed before any run: "almost rank one" (Theorem 4.1's solution, Lemma D.4)
+NEAR_RANK_ONE = 0.9
+#: Theorem 4.1 + Prop. 4.2: the OOD output is mostly the bias when the bias carries more than
+#: half of it
+BIAS_SHARE = 0.5
+THEORY_FITTED = 0.99  #: the theorems assume the network fits the training data
+
+
+def _theory_specs() -> list[ClaimSpec]:
+    from .theory import ANGLES, DEEP, SHALLOW, STEPS
+
+    top = max(ANGLES)
+    fit = ("theory_fitted",)
+    return [
+        ClaimSpec(
+            "theory_fitted",
+            f"Premise (Sec. 4.2's toy): the bias-free {DEEP}-layer ReLU network and its biased "
+            "twin fit the training data (every margin y f(x) > 0), as Prop. 4.1 and Thm 4.1 "
+            "assume",
+            "share of training points with y f(x) > 0, the smaller of the two networks, per seed",
+            THEORY_FITTED,
+            ">",
+            kind="premise",
+        ),
+        ClaimSpec(
+            "theory_prop41_bound",
+            "Sanity (Prop. 4.1's inequality, Cauchy-Schwarz): on the training points, "
+            "||f_j(x)|| prod_{k>j} ||W_k||_2 is at least the margin y f(x), every hidden layer j",
+            "min over training points and layers of ||f_j(x)|| prod_{k>j} ||W_k||_2 / (y f(x)), "
+            "per seed",
+            1.0,
+            ">=",
+            kind="sanity",
+            requires=fit,
+        ),
+        ClaimSpec(
+            "theory_feature_norm_drops",
+            f"Prop. 4.1 / Thm 4.1 (toy): features are large on P_train and drop on P_OOD: the "
+            f"last hidden layer's norm on inputs rotated {top:g} degrees out of the training "
+            "span is below its norm on held-out ID inputs",
+            f"E_OOD ||f_(L-1)(x)|| / E_ID ||f_(L-1)(x)|| at {top:g} degrees, per seed",
+            1.0,
+            "<",
+            requires=fit,
+        ),
+        ClaimSpec(
+            "theory_output_collapses",
+            f"Thm 4.1 (toy): where the inputs' rank-one projection is small, the output "
+            f"collapses: E|f| on inputs rotated {top:g} degrees out of the training span is "
+            "below E|f| on held-out ID inputs (the detail gives the ratio at every angle beside "
+            "the projection ratio epsilon)",
+            f"E_OOD |f(x)| / E_ID |f(x)| at {top:g} degrees, per seed",
+            1.0,
+            "<",
+            requires=fit,
+        ),
+        ClaimSpec(
+            "theory_rank_moves",
+            f"Thm 4.1 (toy): gradient descent drives the {DEEP}-layer network's hidden layers "
+            "toward rank one (control: the same network at its initialisation)",
+            "mean over W_2..W_(L-1) of sigma_1^2 / ||W||_F^2: trained - initialisation, per seed",
+            0.0,
+            ">",
+            requires=fit,
+        ),
+        ClaimSpec(
+            "theory_near_rank_one",
+            f"Thm 4.1 (toy): the solution is almost rank one in every hidden layer (top "
+            f"singular value's energy share above {NEAR_RANK_ONE:g}) after {STEPS} steps "
+            "(the theorem is about directional convergence, which is logarithmically slow: a "
+            "failure here may be the budget)",
+            "mean over W_2..W_(L-1) of sigma_1^2 / ||W||_F^2, per seed",
+            NEAR_RANK_ONE,
+            ">",
+            requires=fit,
+        ),
+        ClaimSpec(
+            "theory_depth_lowers_rank",
+            f"Thm 4.1 (toy): depth exacerbates the low rank: the {DEEP}-layer network's hidden "
+            f"layers are nearer rank one than the {SHALLOW}-layer network's",
+            "mean sigma_1^2 / ||W||_F^2 over the hidden-to-hidden layers: deeper - shallower, "
+            "per seed",
+            0.0,
+            ">",
+            requires=fit,
+        ),
+        ClaimSpec(
+            "theory_bias_margin_sign",
+            "Prop. 4.2 (toy): the output bias points along the sum of the labels of the margin "
+            "points (argmin_j y_j f(W; x_j)): the bias has that sum's sign",
+            "share of seeds whose bias has the sign of the margin points' label sum (exact "
+            "binomial test against one half)",
+            0.5,
+            ">",
+            requires=fit,
+        ),
+        ClaimSpec(
+            "theory_ood_output_is_bias",
+            f"Thm 4.1 with Prop. 4.2 (toy): on inputs rotated {top:g} degrees out of the "
+            "training span the biased network's output is mostly its bias (the route by which "
+            "the bias, and so the OCS, would set the OOD prediction)",
+            f"|b| / E_OOD |f(x) + b| at {top:g} degrees, per seed",
+            BIAS_SHARE,
+            ">",
+            requires=fit,
+        ),
+    ]
+
+
+def _binomial_power(n: int, share: float, alpha: float = 0.05) -> float:
+    """Power of the one-sided exact binomial test against one half at ``n`` trials when the true
+    share is ``share``: P(X >= k) for the smallest k whose p is at most ``alpha``."""
+    from scipy import stats
+
+    for k in range(n + 1):
+        if stats.binom.sf(k - 1, n, 0.5) <= alpha:
+            return float(stats.binom.sf(k - 1, n, share))
+    return 0.0
+
+
+def _theory_measurements(theory: pd.DataFrame) -> dict[str, Measurement]:
+    from scipy import stats
+
+    from .theory import ANGLES, exponential_ocs
+
+    ids = [s.id for s in _theory_specs()]
+    if theory is None or theory.empty:
+        return {i: Measurement(math.nan, "no toy measurements") for i in ids}
+    t = theory.pivot_table(index="seed", columns="quantity", values="value")
+    top = max(ANGLES)
+
+    def col(name: str) -> pd.Series:
+        return t[name].astype(float) if name in t else pd.Series(dtype=float)
+
+    m = {
+        "theory_fitted": _per_seed(
+            np.minimum(col("fitted"), col("fitted_bias")),
+            "toy: share of training points fitted (the smaller of the bias-free and biased net)",
+        ),
+        "theory_prop41_bound": _per_seed(
+            col("prop41_bound"), "toy: min ||f_j|| prod ||W_k||_2 / margin (at least 1 by C-S)"
+        ),
+        "theory_feature_norm_drops": _per_seed(
+            col("feature_norm_ratio"),
+            f"toy: last hidden layer's norm at {top:g} degrees over held-out ID",
+        ),
+    }
+    curve = "; ".join(
+        f"{a:g} deg: |f| {col(f'output_ratio@{a:g}').mean():.3f}, epsilon "
+        f"{col(f'projection@{a:g}').mean():.3f}"
+        for a in ANGLES
+    )
+    m["theory_output_collapses"] = _per_seed(
+        col(f"output_ratio@{top:g}"),
+        f"toy: E|f| over ID E|f| beside the first layer's rank-one projection (epsilon, same "
+        f"ratio), seed means ({curve}); at {top:g} degrees",
+    )
+    trained, init, shallow = (
+        col("rank_share_trained"),
+        col("rank_share_init"),
+        col("rank_share_shallow"),
+    )
+    pm = paired(trained, init, names=("trained", "initialisation"))
+    m["theory_rank_moves"] = Measurement(pm.value, "toy: " + pm.detail, samples=pm.samples)
+    m["theory_near_rank_one"] = _per_seed(trained, "toy: top singular value's energy share")
+    pm = paired(trained, shallow, names=("deeper", "shallower"))
+    m["theory_depth_lowers_rank"] = Measurement(pm.value, "toy: " + pm.detail, samples=pm.samples)
+    agree, n = int(col("bias_sign_agrees").sum()), int(col("bias_sign_agrees").count())
+    if n:
+        per = ", ".join(
+            f"{s}: b {b:.3g}, sum {y:+g}"
+            for s, b, y in zip(t.index, col("bias"), col("margin_label_sum"), strict=True)
+        )
+        m["theory_bias_margin_sign"] = Measurement(
+            agree / n,
+            f"toy: {agree} of {n} seeds' biases have the sign of the margin points' label sum "
+            f"(per seed {per}; the OCS of the exponential loss is {exponential_ocs():+.3f})",
+            float(stats.binomtest(agree, n, 0.5, alternative="greater").pvalue),
+            n=n,
+            p_opposite=float(stats.binomtest(agree, n, 0.5, alternative="less").pvalue),
+            power=_binomial_power(n, 0.5 + EFFECTS["theory_bias_margin_sign"][0]),
+        )
+    else:
+        m["theory_bias_margin_sign"] = Measurement(math.nan, "toy: no bias recorded")
+    m["theory_ood_output_is_bias"] = _per_seed(
+        col(f"bias_share@{top:g}"),
+        f"toy: |b| over E|f + b| at {top:g} degrees (the weight part grows with the L-th power "
+        "of the weights' scale, the bias with the first)",
+    )
+    return m
+
+
+# -- Fig. 8 (App. A): FGSM, where the paper says reversion does not hold ----------------------
+
+
+def _adversarial_specs(spec: dict, disc: tuple[str, ...]) -> list[ClaimSpec]:
+    ce = spec["roles"]["classifier"]
+    eps = max(float(e) for e in spec["adversarial"]["epsilons"])
+    drop, separation = float(spec["accuracy_drop"]), float(spec["score_separation"])
+    attack = (f"fitted:{ce}", "fgsm_effective")
+    return [
+        ClaimSpec(
+            "fgsm_effective",
+            f"Premise (Fig. 8): the FGSM step at eps {eps:g} is an attack: the classifier's "
+            f"accuracy on the attacked clean test images falls by more than {drop:g}",
+            f"accuracy(FGSM eps {eps:g}) - accuracy(clean), per seed",
+            -drop,
+            "<",
+            kind="premise",
+            requires=(f"fitted:{ce}",),
+        ),
+        ClaimSpec(
+            "fgsm_more_ood",
+            f"Premise (Fig. 8: 'even though the adversarial dataset is more OOD'): the FGSM set "
+            f"at eps {eps:g} scores above the clean set by more than {separation:g} on the OOD "
+            "score",
+            f"OOD score(FGSM eps {eps:g}) - OOD score(clean), per seed (each seed attacks its "
+            "own classifier)",
+            separation,
+            ">",
+            kind="premise",
+            requires=disc,
+        ),
+        ClaimSpec(
+            f"fgsm_no_reversion:{ce}",
+            f"{ce} (App. A, Fig. 8, left; a predicted failure of reversion): on the FGSM set "
+            "the predictions lie farther from the OCS than on the clean images, although the "
+            "set is more OOD (holds = the paper's exception holds here: no reversion)",
+            f"distance to the OCS (mean KL): FGSM eps {eps:g} - clean, per seed",
+            0.0,
+            ">",
+            requires=attack + ("fgsm_more_ood",),
+        ),
+        ClaimSpec(
+            f"fgsm_norms_grow:{ce}",
+            f"{ce} (App. A, Fig. 8, right): the adversarial inputs' representations have a "
+            "greater magnitude than the clean inputs' at every layer",
+            f"min over affine layers of E||W phi||^2 (FGSM eps {eps:g}) / E||W phi||^2 (clean), "
+            "per seed",
+            1.0,
+            ">",
+            requires=attack,
+        ),
+    ]
+
+
+def _adversarial_measurements(adv: pd.DataFrame | None, spec: dict) -> dict[str, Measurement]:
+    ce = spec["roles"]["classifier"]
+    ids = ["fgsm_effective", "fgsm_more_ood", f"fgsm_no_reversion:{ce}", f"fgsm_norms_grow:{ce}"]
+    if adv is None or adv.empty:
+        return {i: Measurement(math.nan, "no FGSM sets evaluated") for i in ids}
+    adv = main_runs(adv, spec)
+    adv = adv[adv["loss"] == ce]
+    eps = max(float(e) for e in spec["adversarial"]["epsilons"])
+
+    def at(kind: str, e: float) -> pd.Series:
+        f = adv[(adv["kind"] == kind) & (adv["eps"] == e)]
+        return f.set_index("seed")["value"].astype(float)
+
+    curve = "; ".join(
+        f"eps {e:g}: distance {at('distance', e).mean():.3f}, accuracy "
+        f"{at('accuracy', e).mean():.3f}, OOD score {at('ood_score', e).mean():.3f}"
+        for e in sorted(adv["eps"].unique())
+    )
+    note = f" (seed means: {curve})"
+    m = {}
+    for cid, kind, what in (
+        ("fgsm_effective", "accuracy", "accuracy"),
+        ("fgsm_more_ood", "ood_score", "OOD score"),
+        (f"fgsm_no_reversion:{ce}", "distance", "distance to the OCS"),
+    ):
+        top, clean = at(kind, eps), at(kind, 0.0)
+        if top.empty or clean.empty:
+            m[cid] = Measurement(math.nan, f"no {what} at eps {eps:g} and 0")
+            continue
+        d = paired(top, clean, names=(f"{what} at eps {eps:g}", "clean"))
+        m[cid] = Measurement(d.value, f"{ce}: " + d.detail + note, samples=d.samples)
+    norms = adv[(adv["kind"] == "norm_ratio") & (adv["eps"] == eps)]
+    if norms.empty:
+        m[f"fgsm_norms_grow:{ce}"] = Measurement(math.nan, "no representation norms recorded")
+    else:
+        per_layer = norms.groupby("name", sort=False)["value"].mean()
+        layers = ", ".join(f"{n}: {v:.3f}" for n, v in per_layer.items())
+        m[f"fgsm_norms_grow:{ce}"] = _per_seed(
+            norms.groupby("seed")["value"].min().astype(float),
+            f"{ce}: smallest per-layer norm ratio at eps {eps:g} (seed means per layer: {layers})",
+        )
+    return m

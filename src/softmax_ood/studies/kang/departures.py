@@ -237,6 +237,34 @@ DEPARTURES: list[Departure] = [
         "paper",
         "unspecified",
     ),
+    Departure(
+        "kang.adversarial.epsilons",
+        "FGSM on an MNIST CE classifier; step size not stated",
+        "App. A, Fig. 8",
+        "one FGSM step at eps {fgsm_epsilons} (pixel units, images in [0, 1]) on the first "
+        "{eval_size} clean ID test images, per trained {classifier} model; the claims read eps "
+        "{fgsm_top}; the OOD score of each FGSM set from the study's own featurizer and "
+        "discriminator",
+        "The paper gives no step; the largest is Goodfellow et al.'s MNIST 0.1, fixed before any "
+        "run; the premise fgsm_effective checks that the step is an attack.",
+        ("fgsm_*",),
+        "all",
+        "unspecified",
+    ),
+    Departure(
+        "Sec. 4.2 (theory)",
+        "Theorem 4.1 and Propositions 4.1-4.2 proved for gradient flow at convergence on deep "
+        "homogeneous ReLU networks (no experiment)",
+        "Sec. 4.2, App. D",
+        "a toy (studies/kang/theory.py): d {toy_dim}, width {toy_width}, {toy_shallow}- and "
+        "{toy_deep}-layer networks, {toy_steps} steps of normalised gradient descent on the "
+        "exponential loss, seeds {seeds}",
+        "A finite-step check of what the statements say; directional convergence is slow, so "
+        "a failure of the rank-one rows may be the step budget rather than the theorem.",
+        ("theory_*",),
+        "all",
+        "setting",
+    ),
 ]
 
 
@@ -268,6 +296,9 @@ def context(config: dict) -> dict:
     sel = d.get("select") or {}
     corr = list(s["corruptions"])
     paper_sgd = config["recipes"].get("kang-paper-sgd") or {}
+    adv = s["adversarial"]
+    from . import theory
+
     params = (f.get("params_by_name") or {}).get(f["name"], f.get("params") or {})
     return {
         "dataset": data["dataset"],
@@ -314,6 +345,15 @@ def context(config: dict) -> dict:
         "heldout_fraction": float(d.get("heldout_fraction", 0.5)),
         "eval_size": s.get("eval_size"),
         "paper_sgd_epochs": paper_sgd.get("epochs", "?"),
+        "classifier": s["classifier"],
+        "fgsm_epsilons": ", ".join(f"{float(e):g}" for e in adv["epsilons"]),
+        "fgsm_top": f"{max(float(e) for e in adv['epsilons']):g}",
+        "toy_dim": theory.DIM,
+        "toy_width": theory.WIDTH,
+        "toy_shallow": theory.SHALLOW,
+        "toy_deep": theory.DEEP,
+        "toy_steps": theory.STEPS,
+        "seeds": ", ".join(str(x) for x in (s.get("seeds") or config.get("seeds") or [])),
     }
 
 

@@ -200,3 +200,54 @@ if replication_seeds(config, "kang") is not None:
             spec=KG_STUDY.spec(KG_FRESH),
         script:
             "scripts/aggregate.py"
+
+
+rule kang_theory:
+    # Sec. 4.2's theory on a toy (Thm 4.1, Props 4.1-4.2): small deep ReLU networks trained on
+    # the exponential loss, a few seconds of CPU per seed; no data, no trained model
+    input:
+        code=code(f"{KG_DIR}/scripts/theory.py"),
+    output:
+        theory=f"{KG}/theory.parquet",
+    log:
+        "logs/kang/{dataset}/theory.log",
+    benchmark:
+        "logs/benchmarks/kang_theory/{dataset}/theory.tsv"
+    conda:
+        ENV_TORCH
+    params:
+        seeds=KG_SPEC["seeds"],
+    script:
+        "scripts/theory.py"
+
+
+rule kang_adversarial:
+    # Fig. 8 (App. A): one FGSM step per epsilon on the clean ID test images, per trained
+    # classifier; distance to the OCS, accuracy, OOD score and per-layer norms (a few CPU s)
+    input:
+        model="results/train/{dataset}/{recipe}/{arch}/{loss}/seed{seed}/model.pt",
+        data="data/{dataset}",
+        x=f"{KG}/grid/x.npy",
+        y=f"{KG}/grid/y.npy",
+        index=f"{KG}/grid/index.parquet",
+        alpha=f"{KG}/discriminator/{KG_FEATURIZER}/alpha.json",
+        **KG_STUDY.featurizer_inputs(KG_SPEC),
+        code=code(f"{KG_DIR}/scripts/adversarial.py"),
+    output:
+        adversarial=f"{KG_EVAL}/adversarial.parquet",
+    log:
+        "logs/kang/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.adversarial.log",
+    benchmark:
+        "logs/benchmarks/kang_adversarial/{dataset}/eval/{recipe}/{arch}/{loss}/seed{seed}.tsv"
+    wildcard_constraints:
+        loss=re.escape(KG_SPEC["classifier"]),
+    conda:
+        ENV_TORCH
+    resources:
+        mem_mb=2000,
+    params:
+        epsilons=KG_SPEC["adversarial"]["epsilons"],
+        featurizer=KG_SPEC["featurizer"],
+        discriminator=KG_SPEC["discriminator"],
+    script:
+        "scripts/adversarial.py"

@@ -250,9 +250,32 @@ def _frames(config: dict) -> dict[str, str]:
     return {k: f"{base}/{k}.parquet" for k in FRAMES}
 
 
+#: what the claims read besides :data:`FRAMES`: Sec. 4.2's toy (rule kang_theory); and Fig. 8's
+#: per-seed FGSM frames (rule kang_adversarial, :func:`adversarial_files`)
+CLAIM_FRAMES = ("theory",)
+
+#: rows the fresh seeds do not redraw: Sec. 4.2's toy (rule kang_theory runs the study's seeds
+#: once; it trains no classifier of the grid)
+NOT_REPLICATED = ("theory_*",)
+
+
 def claims_job(config: dict) -> ClaimsJob:
     function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
-    return claims_over_frames(function, _frames(config), spec(config))
+    base = results_dir(NAME, config)
+    frames = {**_frames(config), **{k: f"{base}/{k}.parquet" for k in CLAIM_FRAMES}}
+    frames["adversarial"] = adversarial_files(spec(config), runs(config))
+    return claims_over_frames(function, frames, spec(config))
+
+
+def adversarial_files(spec: dict, runs) -> list[str]:
+    """Fig. 8's per-seed FGSM frames (rule kang_adversarial): one per trained classifier of the
+    study's main recipe and architecture, on the section's seeds (not the replication's)."""
+    return [
+        f"results/kang/{r.dataset}/eval/{r.recipe}/{r.arch}/{r.loss}/seed{r.seed}/adversarial.parquet"
+        for r in runs
+        if (r.recipe, r.arch, r.loss) == (spec["recipe"], spec["arch"], spec["classifier"])
+        and int(r.seed) in {int(s) for s in spec["seeds"]}
+    ]
 
 
 def replication_job(config: dict, seeds) -> ClaimsJob:
@@ -260,9 +283,11 @@ def replication_job(config: dict, seeds) -> ClaimsJob:
     and evaluated on the same grid and discriminator scores (which use no trained model),
     aggregated by ``kang_aggregate_replication`` into ``<results>/replication/``."""
     base = results_dir(NAME, config)
+    fresh = with_seeds(config, NAME, seeds)
     frames = {k: f"{base}/replication/{k}.parquet" for k in FRAMES}
+    frames["adversarial"] = adversarial_files(spec(fresh), runs(config))  # the fresh seeds'
     function = "softmax_ood.studies.kang.claims:evaluate_kang_claims"
-    return claims_over_frames(function, frames, spec(with_seeds(config, NAME, seeds)))
+    return claims_over_frames(function, frames, spec(fresh), not_replicated=NOT_REPLICATED)
 
 
 def report_job(config: dict) -> ReportJob:

@@ -182,7 +182,10 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
                         }
                     )
     mech, comp = _mechanism(spec, world, families)
+    comp = pd.concat([comp, _sigma(spec, world, sets, score_of)], ignore_index=True)
     return {
+        "theory": _theory(spec, world),
+        "adversarial": _adversarial(spec, world),
         "levels": pd.DataFrame(levels),
         "ood_scores": pd.DataFrame(scores),
         "grid": pd.DataFrame(grid),
@@ -191,6 +194,98 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
         "mechanism": mech,
         "components": comp,
     }
+
+
+def _sigma(spec: dict, world: str, sets: list, score_of: dict) -> pd.DataFrame:
+    """The Gaussian NLL model's mean predicted sigma per set (``components`` kind
+    ``mean_prediction``, component ``std``) and its OCS sigma 2.5: rising with the OOD score
+    toward it in ``paper``, falling in ``contrary`` (and ``broken``)."""
+    loss = spec["roles"]["regressor"]
+    run = {"recipe": spec["recipe"], "arch": spec["arch"], "loss": loss, "family": "gaussian_nll"}
+    rows = []
+    for seed in spec["seeds"]:
+        key = {**run, "seed": seed}
+        rows.append(
+            {**key, "eval_set": "OCS", "shift": "OCS", "level": np.nan, "kind": "ocs"}
+            | {"component": "std", "value": 2.5}
+        )
+        for s in sets:
+            toward = score_of[s["eval_set"]] - 0.5
+            # the rise differs per seed (a t-test's power needs a spread)
+            sigma = 1.0 + ((3.0 if world == "paper" else -1.0) + 0.1 * seed) * toward
+            rows.append({**key, **s, "kind": "mean_prediction", "component": "std", "value": sigma})
+    return pd.DataFrame(rows)
+
+
+def _adversarial(spec: dict, world: str) -> pd.DataFrame:
+    """Fig. 8's per-seed FGSM frame: in ``paper`` the attack works, the set scores more OOD,
+    its predictions lie farther from the OCS and every layer's norm grows; in ``contrary`` (the
+    premises hold) the predictions revert and the norms shrink; in ``broken`` the attack changes
+    neither the accuracy nor the OOD score."""
+    rows = []
+    run = {"recipe": spec["recipe"], "arch": spec["arch"], "loss": spec["roles"]["classifier"]}
+    epsilons = [0.0, *sorted(float(e) for e in spec["adversarial"]["epsilons"])]
+    top = max(epsilons)
+    for seed in spec["seeds"]:
+        j = 0.01 * (seed + 1)
+        for e in epsilons:
+            t = e / top
+            attack = 0.0 if world == "broken" else t
+            farther = 1.0 if world in ("paper", "above_breakeven") else -1.0
+            key = {**run, "seed": seed, "eval_set": f"fgsm@{e:g}", "eps": e, "name": ""}
+            score = 0.5 + 0.3 * attack + j / 10
+            values = {
+                "accuracy": 0.9 - 0.6 * attack - j,
+                "distance": 1.0 + farther * 0.5 * t + j,
+                "ood_score": score,
+            }
+            for kind, v in values.items():
+                per = [score + 0.001 * r for r in range(5)] if kind == "ood_score" else []
+                rows.append({**key, "kind": kind, "layer": -1, "value": v, "per_repeat": per})
+            for layer in range(3):
+                rows.append(
+                    {
+                        **key,
+                        "kind": "norm_ratio",
+                        "layer": layer,
+                        "name": f"layer{layer}",
+                        "value": 1.0 + farther * 0.3 * t + j,
+                        "per_repeat": [],
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _theory(spec: dict, world: str) -> pd.DataFrame:
+    """Sec. 4.2's toy frame (``seed``, ``quantity``, ``value``): the theorems' picture in
+    ``paper``; fitted but the opposite in ``contrary`` (features and outputs grow out of the
+    span, layers leave rank one, the shallower net is the lower rank one, the bias against the
+    margin points, the OOD output not the bias); unfitted with a violated Cauchy-Schwarz bound
+    in ``broken``."""
+    from ..theory import ANGLES
+
+    rows = []
+    for seed in spec["seeds"]:
+        j = 0.01 * (seed + 1)
+        paper, broken = world in ("paper", "above_breakeven"), world == "broken"
+        q = {
+            "fitted": 0.5 if broken else 1.0,
+            "fitted_bias": 0.5 if broken else 1.0,
+            "prop41_bound": 0.5 + j if broken else 1.4 + j,
+            "feature_norm_ratio": (0.05 if paper else 2.0) + j,
+            "rank_share_trained": (0.95 if paper else 0.1) + j,
+            "rank_share_init": 0.11 + j / 2 if paper else 0.5 + j,
+            "rank_share_shallow": (0.6 if paper else 0.4) + j,
+            "bias": 1.0 if paper else -1.0,
+            "margin_label_sum": 3.0,
+            "bias_sign_agrees": 1.0 if paper else 0.0,
+            f"bias_share@{max(ANGLES):g}": (0.9 if paper else 0.01) + j,
+        }
+        for a in ANGLES:
+            q[f"projection@{a:g}"] = float(np.cos(np.radians(a)))
+            q[f"output_ratio@{a:g}"] = (float(np.cos(np.radians(a))) if paper else 2.0) + j
+        rows += [{"seed": seed, "quantity": k, "value": v} for k, v in q.items()]
+    return pd.DataFrame(rows)
 
 
 def _mechanism(spec: dict, world: str, families: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
