@@ -85,11 +85,14 @@ COMPUTE_RULES = (
     "kang_discriminator_select",
     "kang_discriminator",
     "kang_evaluate",
+    "kang_adversarial",  # Fig. 8: FGSM on every trained classifier
+    "kang_theory",  # Sec. 4.2's toy networks (trained)
     "ulmer_run",
     "ulmer_run_grid",
     "seddik_frame",
     "seddik_fig5_frame",
     "seddik_features",
+    "seddik_replication_frame",  # the trained classifiers of Figs. 2 and 4 on the fresh seeds
 )
 # top-level folders under which whole sub-folders are tracked; data/ is tracked as one unit
 # (data.dvc, which predates this module)
