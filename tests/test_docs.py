@@ -121,7 +121,7 @@ def test_the_readme_lists_every_registered_study_with_its_page():
 def test_each_study_page_carries_its_generated_coverage_block():
     """Issue 45: each paper study's page shows where every item of its paper runs, generated
     from its paper_items.csv and coverage.csv (regenerate with ``python3 -m
-    softmax_ood.coverage_pages --write``), never edited by hand."""
+    workflow/coverage_pages.py --write``), never edited by hand."""
     from softmax_ood.analysis.coverage import block_of, coverage_markdown, coverage_rows
     from softmax_ood.studies.registry import registered_studies
 
@@ -132,7 +132,7 @@ def test_each_study_page_carries_its_generated_coverage_block():
         block = block_of(page.read_text(), study.NAME)
         assert block == coverage_markdown(study), (
             f"{page.relative_to(ROOT)}'s coverage block differs from the study's declaration: "
-            "run python3 -m softmax_ood.coverage_pages --write"
+            "run python3 workflow/coverage_pages.py --write"
         )
 
 

@@ -62,7 +62,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "cli",
             "estimate",
             "startcache",
-            "coverage_pages",
         ),
     ),
 )

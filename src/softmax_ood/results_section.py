@@ -1026,9 +1026,11 @@ def _plain_numbers(s: StudyOutputs, rows: pd.DataFrame) -> dict[str, str]:
     """The study's ``headline_plain(claims)`` of its claims rows ({} without the hook)."""
     if not s.headline_plain:
         return {}
-    from .studies.registry import resolve
+    import importlib  # a "module:function" reference, resolved here: the core imports no study
 
-    return {str(k): str(v) for k, v in dict(resolve(s.headline_plain)(rows)).items()}
+    module, name = s.headline_plain.split(":")
+    plain = getattr(importlib.import_module(module), name)
+    return {str(k): str(v) for k, v in dict(plain(rows)).items()}
 
 
 def _replicates(row: Mapping) -> str:

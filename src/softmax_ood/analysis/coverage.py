@@ -14,7 +14,7 @@ Each paper study keeps two CSV files in its package:
 item, an unknown place, an output the study does not make); :func:`claim_problems` checks the
 claim ids of each row against the study's ``claim_specs`` in the configs of its places
 (:data:`PLACE_CONFIGS`). :func:`coverage_markdown` is the generated block of the study's page
-(``docs/studies/<name>.md``); ``python3 -m softmax_ood.coverage_pages --write`` rewrites
+(``docs/studies/<name>.md``); ``python3 workflow/coverage_pages.py --write`` rewrites
 every page's block (``--check`` says which differ). Updating a row is one line of the CSV and
 ``--write``.
 """
@@ -250,7 +250,7 @@ def summary(rows: Sequence[Mapping]) -> str:
 def begin_marker(name: str) -> str:
     return (
         f"<!-- coverage:{name} (generated from the study's paper_items.csv and coverage.csv: "
-        "python3 -m softmax_ood.coverage_pages --write) -->"
+        "python3 workflow/coverage_pages.py --write) -->"
     )
 
 

@@ -1,15 +1,19 @@
-"""The coverage blocks of the study pages: ``python3 -m softmax_ood.coverage_pages --write``
-(or ``--check``) rewrites (checks) the generated block of each ``docs/studies/<name>.md`` from
-its study's ``paper_items.csv`` and ``coverage.csv`` (:mod:`softmax_ood.analysis.coverage`,
-which knows no registry: this tool, on the workflow's tools floor, hands it the studies)."""
+"""The coverage blocks of the study pages: ``python3 workflow/coverage_pages.py --write`` (or
+``--check``) rewrites (checks) the generated block of each ``docs/studies/<name>.md`` from its
+study's ``paper_items.csv`` and ``coverage.csv`` (:mod:`softmax_ood.analysis.coverage`, which
+knows no registry: this tool, like ``workflow/catalog.py``, hands it the registered studies;
+the library's core imports no study)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
-from .analysis.coverage import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from softmax_ood.analysis.coverage import (  # noqa: E402
     ROOT,
     block_of,
     coverage_markdown,
@@ -21,14 +25,14 @@ from .analysis.coverage import (
 
 
 def _studies() -> dict:
-    from .studies.registry import registered_studies
+    from softmax_ood.studies.registry import registered_studies
 
     return {n: s for n, s in registered_studies().items() if coverage_rows(s)}
 
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python3 -m softmax_ood.coverage_pages",
+        prog="python3 workflow/coverage_pages.py",
         description="Rewrite (--write) or check (--check) the coverage block of each study's "
         "page docs/studies/<name>.md from its paper_items.csv and coverage.csv.",
     )
@@ -55,7 +59,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     if stale:
         print(
             f"coverage: {', '.join(stale)} differ from the declarations; run python3 -m "
-            "softmax_ood.coverage_pages --write",
+            "workflow/coverage_pages.py --write",
             file=sys.stderr,
         )
         return 1
