@@ -65,23 +65,20 @@ def test_overlapping_panel_titles_are_found():
         assert any("overlap" in p for p in _problems(fig))
 
 
-def test_a_plot_whose_only_mark_sits_on_a_collapsed_view_is_blank():
-    """LogitNorm's Fig. 5 with one tau (issue 45): an error bar at x = 0.04 and a vertical line
-    at the same x, with the tick set there, collapse the log x range to one value, and
-    matplotlib draws nothing."""
+def test_a_plot_whose_only_marks_sit_outside_the_view_is_blank():
+    """Issue 45's empty Fig. 5: a figure whose data all lie outside the drawn area is blank.
+    (The one-tau construction the issue reported, an error bar and a line at the same x on a
+    log axis, does not collapse the view with this matplotlib: it widens a singular range, so
+    that construction is no test here; Fig. 5 is not drawn with one tau, test_figures.)"""
     with style():
-        fig, (ax,) = new_figure((4, 3))
-        ax.errorbar([0.04], [21.0], yerr=[1.0], marker="o", label="far OOD")
-        ax.axvline(0.04, linestyle=":", label="selected tau")
-        ax.set_xscale("log")
-        ax.set_xticks([0.04], ["0.04"])
-        ax.legend(loc="lower center")
-        assert any("blank figure" in p for p in _problems(fig))
-
         moved, (ax,) = new_figure((4, 3))
         ax.plot([0, 1, 2], [0, 1, 4])
         ax.set_xlim(5, 6)  # every point outside the view
         assert any("blank figure" in p for p in _problems(moved))
+
+        shown, (ax,) = new_figure((4, 3))
+        ax.plot([0, 1, 2], [0, 1, 4])
+        assert not any("blank figure" in p for p in _problems(shown))
 
 
 def test_legends_that_are_empty_stray_missing_or_over_the_data_are_found():

@@ -92,8 +92,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.claims import ClaimSpec, Measurement, evaluate_claims, t_power, tost_power
-from .experiments import KURT_BAR, SKEW_BAR
-from .shared import HEADLINE
+from .shared import HEADLINE, KURT_BAR, SKEW_BAR
 
 __all__ = [
     "PAPER",
@@ -652,7 +651,7 @@ def input_far_from_gaussian(fig3: pd.DataFrame, alpha: float = 0.05) -> Measurem
 def scores_gaussian(fig3: pd.DataFrame, alpha: float = 0.05) -> Measurement:
     """C4, Fig. 3's Gaussianity as a test: per class, the leave-one-out scores
     ``loo_projection`` (x_i'w_-i)'s skewness and excess kurtosis, each in units of its bar
-    (:data:`~.experiments.SKEW_BAR`, :data:`~.experiments.KURT_BAR`), with a seeded bootstrap
+    (:data:`~.shared.SKEW_BAR`, :data:`~.shared.KURT_BAR`), with a seeded bootstrap
     SE over the class's points (valid whatever the scores' law); per (class, moment) the
     equivalence test (TOST) of "|moment| below its bar" with its ``1 − 2·alpha`` normal
     interval; intersection–union over the four: p = the largest, the interval handed to the

@@ -25,6 +25,7 @@ from .practice import (
     paper_mixture,
     structured_mixture,
 )
+from .shared import KURT_BAR, SKEW_BAR
 from .theory import SIGNS, FixedPointError, ridge_closed_form, solve_binary, solve_multiclass
 
 __all__ = [
@@ -296,11 +297,6 @@ def _class_names(pair, source: str) -> list[str]:
 #: bootstrap resamples (over images) behind the standard error of the input's distance from
 #: Gaussian
 INPUT_BOOTSTRAP = 50
-#: the bars of "Gaussian" in Fig. 3's test, fixed in advance (conventional bounds of an
-#: approximately normal variable): |skewness| below 0.5 (approximately symmetric) and |excess
-#: kurtosis| below 1; a variable's distance from Gaussian is the larger of the two in bar units
-SKEW_BAR = 0.5
-KURT_BAR = 1.0
 
 
 def gauss_distance(X: np.ndarray) -> np.ndarray:
