@@ -86,7 +86,6 @@ COMPUTE_RULES = (
     "kang_discriminator",
     "kang_evaluate",
     "kang_adversarial",  # Fig. 8: FGSM on every trained classifier
-    "kang_theory",  # Sec. 4.2's toy networks (trained)
     "ulmer_run",
     "ulmer_run_grid",
     "seddik_frame",
