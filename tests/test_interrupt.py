@@ -16,6 +16,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from e2e import SMOKE, fresh_copy  # noqa: E402
 
+#: one training of the smoke config (the test's target)
+TRAINED = "results/train/digits/adam/cnn/ce/seed0/model.pt"
+
 
 @pytest.mark.slow
 def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
@@ -28,7 +31,9 @@ def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
     )
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, "long.yaml"],
+        # one training as the target (before --configfile, which takes several values): the
+        # Ctrl-C must land in a training, not in whichever of the smoke DAG's ~130 jobs runs first
+        [sys.executable, "-m", "snakemake", "--cores", "1", TRAINED, *SMOKE, "long.yaml"],
         cwd=work,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -44,6 +49,7 @@ def test_ctrl_c_prints_no_traceback_and_how_to_resume(tmp_path):
     while not list(work.glob("logs/train/**/*.log")) and time.monotonic() < deadline:
         assert proc.poll() is None, "the workflow ended before any training started"
         time.sleep(0.5)
+    assert list(work.glob("logs/train/**/*.log")), "no training started within 300 s"
     time.sleep(3)
     os.killpg(proc.pid, signal.SIGINT)
     out, _ = proc.communicate(timeout=300)

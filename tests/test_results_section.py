@@ -699,3 +699,15 @@ def test_the_registered_studies_outputs_stay_plain_data():
     assert by["logitnorm"].headline_plain == "softmax_ood.studies.logitnorm.study:headline_plain"
     assert by["kang"].headline_plain is None and by["crosspaper"].coverage == []
     assert {r["item"] for r in by["ulmer"].coverage} >= {"Fig 1", "Theorem 1", "Note Property 5"}
+
+
+def test_the_headline_colours_find_their_columns_by_name():
+    """The verdict and regime colours select their cells by position: a column added before
+    them (replicates, issue 42) must move the selectors with it."""
+    import re
+
+    from softmax_ood.results_section import _CSS, HEADLINE_HTML_COLUMNS
+
+    rules = dict(re.findall(r"tr\.(rs-[\w-]+) td:nth-child\((\d+)\)", _CSS))
+    assert int(rules["rs-v-holds"]) == HEADLINE_HTML_COLUMNS.index("verdict") + 1
+    assert int(rules["rs-regime-fail"]) == HEADLINE_HTML_COLUMNS.index("regime met") + 1

@@ -1311,15 +1311,21 @@ table.rs { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 table.rs th, table.rs td { border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left; }
 figure.rs img { max-width: 100%; height: auto; }
 .jp-RenderedHTMLCommon table.rs th, .jp-RenderedHTMLCommon table.rs td { text-align: left; }
-table.rs-headline { font-size: 0.9em; }
+table.rs-headline { font-size: 0.8em; }
 table.rs-headline td { vertical-align: top; }
-tr.rs-v-holds td:nth-child(5) { color: #006e50; font-weight: bold; }
-tr.rs-v-opposite td:nth-child(5) { color: #b00020; font-weight: bold; }
-tr.rs-v-other td:nth-child(5) { color: #8a5a00; font-weight: bold; }
-tr.rs-regime-fail td:nth-child(6) { color: #b00020; }
+tr.rs-v-holds td:nth-child(VERDICT) { color: #006e50; font-weight: bold; }
+tr.rs-v-opposite td:nth-child(VERDICT) { color: #b00020; font-weight: bold; }
+tr.rs-v-other td:nth-child(VERDICT) { color: #8a5a00; font-weight: bold; }
+tr.rs-regime-fail td:nth-child(REGIME) { color: #b00020; }
 p.rs-summary { max-width: 60em; }
 details.rs-prov { font-size: 0.8em; margin-bottom: 1em; }
 </style>"""
+
+
+#: the headline table's colours find their columns by name (a column added before them moved them)
+_CSS = _CSS.replace("VERDICT", str(HEADLINE_HTML_COLUMNS.index("verdict") + 1)).replace(
+    "REGIME", str(HEADLINE_HTML_COLUMNS.index("regime met") + 1)
+)
 
 
 def _esc(x) -> str:

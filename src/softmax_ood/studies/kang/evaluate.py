@@ -91,10 +91,11 @@ def training_loss(model, ckpt: dict, data_dir, loss_entry: dict, batch_size: int
     x = normalise(x_raw, ckpt["meta"])
     y = torch.from_numpy(y_raw)
     total = 0.0
-    for i in range(0, len(x), batch_size):
-        total += float(fn(model(x[i : i + batch_size]), y[i : i + batch_size])) * len(
-            y[i : i + batch_size]
-        )
+    with torch.no_grad():  # a forward pass only (no graph kept)
+        for i in range(0, len(x), batch_size):
+            total += float(fn(model(x[i : i + batch_size]), y[i : i + batch_size])) * len(
+                y[i : i + batch_size]
+            )
     return total / len(y)
 
 

@@ -97,29 +97,47 @@ def msp_arrays(
     """``{set: per-image score (float64)}`` of one model (``"id"``: the ID test images), in the
     order of the prepared arrays; ``score`` another kept score than MSP (e.g. ``"odin"``,
     ``"msp_ts"``)."""
-    sel = _model_rows(samples, recipe, arch, loss, score)
-    sel = sel[sel["seed"] == seed]
-    if sel.empty:
+    index = _model_index(samples)
+    rows = index.get((recipe, arch, loss, score, int(seed)))
+    if rows is None:
         raise ValueError(
             f"The samples frame has no {score} rows for {recipe}/{arch}/{loss}/seed{seed}."
         )
-    return {s: g["value"].to_numpy(dtype=np.float64) for s, g in sel.groupby("set", sort=False)}
+    sets, values = index[_COLUMNS][0][rows], index[_COLUMNS][1][rows]
+    return {s: values[sets == s] for s in pd.unique(sets)}  # sets in order of first appearance
 
 
 def has_scores(samples: pd.DataFrame, recipe: str, arch: str, loss: str, seeds, score: str) -> bool:
     """Whether ``samples`` holds per-image ``score`` values of every seed of the model."""
-    sel = _model_rows(samples, recipe, arch, loss, score)
-    return {int(s) for s in seeds} <= {int(s) for s in sel["seed"].unique()}
+    index = _model_index(samples)
+    return all((recipe, arch, loss, score, int(s)) in index for s in seeds)
 
 
-def _model_rows(samples: pd.DataFrame, recipe: str, arch: str, loss: str, score: str):
-    """The rows of one model's (every seed's) per-image ``score``."""
-    return samples[
-        (samples["recipe"] == recipe)
-        & (samples["arch"] == arch)
-        & (samples["loss"] == loss)
-        & (samples["score"] == score)
-    ]
+#: per samples frame (by identity, while it lives): its row positions per model, score and seed.
+#: The claims ask for one model's rows thousands of times; a boolean mask over the whole frame
+#: each time cost most of the claims' time (arrow-backed string columns). Frames are read, never
+#: changed, once loaded.
+_INDEX: dict[int, tuple] = {}
+_COLUMNS = ("set", "value")  # the index's entry of those columns as arrays
+
+
+def _model_index(samples: pd.DataFrame) -> dict:
+    """``{(recipe, arch, loss, score, seed): row positions}`` of ``samples`` (cached)."""
+    import weakref
+
+    key = id(samples)
+    hit = _INDEX.get(key)
+    if hit is not None and hit[0]() is samples and hit[1] == len(samples):
+        return hit[2]
+    cols = ["recipe", "arch", "loss", "score", "seed"]
+    groups = samples.groupby(cols, sort=False).indices if len(samples) else {}
+    index: dict = {(r, a, lo, sc, int(se)): pos for (r, a, lo, sc, se), pos in groups.items()}
+    index[_COLUMNS] = (
+        samples["set"].to_numpy(dtype=object) if len(samples) else np.array([], dtype=object),
+        samples["value"].to_numpy(dtype=np.float64) if len(samples) else np.array([]),
+    )
+    _INDEX[key] = (weakref.ref(samples, lambda _, k=key: _INDEX.pop(k, None)), len(samples), index)
+    return index
 
 
 def split_images(sizes: dict, fraction: float, seed: int) -> tuple[dict, dict]:

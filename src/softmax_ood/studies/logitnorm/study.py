@@ -38,7 +38,6 @@ def figures(config: dict) -> list[str]:
     return [f for f in FIGURES if f != "fig5" or len(taus) > 1]
 
 
-
 def check(config: dict) -> None:
     s = config[NAME]
     archs, losses = config["architectures"], config["losses"]

@@ -14,7 +14,15 @@ import pandas as pd
 import seaborn as sns
 from scipy.stats import norm
 
-from ...analysis.style import REPORT_WIDTH_IN, color_of, marker_of, new_figure, save_figure, style
+from ...analysis.style import (
+    REPORT_WIDTH_IN,
+    color_of,
+    legend_below,
+    marker_of,
+    new_figure,
+    save_figure,
+    style,
+)
 
 __all__ = ["FIGURES", "fig2", "fig3", "fig4", "fig5", "fig_validation"]
 
@@ -93,14 +101,14 @@ def fig3(frame: pd.DataFrame, path: str | Path) -> None:
                 grid,
                 norm.pdf(grid, m, s),
                 color=color_of("theory"),
-                label=f"theory N(m, σ²)\nm={m:.3g}, σ={s:.3g}",
+                label="theory N(m, σ²)",
             )
             ax.set(
                 xlabel="$x_i^T w_{-i}$",
                 ylabel="density",
-                title=f"{_class_label(sel)} (class {int(c) + 1})",
+                title=f"{_class_label(sel)} (class {int(c) + 1})\ntheory m={m:.3g}, σ={s:.3g}",
             )
-            ax.legend(loc="upper right", frameon=True)
+        legend_below(fig, axes, ncol=2)  # outside the histograms (issue 46)
         save_figure(fig, path)
 
 

@@ -18,6 +18,7 @@ import seaborn as sns
 from softmax_ood.analysis.style import (
     REPORT_WIDTH_IN,
     color_of,
+    legend_below,
     marker_of,
     new_figure,
     palette,
@@ -220,7 +221,7 @@ def scaling_figure(
                 else:
                     ax.set_ylabel(_label(metric))
                 ax.set_xlabel("scale α" if r == len(metrics) - 1 else "")
-        grid[0, 0].legend(loc="best", frameon=True)
+        legend_below(fig, [grid[0, 0]], ncol=min(len(models), 4))  # outside the data (issue 46)
         fig.suptitle(
             "\n".join(
                 x

@@ -78,6 +78,7 @@ def make_spec() -> dict:
         "score_separation": 0.05,
         "mechanism": {"arch": "mlp", "losses": ["ce"], "shift": "rotation", "subspace_energy": 0.9},
         "figure_shift": "gaussian_noise",
+        "adversarial": {"epsilons": [0.02, 0.05, 0.1]},  # the schema's default (Fig. 8)
         "figure_class": None,
         "batch_size": 512,
         "alpha": 0.05,

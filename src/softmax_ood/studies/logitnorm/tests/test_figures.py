@@ -69,8 +69,7 @@ def test_fig5_is_drawn_only_with_two_or_more_taus_and_its_absence_is_declared():
     from snakemake.utils import update_config
 
     from softmax_ood.config import validate_config
-    from softmax_ood.studies.logitnorm.departures import departures
-    from softmax_ood.studies.logitnorm.study import targets
+    from softmax_ood.studies.logitnorm.study import departures, targets
     from softmax_ood.studies.registry import registered_studies
 
     root = Path(__file__).resolve().parents[5]

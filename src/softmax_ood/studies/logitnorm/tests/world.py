@@ -168,23 +168,24 @@ def build(spec: dict, floor_cache: dict | None = None, **over) -> dict:
             e = (k["ece_ts"].get(loss, 2.0) + 10 * _jitter(seed)) / 100
             samples.append((arch, loss, seed, "msp_ts", "id", 1.0 - e * (1 + 0.2 * u)))
             samples.append((arch, loss, seed, "correct", "id", np.ones(N_ID)))
-    sample_frame = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "recipe": recipe,
-                    "arch": a,
-                    "loss": loss,
-                    "seed": seed,
-                    "set": name,
-                    "image": np.arange(len(v)),
-                    "score": score,
-                    "value": np.asarray(v, dtype=np.float64),
-                }
-            )
-            for a, loss, seed, score, name, v in samples
-        ],
-        ignore_index=True,
+    # one frame built from column arrays (one small frame per model and set cost most of a
+    # control's time: 36,000 frame constructions)
+    lens = [len(v) for *_, v in samples]
+
+    def column(i, dtype=object):
+        return np.repeat(np.array([row[i] for row in samples], dtype=dtype), lens)
+
+    sample_frame = pd.DataFrame(
+        {
+            "recipe": np.repeat(np.array([recipe], dtype=object), sum(lens)),
+            "arch": column(0),
+            "loss": column(1),
+            "seed": column(2, np.int64),
+            "set": column(4),
+            "image": np.concatenate([np.arange(n) for n in lens]),
+            "score": column(3),
+            "value": np.concatenate([np.asarray(v, dtype=np.float64) for *_, v in samples]),
+        }
     )
     for seed in seeds:
         j = _jitter(seed)
