@@ -11,7 +11,7 @@ import pandas as pd
 
 from .claims import Measurement
 
-__all__ = ["per_seed", "separation"]
+__all__ = ["per_frame", "per_seed", "rows", "separation"]
 
 
 def per_seed(measure: pd.Series, what: str) -> Measurement:
@@ -51,3 +51,45 @@ def separation(top: np.ndarray, zero: np.ndarray, bar: float, what: str) -> Meas
         n=len(top) + len(zero),
         p_opposite=p_opp,
     )
+
+
+#: per (frame identity, columns): the frame's row positions per value combination, while the
+#: frame lives. Claims select one model's or one dataset's rows thousands of times over the same
+#: frames; a boolean mask over the whole frame each time was most of their time.
+_GROUPS: dict[tuple, tuple] = {}
+
+
+def rows(frame: pd.DataFrame, **equal) -> pd.DataFrame:
+    """``frame``'s rows whose columns equal ``equal`` (``rows(f, dataset="synthetic",
+    kind="single")`` is ``f[(f.dataset == "synthetic") & (f.kind == "single")]``), found through
+    a grouping built once per frame and set of columns. The frame must not change its rows or
+    those columns while it is used (claims read their frames, never write them)."""
+    import weakref
+
+    cols = tuple(sorted(equal))
+    key = (id(frame), cols)
+    hit = _GROUPS.get(key)
+    if hit is None or hit[0]() is not frame or hit[1] != len(frame):
+        groups = frame.groupby(list(cols), sort=False, dropna=False).indices if len(frame) else {}
+        found = {(k if isinstance(k, tuple) else (k,)): v for k, v in groups.items()}
+        hit = (weakref.ref(frame, lambda _, k=key: _GROUPS.pop(k, None)), len(frame), found)
+        _GROUPS[key] = hit
+    pos = hit[2].get(tuple(equal[c] for c in cols))
+    return frame.iloc[pos] if pos is not None else frame.iloc[:0]
+
+
+_MEMO: dict[tuple, tuple] = {}
+
+
+def per_frame(frame: pd.DataFrame, key: tuple, compute):
+    """``compute()``, remembered for ``frame`` (by identity, while it lives and keeps its
+    length) and ``key``: a statistic the claims read many times over one frame. Callers must
+    not change what it returns."""
+    import weakref
+
+    k = (id(frame), key)
+    hit = _MEMO.get(k)
+    if hit is None or hit[0]() is not frame or hit[1] != len(frame):
+        hit = (weakref.ref(frame, lambda _, k=k: _MEMO.pop(k, None)), len(frame), compute())
+        _MEMO[k] = hit
+    return hit[2]

@@ -113,6 +113,7 @@ from softmax_ood.analysis.claims import (
     t_power,
     tost_power,
 )
+from softmax_ood.analysis.measures import per_frame, rows
 from softmax_ood.analysis.premises import FITTED_SHARE, fitted
 from softmax_ood.analysis.seeds import require_columns
 
@@ -459,12 +460,8 @@ def certainty_per_seed(
 ) -> pd.Series:
     """Per seed: ``column`` averaged over the non-degenerate directions (each already a mean
     over the scaled points) of model ``kind`` at sample count ``role`` (``"K"`` or ``"2K"``)."""
-    sel = directions[
-        (directions["dataset"] == dataset)
-        & (directions["kind"] == kind)
-        & (directions["k_role"] == role)
-        & ~directions["degenerate"].astype(bool)
-    ]
+    sel = rows(directions, dataset=dataset, kind=kind, k_role=role)
+    sel = sel[~sel["degenerate"].astype(bool)]
     return sel.groupby("seed")[column].mean().astype(float).sort_index()
 
 
@@ -484,11 +481,7 @@ def k_stability(
 
 
 def _k(directions: pd.DataFrame, ds: str, kind: str, role: str) -> int:
-    sel = directions[
-        (directions["dataset"] == ds)
-        & (directions["kind"] == kind)
-        & (directions["k_role"] == role)
-    ]
+    sel = rows(directions, dataset=ds, kind=kind, k_role=role)
     return int(sel["k"].iloc[0]) if len(sel) else 0
 
 
@@ -632,7 +625,7 @@ def evaluate_ulmer_claims(
                 )
         if datasize is not None and f"D-{ds}" in {c.id for c in specs}:
             measured[f"D-{ds}"] = _datasize_row(datasize, ds)
-        sc = scaling[scaling["dataset"] == ds]
+        sc = rows(scaling, dataset=ds)
         if sc.empty:
             raise ValueError(f"The scaling frame has no rows for dataset {ds!r}.")
         paper = _paper_direction(directions, ds)
@@ -683,22 +676,22 @@ def held_out(
     """Per seed, ``metric`` (mean over the scaled points) of model ``kind`` on the held-out
     points themselves (the scaling curve's alpha = 1) or, with ``far``, at its largest alpha
     along the paper's feature."""
-    sel = scaling[
-        (scaling["dataset"] == ds) & (scaling["kind"] == kind) & (scaling["metric"] == metric)
-    ]
-    if sel.empty:
-        return pd.Series(dtype=float)
-    at = sel["alpha"].max() if far else sel["alpha"].min()
-    return sel[sel["alpha"] == at].groupby("seed")["value"].mean().astype(float).sort_index()
+
+    def compute() -> pd.Series:
+        sel = rows(scaling, dataset=ds, kind=kind, metric=metric)
+        if sel.empty:
+            return pd.Series(dtype=float)
+        at = sel["alpha"].max() if far else sel["alpha"].min()
+        return sel[sel["alpha"] == at].groupby("seed")["value"].mean().astype(float).sort_index()
+
+    return per_frame(scaling, ("held_out", ds, kind, metric, far), compute).copy()
 
 
 def _relative_cells(
     directions: pd.DataFrame, scaling: pd.DataFrame, ds: str, kind: str
 ) -> pd.DataFrame:
     """The direction x seed cells of ``kind`` at K with its held-out confidence (``held``)."""
-    sel = directions[
-        (directions["dataset"] == ds) & (directions["kind"] == kind) & (directions["k_role"] == "K")
-    ].copy()
+    sel = rows(directions, dataset=ds, kind=kind, k_role="K").copy()
     sel["held"] = sel["seed"].map(held_out(scaling, ds, kind))
     return sel.dropna(subset=["held", "limit_max_prob"])
 
@@ -882,11 +875,7 @@ def cell_shares(
     infinity limit of the mean max probability; Theorem 1 is a statement about the limit) at
     sample count ``role`` (``"K"`` or ``"2K"``) is at most ``level`` (below certainty), and the
     share above it."""
-    sel = directions[
-        (directions["dataset"] == ds)
-        & (directions["kind"] == kind)
-        & (directions["k_role"] == role)
-    ]
+    sel = rows(directions, dataset=ds, kind=kind, k_role=role)
     if not degenerate:
         sel = sel[~sel["degenerate"].astype(bool)]
     below = (sel[column] <= level).groupby(sel["seed"]).mean().astype(float)
@@ -907,9 +896,7 @@ def _averaged_rows(
     """The rows of an averaged model: the sanity of its exact limit (``L``), the partial
     mitigation (``C``: below certainty along some directions where the single network is not;
     ``P``: certain along others)."""
-    sel = directions[
-        (directions["dataset"] == ds) & (directions["kind"] == kind) & (directions["k_role"] == "K")
-    ]
+    sel = rows(directions, dataset=ds, kind=kind, k_role="K")
     out: dict[str, Measurement] = {}
     if "limit_max_prob" in sel:
         cell = (sel["mean_max_prob"] - sel["limit_max_prob"]).abs()
@@ -976,11 +963,7 @@ def _share_variants(
         if len(c):
             texts["C"] += f"; without the {n_deg} degenerate direction(s): {_mean_p(c)}"
             texts["P"] += f"; without the {n_deg} degenerate direction(s): {_mean_p(p)}"
-    has_2k = (
-        (directions["dataset"] == ds)
-        & (directions["kind"] == kind)
-        & (directions["k_role"] == "2K")
-    ).any()
+    has_2k = len(rows(directions, dataset=ds, kind=kind, k_role="2K")) > 0
     if has_2k:
         c, p = both(role="2K")
         if len(c):
@@ -993,7 +976,7 @@ def _k_share_text(directions: pd.DataFrame, ds: str, kind: str, level: float) ->
     """What the K premise does not test, for its detail: C/P's share of direction cells whose
     limiting mean max probability is at most ``level`` at K and 2K, and the cells that cross
     the level when K doubles."""
-    sel = directions[(directions["dataset"] == ds) & (directions["kind"] == kind)]
+    sel = rows(directions, dataset=ds, kind=kind)
     if "limit_max_prob" not in sel or not (sel["k_role"] == "2K").any():
         return ""
     piv = sel.pivot_table(index=["seed", "direction"], columns="k_role", values="limit_max_prob")
