@@ -28,14 +28,15 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.fixture(scope="session")
 def smoke_runs(tmp_path_factory) -> list[Path]:
-    """The smoke config run twice from scratch in fresh temporary copies (shared by the
-    workflow tests and every study package's end-to-end tests; built once per session)."""
+    """The smoke config run from scratch in a fresh temporary copy (``[run]``; shared by the
+    workflow tests and every study package's end-to-end tests; built once per session). Tests
+    of byte-identical rebuilds compare it with the golden manifest (``e2e.differs_from_golden``)."""
     import sys
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from e2e import smoke_twice
+    from e2e import smoke_once
 
-    return smoke_twice(tmp_path_factory)
+    return smoke_once(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
