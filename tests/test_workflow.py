@@ -1,4 +1,4 @@
-"""End-to-end: the smoke config through Snakemake, twice from scratch, byte-identical.
+"""End-to-end: the smoke config through Snakemake from scratch, byte-identical to the golden run.
 
 Also: lint, config errors, NaN loss, rerun triggers, no-op rerun, --report, DVC status.
 These tests run the real workflow (a few minutes on 2 cores).
