@@ -202,12 +202,18 @@ def _run(cwd: Path, *cmd: str, timeout: int = 1800) -> str:
 
 
 def _outputs(root: Path) -> dict[str, str]:
+    """Every output's digest as the golden manifest takes it (softmax_ood.golden.digest: the
+    bytes, with the commit a record names left out): the producer's outputs were made at the
+    session's commit, the consumer's rebuilds at the producer's snapshot commit. Job records
+    (``*.outputs.json``: the raw hashes of those outputs) and logs are not outputs."""
+    from softmax_ood import golden
+
     out = {}
     for top in ("data", "results", "reports"):
-        for k, v in tree_hashes(root / top).items():
+        for k in tree_hashes(root / top):
             key = f"{top}/{k}"
-            if not UNREPRODUCIBLE.search(key):
-                out[key] = v
+            if not UNREPRODUCIBLE.search(key) and not key.endswith(golden.EXCLUDE_SUFFIXES):
+                out[key] = golden.digest(root / key)
     return out
 
 
