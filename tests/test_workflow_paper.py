@@ -281,6 +281,8 @@ def _all_studies_override(work: Path, sources: dict) -> list[str]:
     override = {
         "data": {"sources": "loopback_sources.yaml"},
         "seeds": [0, 1],
+        # the paper config's replication path, on two fresh seeds (not five: plumbing)
+        "replication": {"seeds": [2, 3]},
         # LogitNorm's paper-sgd and Kang's own App. B.2 recipe, shrunk the same way
         "recipes": {name: dict(_SHRUNK_SGD) for name in ("paper-sgd", "kang-paper-sgd")},
         # at least 8 channels per conv: PyTorch 2.14's oneDNN crashes (SIGSEGV) training a
