@@ -281,8 +281,9 @@ def _all_studies_override(work: Path, sources: dict) -> list[str]:
     override = {
         "data": {"sources": "loopback_sources.yaml"},
         "seeds": [0, 1],
-        # the paper config's replication path, on two fresh seeds (not five: plumbing)
-        "replication": {"seeds": [2, 3]},
+        # the paper config's replication path, on two fresh seeds (not five: plumbing); Kang's
+        # replication runs the same rules as the default's (its dry run: tests/test_replication.py)
+        "replication": {"seeds": [2, 3], "studies": ["logitnorm", "ulmer", "seddik"]},
         # LogitNorm's paper-sgd and Kang's own App. B.2 recipe, shrunk the same way
         "recipes": {name: dict(_SHRUNK_SGD) for name in ("paper-sgd", "kang-paper-sgd")},
         # at least 8 channels per conv: PyTorch 2.14's oneDNN crashes (SIGSEGV) training a
