@@ -719,3 +719,26 @@ def test_a_premise_at_its_tests_smallest_p_is_not_borderline():
     assert df.loc["k", "p_value"] == pytest.approx(1 / 32)
     assert df.loc["k", "verdict"] == "holds" and df.loc["c", "verdict"] == "holds"
     assert (df["borderline"] == "").all()
+
+
+def test_judge_measures_each_claim_on_the_evidence_in_order_and_judges_them_as_one_family():
+    from functools import partial
+
+    from softmax_ood.analysis.claims import Claim, judge
+
+    seen = []
+
+    def mean_of(ev, key):
+        seen.append(key)
+        return Measurement(float(np.mean(ev[key])), samples=tuple(ev[key]))
+
+    evidence = {"a": (2.0, 3.0, 4.0), "b": (-1.0, 0.5, 1.0)}
+    claims = [
+        Claim(ClaimSpec("A", "t", "s", threshold=1.0, direction=">"), partial(mean_of, key="a")),
+        Claim(ClaimSpec("B", "t", "s", threshold=0.0, direction=">"), partial(mean_of, key="b")),
+    ]
+    out = judge("P", claims, evidence, alpha=0.05).set_index("claim_id")
+    assert seen == ["a", "b"]
+    ms = {"A": mean_of(evidence, "a"), "B": mean_of(evidence, "b")}
+    pd.testing.assert_frame_equal(out, _judge([c.spec for c in claims], ms))
+    assert claims[0].id == "A"

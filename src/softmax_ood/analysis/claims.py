@@ -1,9 +1,12 @@
 """The claims engine: a paper's claims declared as data, measured by the study, judged here.
 
-A study declares each claim as a :class:`ClaimSpec` (what the paper says, the statistic, a
-threshold, a direction, its kind, the premises it rests on and, where the paper reports one, the
-paper's own effect size) and supplies one :class:`Measurement` per claim id.
-:func:`evaluate_claims` applies one decision rule to all rows.
+A study declares each claim as one :class:`Claim`, readable whole in one place: its
+:class:`ClaimSpec` (what the paper says, the statistic, a threshold, a direction, its kind, the
+premises it rests on, its effect and where that comes from, what selected its settings and what
+confirms it) and its ``measure``, a named function of the study's evidence returning the claim's
+:class:`Measurement`. A study's claims module is the list of its claims (a function of its config
+section); :func:`judge` measures each and :func:`evaluate_claims` applies one decision rule to
+all rows.
 
 Kinds:
 
@@ -136,9 +139,11 @@ __all__ = [
     "effect_used",
     "BORDERLINE_P",
     "POWER_TARGET",
+    "Claim",
     "ClaimSpec",
     "Measurement",
     "evaluate_claims",
+    "judge",
     "TESTS",
     "NOT_REPLICATED",
     "Replication",
@@ -352,6 +357,39 @@ class Measurement:
             object.__setattr__(self, "n", len(self.samples))
             if not self.method:
                 object.__setattr__(self, "method", "t")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim whole: what it says and how it is judged (``spec``) and how it is measured
+    (``measure``: a named function of the study's evidence, e.g. ``measure(evidence)`` or a
+    ``functools.partial`` of one for a claim declared per setting, returning the claim's
+    :class:`Measurement`). Changing a claim means editing its one entry in its study's list."""
+
+    spec: ClaimSpec
+    measure: Callable[[object], Measurement]
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+
+def judge(
+    paper: str,
+    claims: Iterable[Claim],
+    evidence: object,
+    *,
+    alpha: float,
+    headline: Sequence[str] = (),
+) -> pd.DataFrame:
+    """The claims table of ``claims``: each measured on ``evidence`` (in declaration order, so a
+    measurement may reuse what an earlier one cached on the evidence), all judged together by
+    :func:`evaluate_claims` (one family)."""
+    claims = list(claims)
+    measurements = {c.id: c.measure(evidence) for c in claims}
+    return evaluate_claims(
+        paper, [c.spec for c in claims], measurements, alpha=alpha, headline=headline
+    )
 
 
 def fmt_mean_std(values: pd.Series, unit: str = "") -> str:
