@@ -277,7 +277,8 @@ def final_outputs():
 # its targets, in the papers' order (KNOWN_STUDIES, handed in by the Snakefile)
 import json
 
-from softmax_ood.results_section import latex_path, study_outputs  # noqa: E402
+from softmax_ood.results_section.latex import latex_path  # noqa: E402
+from softmax_ood.results_section.outputs import study_outputs  # noqa: E402
 
 RESULTS_STUDIES = study_outputs(
     {name: STUDIES[name] for name in KNOWN_STUDIES if name in STUDIES}, config

@@ -6,7 +6,7 @@
 rule results_claims:
     input:
         claims=list(RESULTS_CLAIMS.values()),
-        code=code("workflow/scripts/results_section.py"),
+        code=code("workflow/scripts/results_claims.py"),
     output:
         parquet="results/claims_all.parquet",
         csv=report(
@@ -21,10 +21,9 @@ rule results_claims:
     conda:
         "../envs/report.yaml"
     params:
-        step="claims",
         claims=RESULTS_CLAIMS,
     script:
-        "../workflow/scripts/results_section.py"
+        "../workflow/scripts/results_claims.py"
 
 
 rule results_latex:
@@ -33,7 +32,7 @@ rule results_latex:
         figures=RESULTS_FIGURES,
         claims="results/claims_all.parquet",
         paper=[s.paper_values for s in RESULTS_STUDIES if s.paper_values],
-        code=code("workflow/scripts/results_section.py"),
+        code=code("workflow/scripts/results_latex.py"),
     output:
         section="results/results_section.tex",  # first: its outputs record is beside it
         fragments=[latex_path(p) for p in RESULTS_TABLES + RESULTS_FIGURES],
@@ -44,17 +43,16 @@ rule results_latex:
     conda:
         "../envs/report.yaml"
     params:
-        step="latex",
         studies=[vars(s) for s in RESULTS_STUDIES],
     script:
-        "../workflow/scripts/results_section.py"
+        "../workflow/scripts/results_latex.py"
 
 
 rule results_audit:
     # the audit as a rule: a stale or tampered input of any table or figure shows on the page
     input:
         files=RESULTS_TABLES + RESULTS_FIGURES + list(RESULTS_CLAIMS.values()),
-        code=code("workflow/scripts/results_section.py"),
+        code=code("workflow/scripts/results_audit.py"),
     output:
         "results/audit.json",
     log:
@@ -64,10 +62,9 @@ rule results_audit:
     conda:
         "../envs/report.yaml"
     params:
-        step="audit",
         files=RESULTS_TABLES + RESULTS_FIGURES + list(RESULTS_CLAIMS.values()),
     script:
-        "../workflow/scripts/results_section.py"
+        "../workflow/scripts/results_audit.py"
 
 
 rule results_report:

@@ -19,7 +19,14 @@ from softmax_ood.studies.registry import registered_studies
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-LIGHT_SCRIPTS = ("study_table.py", "study_figure.py", "study_claims.py", "results_section.py")
+LIGHT_SCRIPTS = (
+    "study_table.py",
+    "study_figure.py",
+    "study_claims.py",
+    "results_claims.py",
+    "results_latex.py",
+    "results_audit.py",
+)
 
 
 def _module(path: str) -> str:

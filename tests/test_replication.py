@@ -233,12 +233,9 @@ def test_the_default_dry_run_schedules_replication_jobs(tmp_path_factory):
 
 
 def test_the_headline_table_shows_whether_each_claim_replicates():
-    from softmax_ood.results_section import (
-        StudyOutputs,
-        collect_claims,
-        headline_html,
-        headline_tex,
-    )
+    from softmax_ood.results_section.latex import headline_tex
+    from softmax_ood.results_section.outputs import StudyOutputs, collect_claims
+    from softmax_ood.results_section.page import headline_html
 
     chance, fresh = _null_draws()
     runs = pd.DataFrame({"seed": PRIMARY + FRESH, "x": [*chance, *fresh]})

@@ -11,18 +11,20 @@ import pandas as pd
 import pytest
 
 from softmax_ood.analysis.claims import ClaimSpec, Measurement, evaluate_claims
-from softmax_ood.results_section import (
-    CLAIM_COLUMNS,
-    StudyOutputs,
-    collect_claims,
+from softmax_ood.results_section.latex import (
     figure_pdf,
     latex_escape,
     latex_path,
-    page_html,
     section_tex,
-    study_outputs,
     table_latex,
 )
+from softmax_ood.results_section.outputs import (
+    CLAIM_COLUMNS,
+    StudyOutputs,
+    collect_claims,
+    study_outputs,
+)
+from softmax_ood.results_section.page import page_html
 
 
 def _claims(paper, premise_ok=True):
@@ -198,16 +200,14 @@ def test_every_claim_row_links_to_its_provenance():
 
 # -- the headline, departures, paper values beside ours, offline page, LaTeX that fits (issue 31)
 from softmax_ood.analysis.claims import ClaimSpec as _Spec  # noqa: E402
-from softmax_ood.results_section import (  # noqa: E402
+from softmax_ood.results_section.headline import (  # noqa: E402
     claim_interval,
-    departure_records,
     headline_frame,
-    headline_ids,
     headline_paragraph,
-    premises_of,
-    study_table_latex,
     verdict_label,
 )
+from softmax_ood.results_section.latex import study_table_latex  # noqa: E402
+from softmax_ood.results_section.outputs import departure_records, headline_ids, premises_of  # noqa: E402
 
 
 class FakeStudy:
@@ -257,7 +257,7 @@ class FakeStudy:
 
 
 def _fake_outputs(tmp_path, premise_ok=True):
-    from softmax_ood.results_section import study_outputs
+    from softmax_ood.results_section.outputs import study_outputs
 
     (s,) = study_outputs({"a": FakeStudy}, {})
     claims = collect_claims({"a": _claims("Fake", premise_ok=premise_ok)})
@@ -504,7 +504,7 @@ def test_tall_tables_and_long_departure_claim_lists_stay_on_their_pages(tmp_path
     (``k:* (150)``), a part of a table ends before a page is full, no box overflows, and every
     character the studies print is typeset."""
 
-    from softmax_ood.results_section import claims_grouped
+    from softmax_ood.results_section.headline import claims_grouped
 
     s, claims = _fake_outputs(tmp_path)
     many = ", ".join(f"k:setting_{i}" for i in range(150))
@@ -552,7 +552,8 @@ def test_a_wide_text_table_is_laid_out_to_the_text_width_not_scaled_down():
     """The default's headline table (8 text columns, a 250-character claim) was scaled to
     unreadable type: its text columns now share the text width as ragged paragraph columns
     (8 em at the least, so a long word still fits its column)."""
-    from softmax_ood.results_section import _TEXT_EM, HEADLINE_COLUMNS
+    from softmax_ood.results_section.headline import HEADLINE_COLUMNS
+    from softmax_ood.results_section.latex import _TEXT_EM
 
     row = {c: "a few words of text here" for c in HEADLINE_COLUMNS}
     row["claim"] = "a long claim about the paper's headline result " * 5
@@ -571,7 +572,7 @@ def test_logitnorms_headline_gives_ce_and_logitnorm_fpr95_beside_the_papers(tmp_
     """Issue 45: LogitNorm's headline row says CE -> LogitNorm average FPR95, ours (from the
     claims rows: CE's P-ce-fpr, less the headline's relative reduction) beside the paper's
     (its paper_values.csv), not only the relative reduction."""
-    from softmax_ood.results_section import _headline_view
+    from softmax_ood.results_section.headline import _headline_view
     from softmax_ood.studies.logitnorm import study as ln
     from softmax_ood.studies.logitnorm.claims import paper_value
 
@@ -599,7 +600,7 @@ def test_logitnorms_headline_gives_ce_and_logitnorm_fpr95_beside_the_papers(tmp_
 def test_a_headline_in_many_settings_reads_as_one_sentence(tmp_path):
     """Kang's 42 settings: "holds in N of the M settings where its regime is met (42 in all);
     the opposite is significant in K: ..." counted from the claims rows."""
-    from softmax_ood.results_section import _headline_view, settings_sentence
+    from softmax_ood.results_section.headline import _headline_view, settings_sentence
 
     s, claims = _fake_outputs(tmp_path)
     _, bad = _fake_outputs(tmp_path, premise_ok=False)
@@ -640,7 +641,7 @@ def test_a_headline_in_many_settings_reads_as_one_sentence(tmp_path):
 def test_each_papers_section_shows_where_its_items_run(tmp_path):
     """The results page shows each paper's coverage rows (its study's coverage hook) with what
     this build has of each item; a study without a paper shows none."""
-    from softmax_ood.results_section import coverage_frame
+    from softmax_ood.results_section.page import coverage_frame
 
     s, claims = _fake_outputs(tmp_path)
     s.tables = []
@@ -682,7 +683,7 @@ def test_the_registered_studies_outputs_stay_plain_data():
     import yaml
 
     from softmax_ood.config import validate_config
-    from softmax_ood.results_section import StudyOutputs
+    from softmax_ood.results_section.outputs import StudyOutputs
     from softmax_ood.studies.registry import registered_studies
 
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
@@ -706,7 +707,8 @@ def test_the_headline_colours_find_their_columns_by_name():
     them (replicates, issue 42) must move the selectors with it."""
     import re
 
-    from softmax_ood.results_section import _CSS, HEADLINE_HTML_COLUMNS
+    from softmax_ood.results_section.headline import HEADLINE_HTML_COLUMNS
+    from softmax_ood.results_section.page import _CSS
 
     rules = dict(re.findall(r"tr\.(rs-[\w-]+) td:nth-child\((\d+)\)", _CSS))
     assert int(rules["rs-v-holds"]) == HEADLINE_HTML_COLUMNS.index("verdict") + 1

@@ -268,7 +268,7 @@ def test_every_output_of_the_smoke_run_carries_what_a_reader_needs(name, smoke_r
 def test_its_headline_names_claims_of_the_default(name, config):
     """The results page opens with each study's HEADLINE: the patterns match claims (kind
     "claim") of the default config, and every premise they rest on is a premise of the study."""
-    from softmax_ood.results_section import headline_ids, premises_of
+    from softmax_ood.results_section.outputs import headline_ids, premises_of
 
     study = load_study(name)
     specs = study.claim_specs(config)
