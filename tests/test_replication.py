@@ -228,8 +228,14 @@ def test_the_default_dry_run_schedules_replication_jobs(tmp_path_factory):
     assert on["ulmer_run"] - off["ulmer_run"] == 5
     assert on["ulmer_run_grid"] - off["ulmer_run_grid"] == 5
     assert on.get("seddik_replication_frame") == 3 and "seddik_replication_frame" not in off
-    # LogitNorm (and the networks Seddik's Fig. 5 and cross-paper read) train nothing more
-    assert on["train_seed"] == off["train_seed"] and on["evaluate_seed"] == off["evaluate_seed"]
+    # Kang: its three networks on the five fresh seeds, each evaluated over the shift grid, and
+    # CE's FGSM frame on each; aggregated on their own
+    assert on["train_seed"] - off["train_seed"] == 15
+    assert on["kang_evaluate"] - off["kang_evaluate"] == 15
+    assert on["kang_adversarial"] - off["kang_adversarial"] == 5
+    assert on.get("kang_aggregate_replication") == 1 and "kang_aggregate_replication" not in off
+    # LogitNorm's grid (and the networks Seddik's Fig. 5 and cross-paper read) is not replicated
+    assert on["evaluate_seed"] == off["evaluate_seed"]
 
 
 def test_the_headline_table_shows_whether_each_claim_replicates():
