@@ -118,6 +118,17 @@ chosen on the validation split under every shift (``selection`` table); kept lev
 advance by a stated principle (a level that does not change the images by more than
 ``change_epsilon`` is dropped; pixels only, no model); the bars are config constants declared
 before any verdict. Every verdict is computed on the test images x the study's seeds.
+
+Layout (issue 43, one claim one unit): :func:`claims` lists every row in the table's order, each
+a :class:`~softmax_ood.analysis.claims.Claim` whose spec sits beside its named measurement in
+its family's module: :mod:`.levels` (``changes``, and :func:`kept_levels`), :mod:`.regime` (the
+models, decisions, rotation path, discriminator, far sets and clean-reward premises),
+:mod:`.shifts` (each shift type's premises), :mod:`.trends` (``ocs_trend``, ``abstain_rises``,
+``sigma_rises``, ``reward_beats_classification``), :mod:`.mechanism` (Fig. 4's constants),
+:mod:`.fgsm` (Fig. 8) and :mod:`.toy` (Sec. 4.2's theory). The measurements read one
+:class:`.evidence.Evidence`, which caches what several rows share; :mod:`.common` holds the
+bars, effects and frame readers. :func:`evaluate_kang_claims` judges them with
+:func:`~softmax_ood.analysis.claims.judge`.
 """
 
 from __future__ import annotations
