@@ -3,7 +3,7 @@ the discriminator's OOD score of every set, and the LogitNorm study's networks o
 
 Nothing here re-implements another study: the grid is :func:`softmax_ood.studies.kang.grid.
 build_grid` (the core's corruptions and rotation), the OOD score is :func:`softmax_ood.studies.
-kang.discrimination.score_group` (the core's discriminator and the pixel floor of the far sets),
+kang.discrimination.score_group` (the core's discriminator and the floor battery of the far sets),
 the OCS and the distance to it are :mod:`softmax_ood.studies.kang.ocs`'s, the network outputs go
 through :func:`softmax_ood.studies.kang.evaluate.grid_outputs`, and the OOD score of a model is
 the core's :data:`softmax_ood.scores.SCORES` entry.
@@ -17,7 +17,7 @@ Frames (one row per ...):
 
 * ``levels`` -- evaluation set of the grid (Kang's index columns; rays are group ``ray``);
 * ``ood_scores`` -- evaluation set: the discriminator's OOD score (per repeat) and, for the far
-  sets, the pixel floor;
+  sets, the floor battery;
 * ``shift`` -- (loss, seed, evaluation set): mean KL of the raw-logit softmax to the OCS (the
   label marginal), the same for the normalised logits ``z / (tau ||z||)``, mean MSP, accuracy,
   share of decisions changed vs the clean image, mean raw logit norm;

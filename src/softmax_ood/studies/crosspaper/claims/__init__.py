@@ -27,7 +27,7 @@ Premises (first rows):
 Claims (a), Kang et al.'s reversion asked of the LogitNorm study's networks:
 
 * ``ocs_trend:<loss>:far_ood`` -- along LogitNorm's own OOD test sets ordered on Kang's axis
-  (those whose ``far_nontrivial`` premise holds: the pixel-statistics floor accepts more than
+  (those whose ``far_nontrivial`` premise holds: the floor battery's best detector accepts more than
   ``far_floor_fpr95`` of the set at 95 % ID recall, binomial test), per seed Spearman rho(OOD
   score, distance) below 0, as Kang's far-OOD rows.
 * ``ocs_trend:<loss>:<shift>`` -- predictions approach the OCS as the OOD score grows: per seed,

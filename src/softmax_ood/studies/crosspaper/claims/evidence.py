@@ -139,7 +139,7 @@ class Evidence:
 
     @cached_property
     def far_floors(self) -> dict[str, Measurement]:
-        """``far_nontrivial:<set>``: the binomial test of the pixel floor's FPR95 on each far
+        """``far_nontrivial:<set>``: the binomial test of the floor battery's FPR95 on each far
         set against the bar."""
         floor_bar = float(self.bars["far_floor_fpr95"])
         ood = self.frames["ood_scores"].set_index("eval_set")
@@ -147,7 +147,7 @@ class Evidence:
         for name in self.section["far_ood"]:
             key = f"far:{name}"
             if key not in ood.index or int(ood.loc[key, "floor_n"]) <= 0:
-                out[name] = Measurement(math.nan, f"{name}: no pixel floor")
+                out[name] = Measurement(math.nan, f"{name}: no floor battery")
                 continue
             r = ood.loc[key]
             out[name] = floor_not_solved(

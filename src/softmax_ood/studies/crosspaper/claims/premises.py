@@ -1,6 +1,6 @@
 """The premises of the cross-paper study: the networks fitted, the discriminator reads clean
 images as ID, each shift is a graded axis (it changes the images and the decisions, its OOD
-score rises and spans more than the null tolerance), and pixel statistics do not solve
+score rises and spans more than the null tolerance), and image statistics (the floor battery) do not solve
 LogitNorm's far OOD sets. Each claim is its spec beside its named measurement."""
 
 from __future__ import annotations
@@ -198,8 +198,8 @@ def shift_premises(section: dict) -> list[Claim]:
         Claim(
             ClaimSpec(
                 f"far_nontrivial:{name}",
-                f"Premise: pixel statistics do not solve LogitNorm's OOD set {name}",
-                "share of the set the pixel-statistics floor accepts at 95 % ID recall (FPR95), "
+                f"Premise: image statistics (the floor battery) do not solve LogitNorm's OOD set {name}",
+                "share of the set the floor battery's best detector accepts at 95 % ID recall (FPR95, selection half), "
                 "one-sided binomial test",
                 float(c["far_floor_fpr95"]),
                 ">",

@@ -116,7 +116,7 @@ def far_reversion_rho(ev: Evidence, loss: str) -> Measurement:
     sets = ", ".join(k.removeprefix("far:") for k in kept) or "none"
     return per_seed_values(
         pd.Series(rhos, dtype=float),
-        f"{loss}, LogitNorm's far sets not solved by pixel statistics ({sets}): Spearman "
+        f"{loss}, LogitNorm's far sets not solved by the floor battery ({sets}): Spearman "
         "rho(OOD score, distance to the OCS) per seed",
     )
 

@@ -113,6 +113,11 @@ def frames(
                 "floor_n": 300,
                 "floor_fpr95": floor_share,
                 "floor_detector": "border_mass",
+                "floor_tuning_fpr95": floor_share,
+                "floor_tuning_detector": "border_mass",
+                "floor_heldout_fpr95": min(1.0, floor_share + 0.1),
+                "floor_heldout_detector": "nn_hog",
+                "floor_confirmation_fpr95": floor_share,
             }
         )
     for loss, family, d0, rate in ((base, "ce", 2.0, ce_rate), (method, "logitnorm", 1.5, ln_rate)):

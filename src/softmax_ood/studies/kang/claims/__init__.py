@@ -52,9 +52,12 @@ Premises (first rows):
   over-abstaining on clean images fails it, and the detail says so (its clean abstain share and
   both rewards). Gates ``abstain_rises`` and ``reward_beats_classification``: a reward model
   that is the worst policy on clean data cannot show the paper's advantage under shift.
-* ``far_nontrivial:<set>`` -- the pixel-statistics floor (:func:`softmax_ood.analysis.premises.
-  pixel_floor`) does not solve the far set: it accepts more than ``far_floor_fpr95`` of it at
-  95 % ID recall (one-sided binomial test over the set's images).
+* ``far_nontrivial:<set>`` -- the floor battery (:mod:`softmax_ood.analysis.battery`: intensity,
+  spatial, spectral, nearest-neighbour and gradient-orientation detectors fitted on the ID
+  training images; its best detector over the tuning and held-out families) does not solve the
+  far set: on the selection half of the images (``discriminator.floor_selection_fraction``) it
+  accepts more than ``far_floor_fpr95`` of the set at 95 % ID recall (one-sided binomial test
+  over those images). The confirmation half's FPR95 and each family's best are in the frame.
 
 "Top level": for a corruption the highest kept severity (its OOD score rises with severity:
 ``score_rises``); for rotation the kept angle with the highest OOD score (the paper poses its

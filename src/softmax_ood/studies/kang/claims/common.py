@@ -120,7 +120,7 @@ def notes(section: dict) -> dict[str, str]:
     )
     return {
         "selection": f"{disc}; shift levels kept by their pixel-change premise (no model "
-        "involved); far sets kept by their pixel-floor premise; " + BARS,
+        "involved); far sets kept by their floor-battery premise; " + BARS,
         "confirmation": f"{seeds_text(section['seeds'])} x the evaluated test images",
     }
 

@@ -220,7 +220,7 @@ def far_floor(scores: pd.DataFrame, name: str, bar: float) -> Measurement:
     """``far_nontrivial:<name>`` from the OOD-score frame indexed by ``eval_set``."""
     key = f"far:{name}"
     if key not in scores.index or "floor_n" not in scores.columns:
-        return Measurement(math.nan, f"{name}: no pixel floor")
+        return Measurement(math.nan, f"{name}: no floor battery")
     r = scores.loc[key]
     return floor_not_solved(
         name,
@@ -228,12 +228,23 @@ def far_floor(scores: pd.DataFrame, name: str, bar: float) -> Measurement:
         r["floor_n"],
         r["floor_detector"],
         bar,
-        f" (FPR95 {float(r['floor_fpr95']):.3f})",
+        f" (FPR95 {float(r['floor_fpr95']):.3f}{_floor_families(r)})",
+    )
+
+
+def _floor_families(r) -> str:
+    """The floor battery's families and confirmation half, when the frame records them."""
+    if "floor_heldout_fpr95" not in r.index or not np.isfinite(float(r["floor_heldout_fpr95"])):
+        return ""
+    return (
+        f"; tuning family {float(r['floor_tuning_fpr95']):.3f} ({r['floor_tuning_detector']}), "
+        f"held-out family {float(r['floor_heldout_fpr95']):.3f} ({r['floor_heldout_detector']}); "
+        f"whole battery on the confirmation half {float(r['floor_confirmation_fpr95']):.3f}"
     )
 
 
 def excluded_far(ood_scores: pd.DataFrame, spec: dict) -> list[str]:
-    """The far sets whose ``far_nontrivial`` premise does not hold (the pixel floor solves them,
+    """The far sets whose ``far_nontrivial`` premise does not hold (the floor battery solves them,
     or untested): left out of the far trend, so out of its figure too."""
     scores = ood_scores.set_index("eval_set")
     alpha, bar = float(spec.get("alpha", 0.05)), float(spec["far_floor_fpr95"])

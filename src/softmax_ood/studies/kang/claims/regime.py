@@ -231,13 +231,13 @@ def far_not_solved(ev: Evidence, *, name: str) -> Measurement:
 
 
 def far_claims(section: dict) -> list[Claim]:
-    """``far_nontrivial:<set>``: the pixel-statistics floor does not solve the far set."""
+    """``far_nontrivial:<set>``: the floor battery (image statistics) does not solve the far set."""
     return [
         Claim(
             ClaimSpec(
                 f"far_nontrivial:{name}",
-                f"Premise: pixel statistics do not solve the far set {name}",
-                "share of the set the pixel-statistics floor accepts at 95 % ID recall (FPR95)",
+                f"Premise: image statistics (the floor battery) do not solve the far set {name}",
+                "share of the set the floor battery's best detector accepts at 95 % ID recall (FPR95), on the selection half of the images",
                 float(section["far_floor_fpr95"]),
                 ">",
                 kind="premise",

@@ -111,7 +111,7 @@ def far_trend(ev: Evidence, *, loss: str) -> Measurement:
     keep = {f"far:{n}" for n in nontrivial}
     left_out = sorted(set(ev.section["far_ood"]) - set(nontrivial))
     why = (
-        f"; left out (pixel floor solves them or untested): {', '.join(left_out)}"
+        f"; left out (the floor battery solves them or untested): {', '.join(left_out)}"
         if left_out
         else ""
     )

@@ -87,6 +87,11 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
             "floor_accepted": accepted,
             "floor_n": 100 if far else 0,
             "floor_detector": "mahalanobis" if far else "",
+            "floor_tuning_fpr95": accepted / 100 if far else np.nan,
+            "floor_tuning_detector": "mahalanobis" if far else "",
+            "floor_heldout_fpr95": accepted / 100 if far else np.nan,
+            "floor_heldout_detector": "nn_hog" if far else "",
+            "floor_confirmation_fpr95": accepted / 100 if far else np.nan,
         }
         scores.append(
             {**s, "ood_score": score, "ood_score_std": 0.005, "per_repeat": list(per), **floor}
@@ -108,6 +113,11 @@ def frames(spec: dict, world: str) -> dict[str, pd.DataFrame]:
                     "floor_accepted": -1,
                     "floor_n": 0,
                     "floor_detector": "",
+                    "floor_tuning_fpr95": np.nan,
+                    "floor_tuning_detector": "",
+                    "floor_heldout_fpr95": np.nan,
+                    "floor_heldout_detector": "",
+                    "floor_confirmation_fpr95": np.nan,
                 }
             )
     score_of = {r["eval_set"]: r["ood_score"] for r in scores}

@@ -85,7 +85,7 @@ def test_per_sample_alpha_pulls_the_score_toward_one_half():
         ood_score(a, b, alpha=0.0, **kw)
 
 
-def test_the_rotation_group_scores_its_round_trips_and_the_far_group_its_pixel_floor():
+def test_the_rotation_group_scores_its_round_trips_and_the_far_group_its_floor_battery():
     from softmax_ood.studies.kang.discrimination import ROUNDTRIP, score_group
 
     rng = np.random.default_rng(0)
@@ -110,5 +110,39 @@ def test_the_rotation_group_scores_its_round_trips_and_the_far_group_its_pixel_f
     assert list(rot["eval_set"]) == ["rotation@0", "rotation@15", "roundtrip@15"]
     assert rot["shift"].iloc[-1] == ROUNDTRIP and rot["floor_n"].eq(0).all()
     fo = score_group(x, grid, index, "far_ood", featurizer=feat, discriminator=disc)
-    assert fo["floor_n"].iloc[0] == 40 and 0 <= fo["floor_fpr95"].iloc[0] <= 1
-    assert fo["floor_accepted"].iloc[0] == round(40 * fo["floor_fpr95"].iloc[0])
+    # the premise reads the selection half (0.5 by default) of the far set's 40 images
+    assert fo["floor_n"].iloc[0] == 20 and 0 <= fo["floor_fpr95"].iloc[0] <= 1
+    assert fo["floor_accepted"].iloc[0] == round(20 * fo["floor_fpr95"].iloc[0])
+    # uniform noise is solved by the battery (no spatial correlation, lit border), in both halves
+    assert fo["floor_fpr95"].iloc[0] == 0.0 and fo["floor_confirmation_fpr95"].iloc[0] == 0.0
+    row = fo.iloc[0]
+    assert row["floor_fpr95"] == min(row["floor_tuning_fpr95"], row["floor_heldout_fpr95"])
+    assert row["floor_detector"] in (row["floor_tuning_detector"], row["floor_heldout_detector"])
+
+
+def test_the_far_floor_reads_only_its_selection_half():
+    """Perturbing the confirmation images moves the reported confirmation FPR95 at most, never
+    the premise's selection-half floor; the two halves are disjoint and cover the set."""
+    from softmax_ood.analysis.battery import Battery
+    from softmax_ood.studies.kang.discrimination import far_floor, floor_split
+
+    rng = np.random.default_rng(1)
+    train = np.zeros((200, 1, 16, 16))
+    train[:, :, 3:13, 4:12] = rng.uniform(0.2, 1.0, (200, 1, 10, 8))
+    test = np.zeros((60, 1, 16, 16))
+    test[:, :, 3:13, 4:12] = rng.uniform(0.2, 1.0, (60, 1, 10, 8))
+    far = np.zeros((50, 1, 16, 16))
+    far[:, :, 2:14, 2:14] = rng.uniform(0.0, 0.8, (50, 1, 12, 12))
+    battery = Battery.fit(train)
+    s_id = battery.scores(test)
+    sel, conf = floor_split(50, 0.5, 0, "far:x")
+    assert len(sel) == 25 and not set(sel) & set(conf) and len(set(sel) | set(conf)) == 50
+    a = far_floor(battery, s_id, "far:x", far, fraction=0.5, seed=0)
+    moved = far.copy()
+    moved[conf] = train[:25]  # the confirmation half now looks exactly like ID images
+    b = far_floor(battery, s_id, "far:x", moved, fraction=0.5, seed=0)
+    for k in ("floor_fpr95", "floor_detector", "floor_tuning_fpr95", "floor_heldout_fpr95"):
+        assert a[k] == b[k]
+    assert b["floor_confirmation_fpr95"] >= a["floor_confirmation_fpr95"]
+    with pytest.raises(ValueError, match="floor selection share"):
+        floor_split(1, 0.5, 0, "far:x")
