@@ -52,7 +52,7 @@ rule kang_grid:
     resources:
         mem_mb=2000,
     params:
-        spec=KG_SPEC,
+        spec=KG_STUDY.grid_spec(KG_SPEC),
     script:
         "scripts/grid.py"
 

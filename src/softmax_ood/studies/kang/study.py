@@ -216,6 +216,27 @@ def mechanism_params(spec: dict, recipe: str, arch: str, loss: str) -> dict | No
     return None
 
 
+#: the keys of the study section :func:`~softmax_ood.studies.kang.grid.build_grid` reads: the
+#: grid job receives only these, so an edit elsewhere in the section (a bar, the discriminator)
+#: does not rebuild the grid and everything evaluated on it
+GRID_KEYS = (
+    "corruptions",
+    "severities",
+    "rotations",
+    "far_ood",
+    "eval_size",
+    "corruption_source",
+    "corruption_dir",
+    "reference_size",
+    "corruption_seed",
+)
+
+
+def grid_spec(spec: dict) -> dict:
+    """The part of the study section the grid job reads (:data:`GRID_KEYS`)."""
+    return {k: spec[k] for k in GRID_KEYS if k in spec}
+
+
 def grid_inputs(spec: dict, dataset: str) -> dict:
     """The grid rule's data inputs: the prepared data, and the CIFAR-10-C folder at paper scale."""
     inputs = {"data": f"data/{dataset}"}
