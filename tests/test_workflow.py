@@ -181,6 +181,64 @@ def test_a_study_section_reruns_only_that_studys_analysis(two_runs):
     assert "logitnorm_aggregate" in jobs  # its spec is a param; no train/evaluate job reruns
 
 
+#: the jobs that compute (prepare, train, evaluate, grids, discriminators, the studies' own runs):
+#: an edit of a bar that only a claim reads must rerun none of them
+COMPUTE = {
+    "prepare_data",
+    "train",
+    "train_seed",
+    "evaluate",
+    "evaluate_seed",
+    "kang_grid",
+    "kang_discriminator_select",
+    "kang_discriminator",
+    "kang_evaluate",
+    "kang_adversarial",
+    "ulmer_run",
+    "ulmer_run_grid",
+    "crosspaper_grid",
+    "crosspaper_discriminator",
+    "crosspaper_evaluate",
+}
+
+#: per study, one bar that only its claims read (a value inside the schema's range)
+CLAIM_BARS = {
+    "kang": {"kang": {"accuracy_drop": 0.06}},
+    "ulmer": {"ulmer": {"claims": {"k_margin": 0.006}}},
+    "seddik": {"seddik": {"claims": {"max_gap_points": 2.5}}},
+    "crosspaper": {"crosspaper": {"claims": {"rate_bar": 0.3}}},
+}
+
+
+@pytest.mark.parametrize("study", sorted(CLAIM_BARS))
+def test_a_claim_bar_edit_reruns_that_studys_claims_and_no_computation(two_runs, study):
+    """Every shared job receives only the keys it reads (issue 43): a bar read by one study's
+    claims reruns its claims (and what reads them), never a grid, training, evaluation or
+    discriminator, and no other study's jobs."""
+    import yaml
+
+    a = two_runs[0]
+    extra = a / f"bar-{study}.yaml"
+    extra.write_text(yaml.safe_dump(CLAIM_BARS[study]))
+    try:
+        proc = snakemake(a, "-n", "--quiet", "rules", *SMOKE, str(extra.name))
+    finally:
+        extra.unlink()
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "Job stats:" in out, out[-3000:]
+    jobs = dict(
+        re.findall(r"^(\w+)\s+(\d+)$", out.split("Job stats:")[1].split("Reasons:")[0], re.M)
+    )
+    jobs.pop("total", None)
+    jobs.pop("all", None)
+    assert f"{study}_claims" in jobs, jobs
+    assert not COMPUTE & set(jobs), jobs
+    others = {r for r in jobs if r not in RESULTS_RULES and not r.startswith(f"{study}_")}
+    # cross-paper reads every study's claims table (its report cites them)
+    assert others <= {"crosspaper_claims", "crosspaper_report"}, jobs
+
+
 def _dvc_uncommitted(work: Path) -> dict:
     """``dvc data status``'s "uncommitted" section: how the workspace's data/ differs from
     data.dvc (hashed from the files, so it needs no DVC cache: true in a fresh clone)."""

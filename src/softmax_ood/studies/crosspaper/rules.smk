@@ -30,7 +30,7 @@ rule crosspaper_grid:
     resources:
         mem_mb=2000,
     params:
-        spec=CP_SPEC,
+        spec={k: CP_SPEC[k] for k in ("grid", "rays", "axis", "far_ood")},  # what build_grid reads
     script:
         "scripts/grid.py"
 

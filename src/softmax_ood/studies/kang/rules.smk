@@ -76,7 +76,7 @@ rule kang_discriminator_select:
     conda:
         ENV_TORCH
     params:
-        spec=KG_SPEC,
+        spec=KG_STUDY.select_spec(KG_SPEC),
     script:
         "scripts/select.py"
 

@@ -237,6 +237,12 @@ def grid_spec(spec: dict) -> dict:
     return {k: spec[k] for k in GRID_KEYS if k in spec}
 
 
+def select_spec(spec: dict) -> dict:
+    """The part of the study section the discriminator's alpha selection reads: the grid's keys
+    (it builds the grid on the validation split), the featurizer and the discriminator."""
+    return {**grid_spec(spec), "featurizer": spec["featurizer"], "discriminator": spec["discriminator"]}
+
+
 def grid_inputs(spec: dict, dataset: str) -> dict:
     """The grid rule's data inputs: the prepared data, and the CIFAR-10-C folder at paper scale."""
     inputs = {"data": f"data/{dataset}"}
