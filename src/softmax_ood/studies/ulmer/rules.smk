@@ -16,74 +16,40 @@ wildcard_constraints:
     uds="|".join(UL_STUDY.DATASETS),
 
 
-rule ulmer_run:
-    # breast cancer: train every kind and the control with one seed, fit, scaling, directions
-    input:
-        code=code(f"{UL_DIR}/scripts/run.py"),
-    output:
-        fit=f"{UL}/runs/{{uds}}/seed{{seed}}/fit.parquet",
-        scaling=f"{UL}/runs/{{uds}}/seed{{seed}}/scaling.parquet",
-        directions=f"{UL}/runs/{{uds}}/seed{{seed}}/directions.parquet",
-        datasize=f"{UL}/runs/{{uds}}/seed{{seed}}/datasize.parquet",
-        provenance=multiext(
-            f"{UL}/runs/{{uds}}/seed{{seed}}/",
-            "fit.prov.json",
-            "scaling.prov.json",
-            "directions.prov.json",
-            "datasize.prov.json",
-        ),
-    log:
-        f"logs/ulmer/{{uds}}/seed{{seed}}.log",
-    benchmark:
-        f"logs/benchmarks/ulmer_run/run_{{uds}}_seed{{seed}}.tsv"
-    wildcard_constraints:
-        uds="|".join(d for d in UL_STUDY.DATASETS if d != UL_GRID),
-    conda:
-        ENV_TORCH  # its models are torch networks (studies/ulmer/uncertainty.py)
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        spec=lambda w: UL_STUDY.run_spec(config, w.uds),
-    script:
-        "scripts/run.py"
+# one (dataset, seed) job: train every kind and the control with one seed, fit, scaling,
+# directions, data size; on the 2-D data (ulmer_run_grid) also the Fig. 1 grid of every kind.
+# One template, two rules: Snakemake needs each rule's outputs fixed, and only the 2-D data has
+# the grid's two extra frames.
+for _rule, _frames, _uds in (
+    ("ulmer_run", UL_STUDY.FRAMES, "|".join(d for d in UL_STUDY.DATASETS if d != UL_GRID)),
+    ("ulmer_run_grid", UL_STUDY.FRAMES + UL_STUDY.GRID_FRAMES, UL_GRID),
+):
 
-
-rule ulmer_run_grid:
-    # the 2-D data: the same, plus the Fig. 1 grid of every kind
-    input:
-        code=code(f"{UL_DIR}/scripts/run.py"),
-    output:
-        fit=f"{UL}/runs/{{uds}}/seed{{seed}}/fit.parquet",
-        scaling=f"{UL}/runs/{{uds}}/seed{{seed}}/scaling.parquet",
-        directions=f"{UL}/runs/{{uds}}/seed{{seed}}/directions.parquet",
-        datasize=f"{UL}/runs/{{uds}}/seed{{seed}}/datasize.parquet",
-        grid=f"{UL}/runs/{{uds}}/seed{{seed}}/grid.parquet",
-        train_points=f"{UL}/runs/{{uds}}/seed{{seed}}/train_points.parquet",
-        provenance=multiext(
-            f"{UL}/runs/{{uds}}/seed{{seed}}/",
-            "fit.prov.json",
-            "scaling.prov.json",
-            "directions.prov.json",
-            "datasize.prov.json",
-            "grid.prov.json",
-            "train_points.prov.json",
-        ),
-    log:
-        f"logs/ulmer/{{uds}}/seed{{seed}}.log",
-    benchmark:
-        f"logs/benchmarks/ulmer_run_grid/run_{{uds}}_seed{{seed}}.tsv"
-    wildcard_constraints:
-        uds=UL_GRID,
-    conda:
-        ENV_TORCH  # as ulmer_run
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        spec=lambda w: UL_STUDY.run_spec(config, w.uds),
-    script:
-        "scripts/run.py"
+    rule:
+        name:
+            _rule
+        input:
+            code=code(f"{UL_DIR}/scripts/run.py"),
+        output:
+            **{n: f"{UL}/runs/{{uds}}/seed{{seed}}/{n}.parquet" for n in _frames},
+            provenance=multiext(
+                f"{UL}/runs/{{uds}}/seed{{seed}}/", *(f"{n}.prov.json" for n in _frames)
+            ),
+        log:
+            f"logs/ulmer/{{uds}}/seed{{seed}}.log",
+        benchmark:
+            f"logs/benchmarks/{_rule}/run_{{uds}}_seed{{seed}}.tsv"
+        wildcard_constraints:
+            uds=_uds,
+        conda:
+            ENV_TORCH  # its models are torch networks (studies/ulmer/uncertainty.py)
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        params:
+            spec=lambda w: UL_STUDY.run_spec(config, w.uds),
+        script:
+            "scripts/run.py"
 
 
 rule ulmer_aggregate:

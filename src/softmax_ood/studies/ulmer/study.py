@@ -43,6 +43,8 @@ TABLE_KINDS = ("fit", "scaling", "directions", "kstability")
 #: per-dataset frames (``results/ulmer/<data.dataset>/frames/<ds>/<name>``): one file per seed
 #: concatenated; ``datasize`` is §6's more-data comparison (deep ensemble)
 FRAMES = ("fit", "scaling", "directions", "datasize")
+#: what a run on the 2-D data (:data:`GRID_DATASET`) writes besides :data:`FRAMES`: the Fig. 1 grid
+GRID_FRAMES = ("grid", "train_points")
 TABLES = [f"{t}_{ds}" for ds in DATASETS for t in TABLE_KINDS] + ["softmax_note"]
 FIG1 = [f"fig1_{m}" for m in METRICS]
 FIGURES = [f"scaling_{ds}" for ds in DATASETS] + ["directions", *FIG1, "softmax_note"]
