@@ -1,3 +1,6 @@
+# Data: the paper sources' downloads (download_source) and the prepared data set (prepare_data).
+# Which files each source gives, and what prepare_data reads and tracks: rules/sources.smk.
+
 # Prepared data: the offline embedded default, or the paper-scale downloads with checksums.
 
 

@@ -2,7 +2,7 @@
 # and claims are read from its targets). Outputs: results/claims_all.{parquet,csv},
 # results/audit.json, every table/figure under results/<study>/<ds>/latex/, the document
 # results/results_section.tex, and the page reports/results.{ipynb,html}. Its Python (what each
-# study contributes, results_targets) is in rules/common.smk.
+# study contributes, results_targets) is in rules/targets.smk.
 rule results_claims:
     input:
         claims=list(RESULTS_CLAIMS.values()),

@@ -375,8 +375,11 @@ def test_the_snakefile_has_one_handler_per_event():
     drop one (the read-only check or the removal of killed downloads' partial files)."""
     import re
 
-    text = (Path(__file__).resolve().parents[1] / "Snakefile").read_text()
+    root = Path(__file__).resolve().parents[1]
+    files = [root / "Snakefile", *sorted((root / "rules").glob("*.smk"))]
+    files += sorted((root / "src/softmax_ood/studies").glob("*/rules.smk"))
+    text = "\n".join(f.read_text() for f in files)
     for event in ("onstart", "onsuccess", "onerror"):
-        assert len(re.findall(rf"(?m)^{event}:", text)) <= 1, event
+        assert len(re.findall(rf"(?m)^{event}:", text)) == 1, event
     handler = text[text.index("\nonstart:") :].split("\n\n\n")[0]
     assert "unwritable(" in handler and "remove_all_partial_files(" in handler
