@@ -97,7 +97,7 @@ def _gaussian_accuracy(means, covs, weights, seed: int = 0) -> float:
     k-class accuracy (:func:`~softmax_ood.studies.seddik.theory.solve_multiclass`)."""
     from scipy.stats import norm, qmc
 
-    from ..theory import _sqrt_psd
+    from ..theory.multiclass import _sqrt_psd
 
     k = len(means)
     u = qmc.Sobol(k, scramble=True, seed=seed).random_base2(GAUSS_DRAWS_LOG2)

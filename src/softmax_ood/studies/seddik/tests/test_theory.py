@@ -12,11 +12,11 @@ from softmax_ood.studies.seddik.practice import (
 )
 from softmax_ood.studies.seddik.theory import (
     FixedPointError,
-    _BinaryLoss,
     ridge_closed_form,
     solve_binary,
     solve_multiclass,
 )
+from softmax_ood.studies.seddik.theory.binary import _BinaryLoss
 
 SIGNS = np.array([1.0, -1.0])
 
