@@ -11,45 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..analysis.claims import NOT_REPLICATED
+from ..analysis.claims import COLUMNS, NOT_REPLICATED
 from ..analysis.coverage import coverage_rows
 
-CLAIM_COLUMNS = [
-    "paper",
-    "study",
-    "claim_id",
-    "kind",
-    "claim",
-    "statistic",
-    "value",
-    "threshold",
-    "direction",
-    "p_value",
-    "p_adjusted",
-    "p_holm",
-    "adjustment",
-    "alpha",
-    "power",
-    "effect_used",
-    "effect_note",
-    "p_paper",
-    "vs_paper",
-    "n",
-    "test",
-    "observed",
-    "p_opposite",
-    "selection",
-    "confirmation",
-    "verdict",
-    "replicates",
-    "holds",
-    "supports",
-    "borderline",
-    "effect",
-    "paper_value",
-    "effect_source",
-    "detail",
-]
+#: the stacked claims table's columns: every study's claims-table columns
+#: (:data:`softmax_ood.analysis.claims.COLUMNS`, one registry), the study's name after the paper
+CLAIM_COLUMNS = ["paper", "study", *(c for c in COLUMNS if c != "paper")]
 
 
 #: columns a study's table may add (used on the page where present): its own interval of the
