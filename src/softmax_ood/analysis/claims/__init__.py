@@ -118,8 +118,8 @@ what the verdict is computed on (e.g. "seeds 0-4 × test images"); see
 The package: :mod:`.spec` (:class:`ClaimSpec`, :class:`Measurement`, :class:`Claim`, the
 columns and constants); :mod:`.significance` (the t, sign and Spearman tests and the
 measurements built on them); :mod:`.power`; :mod:`.tested` (each row's test and the test
-against the paper's number); :mod:`.family` (BH and Holm); :mod:`.table` (:func:`judge`,
-:func:`evaluate_claims`: the decision rule); :mod:`.replication`; :mod:`.render`.
+against the paper's number); :mod:`.family` (BH and Holm); :mod:`.verdict` (the decision rule);
+:mod:`.table` (:func:`judge`, :func:`evaluate_claims`); :mod:`.replication`; :mod:`.render`.
 """
 
 from __future__ import annotations
