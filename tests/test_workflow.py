@@ -155,7 +155,9 @@ def test_code_inputs_are_derived_from_imports(two_runs):
     assert own == {"logitnorm_table": len(TABLES), "logitnorm_report": 1}, jobs
     assert set(jobs) - set(own) <= RESULTS_RULES, jobs
     # the shared claims engine: the claims (and the report that reads them, which also imports it)
-    jobs = _dry_run_jobs(a, "src/softmax_ood/analysis/claims.py", lambda t: t + "\n# edited\n")
+    jobs = _dry_run_jobs(
+        a, "src/softmax_ood/analysis/claims/verdict.py", lambda t: t + "\n# edited\n"
+    )
     assert {"logitnorm_claims", "logitnorm_report", "kang_claims", "seddik_claims"} <= set(jobs)
     # every study judges its claims with the shared engine (LogitNorm's tables and figures read
     # its premises too); no data preparation, training, evaluation or discriminator reruns
