@@ -608,7 +608,7 @@ def make_fashion_dataset(
 def fashion_entries(sources: Mapping) -> dict[str, dict]:
     """part -> source entry of the four ``fashion`` IDX files of a sources file (or its
     ``{name: entry}`` dict)."""
-    from .paper_data import _as_sources, source_names
+    from .paper_data.sources import _as_sources, source_names
 
     srcs = _as_sources(sources)
     return {srcs[n]["part"]: srcs[n] for n in source_names(srcs, "fashion")}
