@@ -34,7 +34,18 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "provenance",  # hashes, records and atomic writes every stage uses (data, train)
         ),
     ),
-    ("data and downloads", ("data", "download", "paper_data", "fashion", "farsets", "corruptions")),
+    (
+        "data and downloads",
+        (
+            "data",
+            "download",
+            "paper_data",
+            "fashion",
+            "farsets",
+            "imagesources",
+            "corruptions",
+        ),
+    ),
     # config checks names against the code's registries and the datasets' OOD sets: it stands
     # above what it checks (it parses losses, models and scores from source, imports no torch)
     ("config", ("config",)),

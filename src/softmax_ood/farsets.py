@@ -21,7 +21,7 @@ import zlib
 
 import numpy as np
 
-from .data import _PHOTOS, _TEXTURES, GLYPH_CHARS, GLYPH_FONTS, _font_dir, _grey
+from .imagesources import GLYPH_CHARS, GLYPH_FONTS, PHOTOS, TEXTURES, font_dir, grey_image
 
 __all__ = [
     "CUE_CONTROL",
@@ -130,7 +130,7 @@ MATCHED = (
 FASHION_VAL_SETS = ("digits_val", "glyphs_val", "photos_val", "noise_val")
 
 _PHOTOS_TEST = ("astronaut", "camera", "coffee")
-_PHOTOS_VAL = tuple(p for p in _PHOTOS if p not in _PHOTOS_TEST)
+_PHOTOS_VAL = tuple(p for p in PHOTOS if p not in _PHOTOS_TEST)
 # characters for glyphs_val: none of GLYPH_CHARS (so no image of glyphs_val is one of glyphs')
 GLYPH_VAL_CHARS = (
     "BDGJLQTbgijloqsz\u0394\u0393\u039b\u03b1\u03b2\u03b3\u03bc\u03c3\u263c\u2602\u00ae\u00a9"
@@ -165,7 +165,7 @@ def _render_glyphs(
     from scipy.ndimage import grey_dilation
     from skimage.transform import resize
 
-    fonts = [ImageFont.truetype(str(_font_dir() / f), 96) for f in GLYPH_FONTS]
+    fonts = [ImageFont.truetype(str(font_dir() / f), 96) for f in GLYPH_FONTS]
     out = np.empty((n, SIZE, SIZE))
     k = 0
     while k < n:
@@ -233,7 +233,7 @@ def _masked_crops(
     images, shown inside a random silhouette (:func:`_silhouettes`) on a dark ground."""
     from skimage.transform import resize
 
-    images = [_grey(s) for s in names]
+    images = [grey_image(s) for s in names]
     masks = _silhouettes(n, rng, ink)
     out = np.empty((n, SIZE, SIZE))
     for k in range(n):
@@ -378,7 +378,7 @@ def _matched(name: str, n: int, seed: int, rng: np.random.Generator, train_x: np
     if name == "noise_matched":
         return match_histograms(_centred(_shaped_noise(n, rng, amp)), train_x, rng)
     if name in ("photos_matched", "textures_matched"):
-        src = _PHOTOS_TEST if name == "photos_matched" else _TEXTURES
+        src = _PHOTOS_TEST if name == "photos_matched" else TEXTURES
         crops = _masked_crops(src, n, rng, _id_stats(train_x)["ink"])
         return match_histograms(crops, train_x, rng)
     if name == "digits_matched":
@@ -458,7 +458,7 @@ def _cue_set(name: str, n: int, seed: int, rng: np.random.Generator, train_x: np
         return _render_glyphs(n, rng, GLYPH_CHARS if name == "glyphs" else GLYPH_VAL_CHARS)
     stats = _id_stats(train_x)
     if name in ("photos", "photos_val", "textures"):
-        src = {"photos": _PHOTOS_TEST, "photos_val": _PHOTOS_VAL, "textures": _TEXTURES}[name]
+        src = {"photos": _PHOTOS_TEST, "photos_val": _PHOTOS_VAL, "textures": TEXTURES}[name]
         return _masked_crops(src, n, rng, stats["ink"])
     if name in ("noise", "noise_val"):
         return rng.normal(stats["mean"], stats["std"], size=(n, SIZE, SIZE))

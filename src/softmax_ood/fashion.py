@@ -28,8 +28,6 @@ from pathlib import Path
 import numpy as np
 
 from .data import (
-    _LICENCES,
-    _TEXTURES,
     record_file_hashes,
     save_array,
     staged_directory,
@@ -54,6 +52,7 @@ from .farsets import (
     remove_cue,
     set_group,
 )
+from .imagesources import LICENCES, TEXTURES
 from .paper_data import array_sha256, read_mnist_idx
 
 __all__ = [
@@ -154,7 +153,7 @@ def _sources_meta(name: str) -> dict:
         }
     if base.startswith("glyphs"):
         return {**digits_sources("glyphs"), "source": desc}
-    images = {"photos": _PHOTOS_TEST, "photos_val": _PHOTOS_VAL, "textures": _TEXTURES}.get(base)
+    images = {"photos": _PHOTOS_TEST, "photos_val": _PHOTOS_VAL, "textures": TEXTURES}.get(base)
     if images is None:
         licence = "n/a (synthetic)"
         if name in MATCHED:
@@ -162,7 +161,7 @@ def _sources_meta(name: str) -> dict:
         return {"source": f"generated: {desc}", "licence": licence}
     return {
         "source": f"scikit-image sample data: {desc}",
-        "licence": "; ".join(f"{s}: {_LICENCES[s]}" for s in images),
+        "licence": "; ".join(f"{s}: {LICENCES[s]}" for s in images),
     }
 
 
