@@ -44,6 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "farsets",
             "imagesources",
             "corruptions",
+            "imagebatch",
         ),
     ),
     # config checks names against the code's registries and the datasets' OOD sets: it stands
