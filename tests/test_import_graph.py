@@ -66,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "provenance checks, results and the workflow's tools",
         (
             "audit",
+            "rulefiles",
             "golden",
             "stale",
             "share",
