@@ -231,12 +231,8 @@ def _prepare_paper_data(
         meta_sources[name] = _source_meta(entry)
         log.info("OOD test set %s: %d images", name, len(x))
     n_val_ood = int(ood_val_size) if ood_val_size is not None else meta_splits["id_val"]
-    _write_gaussian_val(out_dir, seed, n_val_ood, channels, image_size)
     meta_splits["oodval_gaussian"] = n_val_ood
-    meta_sources["gaussian"] = {
-        "source": f"generated: {GAUSSIAN_VAL}",
-        "licence": "n/a (synthetic)",
-    }
+    meta_sources["gaussian"] = _write_gaussian_val(out_dir, seed, n_val_ood, channels, image_size)
     meta = {
         "id_dataset": id_dataset,
         "num_classes": int(num_classes),
@@ -353,12 +349,14 @@ def _write_id_splits(
     return num_classes, meta_sources, meta_splits, mean, std
 
 
-def _write_gaussian_val(out_dir: Path, seed: int, n: int, channels: int, image_size: int) -> None:
-    """The OOD validation set ``oodval_gaussian_x.npy``: ``n`` images of :data:`GAUSSIAN_VAL`
-    in the ID format, from the seed's own stream for it."""
+def _write_gaussian_val(out_dir: Path, seed: int, n: int, channels: int, image_size: int) -> dict:
+    """Write the OOD validation set ``oodval_gaussian_x.npy``: ``n`` images of
+    :data:`GAUSSIAN_VAL` in the ID format, from the seed's own stream for it; returns its
+    ``meta.json`` sources entry."""
     rng = _stream(seed, "oodval:gaussian")
     noise = np.clip(rng.normal(0.5, 0.25, size=(n, channels, image_size, image_size)), 0.0, 1.0)
     save_array(out_dir / "oodval_gaussian_x.npy", noise.astype(np.float32))
+    return {"source": f"generated: {GAUSSIAN_VAL}", "licence": "n/a (synthetic)"}
 
 
 def _read_mnist(
