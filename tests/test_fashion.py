@@ -351,7 +351,7 @@ def test_matched_sets_carry_id_grey_levels_and_peak(name, train_x):
 
 
 def test_shaped_noise_has_the_id_amplitude_spectrum_not_a_flat_one(train_x):
-    from softmax_ood.fashion import _amplitude, _shaped_noise
+    from softmax_ood.farsets import _amplitude, _shaped_noise
 
     amp = _amplitude(train_x)
     f = np.abs(np.fft.fft2(_shaped_noise(4, np.random.default_rng(0), amp)))
@@ -390,7 +390,7 @@ def test_every_cue_separable_far_set_names_its_cue_and_a_variant_without_it():
 
 
 def test_shuffled_keeps_each_ring_of_grey_levels(train_x):
-    from softmax_ood.fashion import _RINGS
+    from softmax_ood.farsets import _RINGS
 
     x = build_ood("shuffled", 8, 2, train_x)
     # each shuffled image holds, ring by ring, the sorted grey levels of one training image

@@ -34,7 +34,19 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "provenance",  # hashes, records and atomic writes every stage uses (data, train)
         ),
     ),
-    ("data and downloads", ("data", "download", "paper_data", "fashion", "corruptions")),
+    (
+        "data and downloads",
+        (
+            "data",
+            "download",
+            "paper_data",
+            "fashion",
+            "farsets",
+            "imagesources",
+            "corruptions",
+            "imagebatch",
+        ),
+    ),
     # config checks names against the code's registries and the datasets' OOD sets: it stands
     # above what it checks (it parses losses, models and scores from source, imports no torch)
     ("config", ("config",)),
@@ -54,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "provenance checks, results and the workflow's tools",
         (
             "audit",
+            "rulefiles",
             "golden",
             "stale",
             "share",

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import rulefiles
 from .codedeps import code_inputs, module_inputs
 from .provenance import (
     OUTPUTS_SUFFIX,
@@ -67,7 +67,6 @@ RECORD_NAMES = {
     "summary.json": "{}",
     "meta.json": "{}/meta.json",
 }
-RULE_FILES = ("rules/*.smk", "src/softmax_ood/studies/*/rules.smk")
 # files written beside another one by the same job, which carries the record
 SIBLINGS = {
     ".md": (".parquet",),
@@ -180,48 +179,12 @@ class Auditor:
     def snakemake_meta(self, rel: str) -> dict | None:
         return snakemake_metadata(self.root, rel)
 
-    def rule_scripts(self) -> dict[str, str]:
-        """``{rule: script or notebook path}`` read from the workflow's rule files."""
-        if self._rule_scripts is None:
-            self._rule_scripts = {}
-            for pattern in RULE_FILES:
-                for smk in sorted(self.root.glob(pattern)):
-                    rule = per_seed = None
-                    lines = smk.read_text().splitlines()
-                    for i, line in enumerate(lines):
-                        m = re.match(r"\s*(?:rule|checkpoint)\s*(\w*)\s*:", line)
-                        if m:
-                            rule, per_seed = m.group(1) or None, None
-                            continue
-                        # a rule every study shares (rules/study.smk): name: f"{...}_<suffix>"
-                        # one rule per job unit (rules/train.smk): name: unit_rule("train", _unit)
-                        if re.match(r"\s+name:\s*$", line) and i + 1 < len(lines):
-                            shared = re.match(r'\s*f"\{[^}]+\}(_\w+)"', lines[i + 1])
-                            unit = re.match(r'\s*unit_rule\("(\w+)", _unit\)', lines[i + 1])
-                            if shared:
-                                rule = "*" + shared.group(1)
-                            elif unit:  # both units' names (rules/common.smk unit_rule)
-                                rule = unit.group(1)
-                                per_seed = f"{rule}_seed"
-                            continue
-                        if rule and re.match(r"\s+(script|notebook):\s*$", line):
-                            val = re.match(
-                                r'\s*[rf]?"([^"]+)"', lines[i + 1] if i + 1 < len(lines) else ""
-                            )
-                            if val:
-                                script = self.rel((smk.parent / val.group(1)).resolve())
-                                self._rule_scripts[rule] = script
-                                if per_seed:
-                                    self._rule_scripts[per_seed] = script
-        return self._rule_scripts
-
     def script_of(self, rule: str) -> str | None:
-        """The script of ``rule``: its own, or that of the shared rule ``<study>_<suffix>``."""
-        scripts = self.rule_scripts()
-        if rule in scripts:
-            return scripts[rule]
-        shared = [k for k in scripts if k.startswith("*_") and rule.endswith(k[1:])]
-        return scripts[max(shared, key=len)] if shared else None
+        """The script of ``rule``, read from the workflow's rule files
+        (:func:`softmax_ood.rulefiles.script_of`)."""
+        if self._rule_scripts is None:
+            self._rule_scripts = rulefiles.rule_scripts(self.root)
+        return rulefiles.script_of(self._rule_scripts, rule)
 
     def head(self) -> str:
         if self._head is None:

@@ -67,6 +67,8 @@ from typing import Any
 import numpy as np
 from scipy import ndimage
 
+from .imagebatch import as_batch, as_input_type, bilinear, to_nchw, to_nhwc
+
 __all__ = [
     "BRIGHTNESS",
     "CONTRAST",
@@ -139,60 +141,6 @@ def _param(table, severity: int):
 
 def _clip(x: np.ndarray) -> np.ndarray:
     return np.clip(x, 0.0, 1.0, out=x)
-
-
-def _fold(idx: np.ndarray, n: int, mode: str) -> np.ndarray:
-    """Map integer indices into ``[0, n)`` for the border ``mode``."""
-    if mode == "nearest":
-        return np.clip(idx, 0, n - 1)
-    if n == 1:
-        return np.zeros_like(idx)
-    if mode == "mirror":  # reflect-101 (OpenCV default): d c b | a b c d | c b a
-        period = 2 * (n - 1)
-        idx = np.mod(idx, period)
-        return np.where(idx >= n, period - idx, idx)
-    if mode == "reflect":  # half-sample symmetric (scipy 'reflect'): b a | a b c d | d c
-        period = 2 * n
-        idx = np.mod(idx, period)
-        return np.where(idx >= n, period - 1 - idx, idx)
-    raise ValueError(f"unknown border mode {mode!r}")
-
-
-def _bilinear(x_nhwc: np.ndarray, rows: np.ndarray, cols: np.ndarray, mode: str) -> np.ndarray:
-    """Sample ``x_nhwc`` ``(N, H, W, C)`` at float positions ``rows``/``cols`` ``(N, H', W')`` by
-    bilinear interpolation; ``mode`` is a :func:`_fold` border or ``"constant"`` (zeros)."""
-    n, h, w, _ = x_nhwc.shape
-    r0 = np.floor(rows)
-    c0 = np.floor(cols)
-    fr = (rows - r0)[..., None]
-    fc = (cols - c0)[..., None]
-    r0 = r0.astype(np.int64)
-    c0 = c0.astype(np.int64)
-    batch = np.arange(n).reshape(n, 1, 1)
-    out = np.zeros(rows.shape + (x_nhwc.shape[3],), dtype=np.float64)
-    for dr, wr in ((0, 1.0 - fr), (1, fr)):
-        for dc, wc in ((0, 1.0 - fc), (1, fc)):
-            ri = r0 + dr
-            ci = c0 + dc
-            weight = wr * wc
-            if mode == "constant":
-                inside = (ri >= 0) & (ri < h) & (ci >= 0) & (ci < w)
-                weight = weight * inside[..., None]
-                ri = np.clip(ri, 0, h - 1)
-                ci = np.clip(ci, 0, w - 1)
-            else:
-                ri = _fold(ri, h, mode)
-                ci = _fold(ci, w, mode)
-            out += weight * x_nhwc[batch, ri, ci]
-    return out
-
-
-def _nhwc(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-
-
-def _nchw(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
 # --------------------------------------------------------------------------- noise
@@ -298,7 +246,7 @@ def motion_blur(
     i = np.arange(width)[None, :]
     off_c = np.ceil(i * np.cos(angle)[:, None] - 0.5).astype(np.int64)  # (N, width)
     off_r = np.ceil(i * np.sin(angle)[:, None] - 0.5).astype(np.int64)
-    src = _nhwc(x.astype(np.float64))
+    src = to_nhwc(x.astype(np.float64))
     batch = np.arange(n).reshape(n, 1, 1)
     rows = np.arange(h).reshape(1, h, 1)
     cols = np.arange(w).reshape(1, 1, w)
@@ -309,7 +257,7 @@ def motion_blur(
         ri = np.clip(rows + off_r[:, k].reshape(n, 1, 1), 0, h - 1)
         ci = np.clip(cols + off_c[:, k].reshape(n, 1, 1), 0, w - 1)
         out += taps[k] * src[batch, ri, ci]
-    return _clip(_nchw(out))
+    return _clip(to_nchw(out))
 
 
 # --------------------------------------------------------------------------- digital
@@ -424,15 +372,15 @@ def elastic_transform(
     )
     dst = np.stack([xx, yy], axis=-1)[None] - t[:, None, None, :]  # (N, H, W, 2)
     src_xy = np.einsum("nij,nhwj->nhwi", a_inv, dst)
-    warped = _bilinear(_nhwc(x.astype(np.float64)), src_xy[..., 1], src_xy[..., 0], "mirror")
+    warped = bilinear(to_nhwc(x.astype(np.float64)), src_xy[..., 1], src_xy[..., 0], "mirror")
     field = rng.uniform(-1.0, 1.0, size=(2, n, h, w))
     if sigma > 0:
         field = ndimage.gaussian_filter(
             field, sigma=(0, 0, sigma, sigma), mode="reflect", truncate=3.0
         )
     dx, dy = field[0] * alpha, field[1] * alpha
-    out = _bilinear(warped, yy[None] + dy, xx[None] + dx, "reflect")
-    return _clip(_nchw(out))
+    out = bilinear(warped, yy[None] + dy, xx[None] + dx, "reflect")
+    return _clip(to_nchw(out))
 
 
 # --------------------------------------------------------------------------- rotation
@@ -450,7 +398,7 @@ def _rotate_bilinear(x: np.ndarray, degrees: float) -> np.ndarray:
     src_y = -sin * px + cos * py
     rows = np.broadcast_to(cr - src_y, (x.shape[0], h, w))
     cols = np.broadcast_to(cc + src_x, (x.shape[0], h, w))
-    return _nchw(_bilinear(_nhwc(x.astype(np.float64)), rows, cols, "constant"))
+    return to_nchw(bilinear(to_nhwc(x.astype(np.float64)), rows, cols, "constant"))
 
 
 def _shear_rotate(x: np.ndarray, degrees: float) -> np.ndarray:
@@ -500,7 +448,7 @@ def rotate(x: Any, degrees: float) -> Any:
     is clipped to ``[0, 1]``. Returns the type of ``x`` (numpy array or torch tensor) and its
     float dtype.
     """
-    arr, to_torch = _as_batch(x)
+    arr, to_torch = as_batch(x)
     if isinstance(degrees, bool) or not isinstance(degrees, numbers.Real):
         raise ValueError(f"degrees must be a real number, got {degrees!r}")
     if not math.isfinite(float(degrees)):
@@ -517,7 +465,7 @@ def rotate(x: Any, degrees: float) -> Any:
             out = np.clip(_shear_rotate(out, rest), 0.0, 1.0)
         else:
             out = out.copy()
-    return _finish(out, arr.dtype, to_torch)
+    return as_input_type(out, arr.dtype, to_torch)
 
 
 # --------------------------------------------------------------------------- registry / API
@@ -535,30 +483,6 @@ CORRUPTIONS: dict[str, Corruption] = {
     "jpeg_compression": jpeg_compression,
     "elastic_transform": elastic_transform,
 }
-
-
-def _as_batch(x: Any) -> tuple[np.ndarray, bool]:
-    """``x`` as a float numpy array ``(N, C, H, W)`` in ``[0, 1]``, and whether it was a tensor."""
-    to_torch = hasattr(x, "detach") and hasattr(x, "cpu")
-    arr = x.detach().cpu().numpy() if to_torch else np.asarray(x)
-    if arr.ndim != 4:
-        raise ValueError(f"images must be a 4-D array (N, C, H, W), got shape {arr.shape}")
-    if not np.issubdtype(arr.dtype, np.floating):
-        raise ValueError(
-            f"images must be a float array with values in [0, 1], got dtype {arr.dtype}"
-        )
-    if arr.size and not (np.isfinite(arr).all() and arr.min() >= 0.0 and arr.max() <= 1.0):
-        raise ValueError("images must be finite with values in [0, 1]")
-    return arr, to_torch
-
-
-def _finish(out: np.ndarray, dtype, to_torch: bool):
-    out = np.ascontiguousarray(out, dtype=dtype)
-    if to_torch:
-        import torch
-
-        return torch.from_numpy(out)
-    return out
 
 
 def _check_severity(severity: Any) -> int:
@@ -595,11 +519,11 @@ def corrupt(x: Any, name: str, severity: int, seed: int, *, reference_size: int 
         or reference_size < 1
     ):
         raise ValueError(f"reference_size must be a positive integer, got {reference_size!r}")
-    arr, to_torch = _as_batch(x)
+    arr, to_torch = as_batch(x)
     pixel_scale = min(arr.shape[2], arr.shape[3]) / int(reference_size)
     rng = np.random.default_rng(int(seed))
     out = CORRUPTIONS[name](arr, severity, rng, pixel_scale=pixel_scale)
-    return _finish(out, arr.dtype, to_torch)
+    return as_input_type(out, arr.dtype, to_torch)
 
 
 def throughput(

@@ -44,6 +44,16 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ArtifactError, MissingDataError, rebuild_hint
+from .imagesources import (
+    CHARACTERS,
+    GLYPH_CHARS,
+    GLYPH_FONTS,
+    LICENCES,
+    PHOTOS,
+    TEXTURES,
+    font_dir,
+    grey_image,
+)
 from .provenance import path_sha256, write_bytes_atomic
 
 __all__ = [
@@ -61,23 +71,6 @@ __all__ = [
 ID_SPLITS = ("train", "val", "test")
 LEVELS = 16  # optdigits: each 8x8 pixel counts the "on" pixels of a 4x4 block -> 0..16
 
-# name -> (description, skimage images, licence note). Noise sets have no image source.
-_TEXTURES = ("brick", "grass", "gravel")
-_PHOTOS = ("astronaut", "camera", "coffee", "chelsea", "rocket", "hubble_deep_field")
-_CHARACTERS = ("text", "page")
-_LICENCES = {
-    "brick": "CC0 (CC0Textures Bricks25, via scikit-image)",
-    "grass": "CC0 (DeviantArt linolafett Grass-01, via scikit-image)",
-    "gravel": "CC0 (CC0Textures Gravel04, via scikit-image)",
-    "astronaut": "public domain (NASA Great Images, via scikit-image)",
-    "camera": "CC0 (photographer Lav Varshney, via scikit-image)",
-    "coffee": "CC0 (photographer Rachel Michetti, via scikit-image)",
-    "chelsea": "CC0 (photographer Stefan van der Walt, via scikit-image)",
-    "rocket": "public domain (SpaceX photos, via scikit-image)",
-    "hubble_deep_field": "public domain (NASA/HubbleSite, via scikit-image)",
-    "text": "public domain (Wikipedia File:Corner.png, via scikit-image)",
-    "page": "no licence stated in its docstring; distributed with scikit-image (BSD-3-Clause)",
-}
 EMBEDDED_OOD_SETS = {
     "textures": "32x32 crops of scikit-image's CC0 brick, grass and gravel textures",
     "photos": "32x32 crops of scikit-image's public-domain/CC0 photos",
@@ -158,20 +151,6 @@ def resize_images(x: np.ndarray, size: int) -> np.ndarray:
     return out.astype(x.dtype)
 
 
-def _grey(name: str) -> np.ndarray:
-    """A scikit-image sample image as float64 grey levels in [0, 1]."""
-    import skimage.data
-    from skimage.color import rgb2gray
-
-    img = getattr(skimage.data, name)()
-    img = np.asarray(img)
-    if img.ndim == 3:
-        img = rgb2gray(img[..., :3])
-    elif img.dtype == np.uint8:
-        img = img / 255.0
-    return np.asarray(img, dtype=np.float64)
-
-
 def _crops(
     images: list[np.ndarray],
     n: int,
@@ -206,31 +185,6 @@ def _crops(
     return out
 
 
-# Glyphs: letters that do not resemble a digit (no O/o/Q/D, I/l/i/j, Z/z, S/s, G, B/b, g/q, T)
-# and symbols, in the DejaVu faces matplotlib ships (Bitstream Vera licence, see meta.json).
-GLYPH_CHARS = (
-    "ACEFHKMNPRUVWXYacdefhkmnprtuvwxy"
-    "#%&@+?!$*=<>{}~\u00a7\u00b6\u00a3\u00a5\u20ac\u03a9\u03a3\u03a6\u03a8"
-    "\u03bb\u03c0\u03b4\u221e\u2660\u2663\u2665\u2666\u2605\u263a\u00d7\u00f7"
-)
-GLYPH_FONTS = (
-    "DejaVuSans.ttf",
-    "DejaVuSans-Bold.ttf",
-    "DejaVuSans-Oblique.ttf",
-    "DejaVuSans-BoldOblique.ttf",
-    "DejaVuSerif.ttf",
-    "DejaVuSerif-Bold.ttf",
-    "DejaVuSansMono.ttf",
-    "DejaVuSansMono-Bold.ttf",
-)
-
-
-def _font_dir() -> Path:
-    import matplotlib
-
-    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
-
-
 def _size_normalise(bits: np.ndarray, size: int = 32) -> np.ndarray:
     """A binary glyph cropped to its ink box, scaled to the full ``size`` height (the width
     follows the aspect ratio, at most ``size``) and centred, as the optdigits bitmaps are."""
@@ -254,7 +208,7 @@ def _glyphs(n: int, rng: np.random.Generator) -> np.ndarray:
     17 grey levels."""
     from PIL import Image, ImageDraw, ImageFont
 
-    fonts = [ImageFont.truetype(str(_font_dir() / f), 96) for f in GLYPH_FONTS]
+    fonts = [ImageFont.truetype(str(font_dir() / f), 96) for f in GLYPH_FONTS]
     out = np.empty((n, 8, 8), dtype=np.float64)
     k = 0
     while k < n:
@@ -303,17 +257,17 @@ def _ink_crops(images: list[np.ndarray], n: int, rng: np.random.Generator) -> np
 
 def _embedded_ood(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
     if name == "textures":
-        return _crops([_grey(s) for s in _TEXTURES], n, rng)
+        return _crops([grey_image(s) for s in TEXTURES], n, rng)
     if name == "photos":
-        return _crops([_grey(s) for s in _PHOTOS], n, rng)
+        return _crops([grey_image(s) for s in PHOTOS], n, rng)
     if name == "characters":
-        return _crops([_grey(s) for s in _CHARACTERS], n, rng, invert=True, min_std=0.12)
+        return _crops([grey_image(s) for s in CHARACTERS], n, rng, invert=True, min_std=0.12)
     if name == "glyphs":
         return _glyphs(n, rng)
     if name == "textures_ink":
-        return _ink_crops([_grey(s) for s in _TEXTURES], n, rng)
+        return _ink_crops([grey_image(s) for s in TEXTURES], n, rng)
     if name == "photos_ink":
-        return _ink_crops([_grey(s) for s in _PHOTOS], n, rng)
+        return _ink_crops([grey_image(s) for s in PHOTOS], n, rng)
     if name in ("gaussian", "gaussian_val"):
         return quantise(rng.normal(0.5, 0.25, size=(n, 8, 8)))
     if name == "uniform":
@@ -337,17 +291,17 @@ def _sources(name: str) -> dict:
             "DejaVu changes in the public domain (matplotlib's mpl-data/fonts/ttf/LICENSE_DEJAVU)",
         }
     images = {
-        "textures": _TEXTURES,
-        "photos": _PHOTOS,
-        "characters": _CHARACTERS,
-        "textures_ink": _TEXTURES,
-        "photos_ink": _PHOTOS,
+        "textures": TEXTURES,
+        "photos": PHOTOS,
+        "characters": CHARACTERS,
+        "textures_ink": TEXTURES,
+        "photos_ink": PHOTOS,
     }.get(name)
     if images is None:
         return {"source": f"generated: {EMBEDDED_OOD_SETS[name]}", "licence": "n/a (synthetic)"}
     return {
         "source": f"scikit-image sample data: {', '.join(images)}; {EMBEDDED_OOD_SETS[name]}",
-        "licence": "; ".join(f"{s}: {_LICENCES[s]}" for s in images),
+        "licence": "; ".join(f"{s}: {LICENCES[s]}" for s in images),
     }
 
 
@@ -387,63 +341,17 @@ def _build_embedded(
     """
     import sklearn
     from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
 
-    unknown = sorted((set(ood_test) | set(ood_val)) - set(EMBEDDED_OOD_SETS))
-    if unknown:
-        raise ValueError(
-            f"unknown embedded OOD set(s) {unknown}; expected any of {sorted(EMBEDDED_OOD_SETS)}"
-        )
-    if not (0 < val_fraction < 1 and 0 < test_fraction < 1 and val_fraction + test_fraction < 1):
-        raise ValueError(
-            f"val_fraction={val_fraction} and test_fraction={test_fraction} must be in (0, 1) "
-            "and sum to less than 1"
-        )
-    id_classes = list(range(10)) if id_classes is None else [int(c) for c in id_classes]
-    if len(set(id_classes)) != len(id_classes) or not set(id_classes) <= set(range(10)):
-        raise ValueError(f"id_classes={id_classes} must be distinct digits 0-9")
-    if len(id_classes) < 2:
-        raise ValueError(f"id_classes={id_classes} must name at least two digits")
-    heldout = sorted(set(range(10)) - set(id_classes))
-    if "heldout_digits" in ood_test and not heldout:
-        raise ValueError(
-            "the OOD set heldout_digits needs held-out classes, but id_classes lists all ten digits"
-        )
-    if "heldout_digits" in ood_val:
-        raise ValueError("heldout_digits is a test set (the held-out classes' test split)")
+    id_classes, heldout = _checked_request(
+        ood_test, ood_val, val_fraction, test_fraction, id_classes
+    )
     out_dir = Path(out_dir)
     digits = load_digits()
     x = digits.images.astype(np.float64) / LEVELS  # (1797, 8, 8) in [0, 1]
     y = digits.target.astype(np.int64)
-    idx = np.arange(len(y))
-    idx_trval, idx_test = train_test_split(
-        idx, test_size=test_fraction, stratify=y, random_state=seed
+    meta_splits, mean, std, heldout_test = _write_id_splits(
+        out_dir, x, y, id_classes, seed, val_fraction, test_fraction, image_size
     )
-    idx_train, idx_val = train_test_split(
-        idx_trval,
-        test_size=val_fraction / (1 - test_fraction),
-        stratify=y[idx_trval],
-        random_state=seed,
-    )
-    splits = {"train": np.sort(idx_train), "val": np.sort(idx_val), "test": np.sort(idx_test)}
-
-    def finish(imgs: np.ndarray) -> np.ndarray:
-        return resize_images(imgs, image_size)[:, None].astype(np.float32)
-
-    relabel = np.full(10, -1, dtype=np.int64)
-    relabel[id_classes] = np.arange(len(id_classes))
-    heldout_test = splits["test"][relabel[y[splits["test"]]] < 0]
-    splits = {s: ids[relabel[y[ids]] >= 0] for s, ids in splits.items()}
-
-    meta_splits = {}
-    for split, ids in splits.items():
-        save_array(out_dir / f"id_{split}_x.npy", finish(x[ids]))
-        save_array(out_dir / f"id_{split}_y.npy", relabel[y[ids]])
-        meta_splits[f"id_{split}"] = int(len(ids))
-    train_x = finish(x[splits["train"]])
-    mean = [float(train_x.mean(dtype=np.float64))]
-    std = [float(train_x.std(dtype=np.float64))]
-
     sources = {
         "digits": {
             "source": "scikit-learn load_digits (UCI ML hand-written digits, optdigits test set)",
@@ -451,17 +359,9 @@ def _build_embedded(
             f"scikit-learn {sklearn.__version__} (BSD-3-Clause)",
         }
     }
-    names = sorted(EMBEDDED_OOD_SETS)
-    streams = dict(zip(names, np.random.SeedSequence(seed).spawn(len(names)), strict=True))
-    all_sets = [(n, "ood") for n in ood_test] + [(n, "oodval") for n in ood_val]
-    for name, prefix in all_sets:
-        # one independent stream per set name: adding a set never changes the others
-        rng = np.random.default_rng(streams[name])
-        if name == "heldout_digits":
-            images = x[heldout_test]  # every held-out test image (not ood_size draws)
-        else:
-            images = _embedded_ood(name, ood_size, rng)
-        save_array(out_dir / f"{prefix}_{name}_x.npy", finish(images))
+    sets = [(n, "ood") for n in ood_test] + [(n, "oodval") for n in ood_val]
+    for name, prefix, images in _ood_sets(sets, ood_size, seed, x[heldout_test]):
+        save_array(out_dir / f"{prefix}_{name}_x.npy", _stored(images, image_size))
         meta_splits[f"{prefix}_{name}"] = int(len(images))
         sources[name] = _sources(name)
 
@@ -486,6 +386,102 @@ def _build_embedded(
     record_file_hashes(out_dir, meta)
     write_json(out_dir / "meta.json", meta)
     return meta
+
+
+def _checked_request(
+    ood_test: list[str],
+    ood_val: list[str],
+    val_fraction: float,
+    test_fraction: float,
+    id_classes: list[int] | None,
+) -> tuple[list[int], list[int]]:
+    """The arguments of :func:`_build_embedded` checked (raising its ``ValueError``): the ID
+    digits (default all ten) and the held-out ones, ``(id_classes, heldout)``."""
+    unknown = sorted((set(ood_test) | set(ood_val)) - set(EMBEDDED_OOD_SETS))
+    if unknown:
+        raise ValueError(
+            f"unknown embedded OOD set(s) {unknown}; expected any of {sorted(EMBEDDED_OOD_SETS)}"
+        )
+    if not (0 < val_fraction < 1 and 0 < test_fraction < 1 and val_fraction + test_fraction < 1):
+        raise ValueError(
+            f"val_fraction={val_fraction} and test_fraction={test_fraction} must be in (0, 1) "
+            "and sum to less than 1"
+        )
+    id_classes = list(range(10)) if id_classes is None else [int(c) for c in id_classes]
+    if len(set(id_classes)) != len(id_classes) or not set(id_classes) <= set(range(10)):
+        raise ValueError(f"id_classes={id_classes} must be distinct digits 0-9")
+    if len(id_classes) < 2:
+        raise ValueError(f"id_classes={id_classes} must name at least two digits")
+    heldout = sorted(set(range(10)) - set(id_classes))
+    if "heldout_digits" in ood_test and not heldout:
+        raise ValueError(
+            "the OOD set heldout_digits needs held-out classes, but id_classes lists all ten digits"
+        )
+    if "heldout_digits" in ood_val:
+        raise ValueError("heldout_digits is a test set (the held-out classes' test split)")
+    return id_classes, heldout
+
+
+def _write_id_splits(
+    out_dir: Path,
+    x: np.ndarray,
+    y: np.ndarray,
+    id_classes: list[int],
+    seed: int,
+    val_fraction: float,
+    test_fraction: float,
+    image_size: int,
+) -> tuple[dict, list[float], list[float], np.ndarray]:
+    """Write the digits' stratified, seeded train/val/test split, made on all ten digits, of
+    the ID digits (relabelled 0..k-1). Returns ``(meta_splits, mean, std, heldout_test)``: each
+    split's size, the train split's mean and standard deviation, the held-out digits' test
+    indices."""
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(len(y))
+    idx_trval, idx_test = train_test_split(
+        idx, test_size=test_fraction, stratify=y, random_state=seed
+    )
+    idx_train, idx_val = train_test_split(
+        idx_trval,
+        test_size=val_fraction / (1 - test_fraction),
+        stratify=y[idx_trval],
+        random_state=seed,
+    )
+    splits = {"train": np.sort(idx_train), "val": np.sort(idx_val), "test": np.sort(idx_test)}
+    relabel = np.full(10, -1, dtype=np.int64)
+    relabel[id_classes] = np.arange(len(id_classes))
+    heldout_test = splits["test"][relabel[y[splits["test"]]] < 0]
+    splits = {s: ids[relabel[y[ids]] >= 0] for s, ids in splits.items()}
+    meta_splits = {}
+    for split, ids in splits.items():
+        save_array(out_dir / f"id_{split}_x.npy", _stored(x[ids], image_size))
+        save_array(out_dir / f"id_{split}_y.npy", relabel[y[ids]])
+        meta_splits[f"id_{split}"] = int(len(ids))
+    train_x = _stored(x[splits["train"]], image_size)
+    mean = [float(train_x.mean(dtype=np.float64))]
+    std = [float(train_x.std(dtype=np.float64))]
+    return meta_splits, mean, std, heldout_test
+
+
+def _stored(imgs: np.ndarray, image_size: int) -> np.ndarray:
+    """Images ``(N, H, W)`` as stored: resized to ``image_size``, float32 ``(N, 1, S, S)``."""
+    return resize_images(imgs, image_size)[:, None].astype(np.float32)
+
+
+def _ood_sets(sets: list[tuple[str, str]], n: int, seed: int, heldout_images: np.ndarray):
+    """``(name, prefix, images)`` of each ``(name, prefix)`` of ``sets``: ``heldout_digits`` is
+    every held-out test image, any other set ``n`` draws of :func:`_embedded_ood` from its own
+    stream of ``seed`` (one independent stream per set name: adding a set never changes the
+    others)."""
+    names = sorted(EMBEDDED_OOD_SETS)
+    streams = dict(zip(names, np.random.SeedSequence(seed).spawn(len(names)), strict=True))
+    for name, prefix in sets:
+        rng = np.random.default_rng(streams[name])
+        if name == "heldout_digits":
+            yield name, prefix, heldout_images  # every held-out test image (not ood_size draws)
+        else:
+            yield name, prefix, _embedded_ood(name, n, rng)
 
 
 def record_file_hashes(out_dir: Path | str, meta: dict) -> dict:

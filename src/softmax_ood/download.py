@@ -136,6 +136,22 @@ def download(
     """
     dest = Path(dest)
     expected = _expected(md5, sha256)
+    _refuse(url, dest, expected, allow_unverified)
+    if _present(dest, expected):
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    remove_partial_files(dest)  # a transfer killed outright (SIGKILL) could not remove its own
+    _transfer(url, dest, expected, timeout, max_seconds, max_bytes, source or dest.name)
+    if not expected:
+        log.warning("downloaded %s to %s WITHOUT checksum verification", url, dest)
+    else:
+        log.info("downloaded %s to %s (%s verified)", url, dest, ", ".join(expected))
+    return dest
+
+
+def _refuse(url: str, dest: Path, expected: dict[str, str], allow_unverified: bool) -> None:
+    """Raise :class:`DownloadError` for a download :func:`download` does not start: one without
+    a checksum (unless ``allow_unverified``) or of a URL that is not http(s)."""
     if not expected and not allow_unverified:
         raise DownloadError(
             f"refusing to download {url} to {dest} because no md5 or sha256 is recorded for "
@@ -149,31 +165,48 @@ def download(
             f"not {scheme or 'a URL without a scheme'}"
         )
 
-    if dest.exists():
-        if not dest.is_file():
-            raise DownloadError(f"{dest} exists and is not a regular file; move it away first")
-        if not expected:
-            log.warning("%s already exists; not re-downloaded (no checksum to verify it)", dest)
-            return dest
-        problem = _mismatch(file_digests(dest, tuple(expected)), expected)
-        if problem is None:
-            log.info("%s already exists with the expected checksum; skipping download", dest)
-            return dest
-        raise DownloadError(
-            f"{dest} already exists but does not match its recorded checksum ({problem}); "
-            f"it is never overwritten, so delete it (rm {dest}) and run again"
-        )
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    remove_partial_files(dest)  # a transfer killed outright (SIGKILL) could not remove its own
+def _present(dest: Path, expected: dict[str, str]) -> bool:
+    """Whether ``dest`` is already there as wanted (with the expected checksum, or any file
+    when there is none to verify); False when it does not exist.
+
+    :raises DownloadError: ``dest`` exists but is not a regular file or has another checksum
+        (it is never overwritten)."""
+    if not dest.exists():
+        return False
+    if not dest.is_file():
+        raise DownloadError(f"{dest} exists and is not a regular file; move it away first")
+    if not expected:
+        log.warning("%s already exists; not re-downloaded (no checksum to verify it)", dest)
+        return True
+    problem = _mismatch(file_digests(dest, tuple(expected)), expected)
+    if problem is None:
+        log.info("%s already exists with the expected checksum; skipping download", dest)
+        return True
+    raise DownloadError(
+        f"{dest} already exists but does not match its recorded checksum ({problem}); "
+        f"it is never overwritten, so delete it (rm {dest}) and run again"
+    )
+
+
+def _transfer(
+    url: str,
+    dest: Path,
+    expected: dict[str, str],
+    timeout: float,
+    max_seconds: float | None,
+    max_bytes: int | None,
+    source: str,
+) -> None:
+    """Stream ``url`` into a temporary file beside ``dest``, check its checksums and move it
+    into place; any failure deletes the temporary file (a :class:`DownloadError` naming the
+    cause; ``KeyboardInterrupt``/``SystemExit`` pass through)."""
     fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     tmp = Path(tmp_name)
     try:
         with _terminate_raises():
             with os.fdopen(fd, "wb") as out:
-                digests = _stream(
-                    url, out, dest, timeout, max_seconds, max_bytes, source or dest.name
-                )
+                digests = _stream(url, out, dest, timeout, max_seconds, max_bytes, source)
                 out.flush()
                 os.fsync(out.fileno())
         problem = _mismatch(digests, expected)
@@ -193,11 +226,6 @@ def download(
         raise DownloadError(
             f"download of {url} failed ({type(exc).__name__}: {exc}); {_nothing_written(dest)}"
         ) from exc
-    if not expected:
-        log.warning("downloaded %s to %s WITHOUT checksum verification", url, dest)
-    else:
-        log.info("downloaded %s to %s (%s verified)", url, dest, ", ".join(expected))
-    return dest
 
 
 def remove_partial_files(dest: Path | str) -> list[Path]:
