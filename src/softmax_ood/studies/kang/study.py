@@ -240,7 +240,11 @@ def grid_spec(spec: dict) -> dict:
 def select_spec(spec: dict) -> dict:
     """The part of the study section the discriminator's alpha selection reads: the grid's keys
     (it builds the grid on the validation split), the featurizer and the discriminator."""
-    return {**grid_spec(spec), "featurizer": spec["featurizer"], "discriminator": spec["discriminator"]}
+    return {
+        **grid_spec(spec),
+        "featurizer": spec["featurizer"],
+        "discriminator": spec["discriminator"],
+    }
 
 
 def grid_inputs(spec: dict, dataset: str) -> dict:
