@@ -102,9 +102,11 @@ def test_train_and_evaluate_one_run(embedded_data, tmp_path):
     for k, v in model.state_dict().items():
         assert torch.equal(again.state_dict()[k], v)
     save_checkpoint(tmp_path / "m.pt", model, spec)
-    summary, samples = evaluate_run(
+    evaluation = evaluate_run(
         tmp_path / "m.pt", embedded_data, scores_cfg=SCORES, score_overrides={}, batch_size=50
     )
+    summary, samples = evaluation.summary, evaluation.samples
+    assert evaluation.images is None
     assert summary["run"]["recipe"] == "r" and 0.0 <= summary["metrics"]["accuracy"] <= 1.0
     assert summary["metrics"]["temperature"] > 0
     sets = {"textures", "photos", "characters", "gaussian", "uniform", "gaussian_val"}
@@ -114,14 +116,14 @@ def test_train_and_evaluate_one_run(embedded_data, tmp_path):
     assert set(samples) == {"id"} | (sets - {"gaussian_val"})
     assert all(s.dtype == np.float64 for s in samples.values())
     # per image: every score on every test set, and the ECE after TS recomputes from them
-    _, images = evaluate_run(
+    images = evaluate_run(
         tmp_path / "m.pt",
         embedded_data,
         scores_cfg=SCORES,
         score_overrides={},
         batch_size=50,
         per_image=True,
-    )
+    ).images
     from softmax_ood.calibration import ece
     from softmax_ood.studies.logitnorm.evidence import fpr95_first
 
@@ -137,9 +139,9 @@ def test_train_and_evaluate_one_run(embedded_data, tmp_path):
     conf, right = images[("msp_ts", "id")], images[("correct", "id")].astype(int)
     assert ece(conf, right, np.ones_like(right)) == pytest.approx(summary["metrics"]["ece_ts"])
     # batch size does not change any number
-    other, _ = evaluate_run(
+    other = evaluate_run(
         tmp_path / "m.pt", embedded_data, scores_cfg=SCORES, score_overrides={}, batch_size=7
-    )
+    ).summary
     for a, b in zip(summary["ood"], other["ood"], strict=True):
         assert a["fpr95"] == pytest.approx(b["fpr95"]) and a["auroc"] == pytest.approx(b["auroc"])
 

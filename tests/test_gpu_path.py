@@ -177,11 +177,11 @@ def test_options_are_recorded_in_checkpoint_and_summary_only_when_on(embedded_da
         score_overrides={},
         batch_size=50,
     )
-    summary, _ = evaluate_run(
+    summary = evaluate_run(
         tmp_path / "m.pt", embedded_data, device={"device": "cpu", "channels_last": True}, **kw
-    )
+    ).summary
     assert summary["execution"] == {"device": "cpu", "bf16_autocast": False, "channels_last": True}
-    plain_summary, _ = evaluate_run(tmp_path / "m.pt", embedded_data, **kw)
+    plain_summary = evaluate_run(tmp_path / "m.pt", embedded_data, **kw).summary
     assert "execution" not in plain_summary
     # channels_last moves layouts, not values: the metrics agree to float32 rounding
     for a, b in zip(summary["ood"], plain_summary["ood"], strict=True):

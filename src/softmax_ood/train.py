@@ -311,137 +311,213 @@ def fit(
     """
     seed_everything(seed, cfg.threads)
     gen = torch.Generator().manual_seed(seed)  # CPU: the same draws on every device
-    dev = train_x.device
-    if dev.type == "cuda":
+    if train_x.device.type == "cuda":
         model = deterministic_on_cuda(model)
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
-    if cfg.train_size is not None:
-        if cfg.train_size > len(train_x):
-            raise UserError(
-                f"training {name}: train_size {cfg.train_size} exceeds the {len(train_x)} "
-                "training images; lower it or set it to null"
-            )
-        keep = train_subset(len(train_x), cfg.train_size)  # None when already that subset
-        if keep is not None:
-            train_x, train_y = train_x[torch.from_numpy(keep)], train_y[torch.from_numpy(keep)]
-    n = len(train_x)
-    steps = math.ceil(n / cfg.batch_size)
-    if n % cfg.batch_size == 1 and steps > 1:
-        steps -= 1  # a last batch of one sample breaks batch norm in training mode: drop it
-    seen = min(n, steps * cfg.batch_size)
+    train_x, train_y = _training_images(train_x, train_y, cfg.train_size, name)
+    steps = _steps_per_epoch(len(train_x), cfg.batch_size)
+    seen = min(len(train_x), steps * cfg.batch_size)
     opt, sched = build_optimizer(model, cfg, steps)
+    loop = _Loop(model, loss_fn, opt, sched, gen, cfg, name, recipe, bf16, channels_last)
     mon = monitor_ood[: cfg.monitor_size] if monitor_ood is not None else val_x[:0]
     evaluation_x = torch.cat([val_x, mon])
     classes = int(torch.cat([train_y, val_y]).max()) + 1
-    # a loss with its own output layout (reward or regression heads) says what its prediction
-    # is and scores validation with itself; class-logit losses use argmax and cross-entropy
-    own_layout = hasattr(loss_fn, "num_outputs")
-
-    def predict(out: Tensor) -> Tensor:
-        return loss_fn.predict(out) if own_layout else out.argmax(1)
-
     curve: list[dict] = []
-    best_acc, best_epoch, best_state = -1.0, 0, None
-    best_loss = math.inf
+    kept = _KeptEpoch()
     start = time.perf_counter()
     for epoch in range(1, cfg.epochs + 1):
-        model.train()
-        perm = torch.randperm(n, generator=gen, device="cpu").to(dev)
+        train_row, lr = loop.train_epoch(train_x, train_y, steps, seen, epoch)
+        val_logits, val_row = loop.validate(evaluation_x, val_y, len(val_x))
+        row = {"epoch": epoch, **train_row, **val_row, "lr": lr}
+        curve.append(row)
+        _guard(cfg, row, name, recipe)
+        kept.offer(cfg.checkpoint, row, model)
+        _log_epoch(name, cfg, row, start)
+    best_epoch, final_acc = kept.restore(model, cfg, curve)
+    # chance level is defined for heads with a score per class (not a regression head)
+    if int(val_logits.shape[1]) >= classes:
+        _check_chance(cfg, final_acc, classes, name, recipe)
+    if channels_last:  # checkpoints in the standard layout
+        model = model.to(memory_format=torch.contiguous_format)
+    model.eval()
+    return model, curve, {"best_epoch": best_epoch, "checkpoint": cfg.checkpoint}
+
+
+def _training_images(
+    train_x: Tensor, train_y: Tensor, train_size: int | None, name: str
+) -> tuple[Tensor, Tensor]:
+    """The recipe's declared training subset (:func:`train_subset`: the same images for every
+    seed), or every image when it declares none or the data already are that subset."""
+    if train_size is None:
+        return train_x, train_y
+    if train_size > len(train_x):
+        raise UserError(
+            f"training {name}: train_size {train_size} exceeds the {len(train_x)} "
+            "training images; lower it or set it to null"
+        )
+    keep = train_subset(len(train_x), train_size)
+    if keep is None:
+        return train_x, train_y
+    return train_x[torch.from_numpy(keep)], train_y[torch.from_numpy(keep)]
+
+
+def _steps_per_epoch(n: int, batch_size: int) -> int:
+    """Optimiser steps per epoch over ``n`` images in batches of ``batch_size``."""
+    steps = math.ceil(n / batch_size)
+    if n % batch_size == 1 and steps > 1:
+        steps -= 1  # a last batch of one sample breaks batch norm in training mode: drop it
+    return steps
+
+
+@dataclass(frozen=True)
+class _Loop:
+    """What every epoch of :func:`fit` uses: the model and its loss, the optimiser and its
+    schedule, the generator of the batch draws and the loop's settings."""
+
+    model: nn.Module
+    loss_fn: nn.Module
+    opt: torch.optim.Optimizer
+    sched: torch.optim.lr_scheduler.LambdaLR
+    gen: torch.Generator
+    cfg: TrainConfig
+    name: str
+    recipe: str | None
+    bf16: bool
+    channels_last: bool
+
+    def predict(self, out: Tensor) -> Tensor:
+        """The predicted labels: a loss with its own output layout (reward or regression
+        heads) says what its prediction is; class-logit losses use argmax."""
+        if hasattr(self.loss_fn, "num_outputs"):
+            return self.loss_fn.predict(out)
+        return out.argmax(1)
+
+    def train_epoch(
+        self, train_x: Tensor, train_y: Tensor, steps: int, seen: int, epoch: int
+    ) -> tuple[dict, float]:
+        """One pass over a seeded permutation of the training images: the mean training loss
+        and accuracy over the ``seen`` images, and the learning rate at the epoch's start."""
+        cfg, dev = self.cfg, train_x.device
+        self.model.train()
+        perm = torch.randperm(len(train_x), generator=self.gen, device="cpu").to(dev)
         loss_sum = torch.zeros((), dtype=torch.float64, device=dev)
         correct = torch.zeros((), dtype=torch.int64, device=dev)
-        lr = opt.param_groups[0]["lr"]
+        lr = self.opt.param_groups[0]["lr"]
         for b in range(steps):
             idx = perm[b * cfg.batch_size : (b + 1) * cfg.batch_size]
             xb, yb = train_x[idx], train_y[idx]
             if cfg.augment == "crop_flip":
-                xb = _crop_flip(xb, gen)
-            with _autocast(dev, bf16):
-                logits = model(memory_format(xb, channels_last))
+                xb = _crop_flip(xb, self.gen)
+            with _autocast(dev, self.bf16):
+                logits = self.model(memory_format(xb, self.channels_last))
             logits = logits.float()  # a no-op without autocast
-            loss = loss_fn(logits, yb)
+            loss = self.loss_fn(logits, yb)
             if not torch.isfinite(loss):
                 raise NonFiniteLossError(
-                    f"training {name} stopped: the loss became {loss.item()} at epoch {epoch}, "
-                    f"batch {b + 1} of {steps} ({_advice(recipe)})"
+                    f"training {self.name} stopped: the loss became {loss.item()} at epoch "
+                    f"{epoch}, batch {b + 1} of {steps} ({_advice(self.recipe)})"
                 )
-            opt.zero_grad(set_to_none=True)
+            self.opt.zero_grad(set_to_none=True)
             loss.backward()
             if cfg.grad_clip is not None:
-                nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-            opt.step()
-            sched.step()
+                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.grad_clip)
+            self.opt.step()
+            self.sched.step()
             loss_sum += loss.detach().double() * len(idx)
-            correct += (predict(logits.detach()) == yb).sum()
+            correct += (self.predict(logits.detach()) == yb).sum()
+        return {"train_loss": loss_sum.item() / seen, "train_acc": correct.item() / seen}, lr
+
+    def validate(self, evaluation_x: Tensor, val_y: Tensor, n_val: int) -> tuple[Tensor, dict]:
+        """The validation logits (the first ``n_val`` of ``evaluation_x``; the rest are the OOD
+        monitor images) and the epoch's validation loss, accuracy and mean logit norms. The
+        validation loss is the loss itself for heads with their own output layout, else
+        cross-entropy."""
         # eval in training-sized chunks: faster on CPU than one large batch
         out = predict_logits(
-            model, evaluation_x, cfg.batch_size, bf16=bf16, channels_last=channels_last
+            self.model,
+            evaluation_x,
+            self.cfg.batch_size,
+            bf16=self.bf16,
+            channels_last=self.channels_last,
         )
-        val_logits, mon_logits = out[: len(val_x)], out[len(val_x) :]
-        val_acc = (predict(val_logits) == val_y).double().mean().item()
+        val_logits, mon_logits = out[:n_val], out[n_val:]
+        val_acc = (self.predict(val_logits) == val_y).double().mean().item()
         with torch.no_grad():
             val_loss = (
-                loss_fn(val_logits, val_y)
-                if own_layout
+                self.loss_fn(val_logits, val_y)
+                if hasattr(self.loss_fn, "num_outputs")
                 else nn.functional.cross_entropy(val_logits, val_y)
             )
-        row = {
-            "epoch": epoch,
-            "train_loss": loss_sum.item() / seen,
-            "train_acc": correct.item() / seen,
+        norm_ood = mon_logits.norm(dim=1).mean().item() if len(mon_logits) else float("nan")
+        return val_logits, {
             "val_loss": val_loss.item(),
             "val_acc": val_acc,
             "logit_norm_id": val_logits.norm(dim=1).mean().item(),
-            "logit_norm_ood": mon_logits.norm(dim=1).mean().item() if len(mon) else float("nan"),
-            "lr": lr,
+            "logit_norm_ood": norm_ood,
         }
-        curve.append(row)
-        _guard(cfg, row, name, recipe)
-        if cfg.checkpoint == "best_val_acc" and val_acc > best_acc:
-            best_acc, best_epoch = val_acc, epoch
-            best_state = copy.deepcopy(model.state_dict())
-        elif cfg.checkpoint == "best_val_loss" and row["val_loss"] < best_loss:
-            best_loss, best_acc, best_epoch = row["val_loss"], val_acc, epoch
-            best_state = copy.deepcopy(model.state_dict())
-        elapsed = time.perf_counter() - start
-        eta = elapsed / epoch * (cfg.epochs - epoch)
-        log.info(
-            "%s epoch %d/%d loss %.4f train_acc %.4f val_acc %.4f logit_norm id %.3f ood %.3f "
-            "lr %.2e | %.2fs elapsed, ETA %.1fs",
-            name,
-            epoch,
-            cfg.epochs,
-            row["train_loss"],
-            row["train_acc"],
-            val_acc,
-            row["logit_norm_id"],
-            row["logit_norm_ood"],
-            lr,
-            elapsed,
-            eta,
-        )
-    if cfg.checkpoint in ("best_val_acc", "best_val_loss") and best_state is not None:
-        model.load_state_dict(best_state)
-        final_acc = best_acc
-    else:
-        best_epoch = cfg.epochs
-        final_acc = curve[-1]["val_acc"]
-    # chance level is defined for heads with a score per class (not a regression head)
-    per_class = int(val_logits.shape[1]) >= classes
-    if (
-        cfg.chance_margin is not None
-        and per_class
-        and final_acc <= 1.0 / classes + cfg.chance_margin
-    ):
+
+
+@dataclass
+class _KeptEpoch:
+    """The epoch a ``best_val_acc`` / ``best_val_loss`` recipe keeps so far, and its weights."""
+
+    acc: float = -1.0
+    loss: float = math.inf
+    epoch: int = 0
+    state: dict | None = None
+
+    def offer(self, checkpoint: str, row: dict, model: nn.Module) -> None:
+        """Keep the epoch of ``row`` when it beats the kept one by the recipe's ``checkpoint``."""
+        if checkpoint == "best_val_acc" and row["val_acc"] > self.acc:
+            self.acc, self.epoch = row["val_acc"], row["epoch"]
+            self.state = copy.deepcopy(model.state_dict())
+        elif checkpoint == "best_val_loss" and row["val_loss"] < self.loss:
+            self.loss, self.acc, self.epoch = row["val_loss"], row["val_acc"], row["epoch"]
+            self.state = copy.deepcopy(model.state_dict())
+
+    def restore(self, model: nn.Module, cfg: TrainConfig, curve: list[dict]) -> tuple[int, float]:
+        """Load the kept weights into ``model`` (``checkpoint: last`` keeps the last epoch's):
+        ``(kept epoch, its validation accuracy)``."""
+        if cfg.checkpoint in ("best_val_acc", "best_val_loss") and self.state is not None:
+            model.load_state_dict(self.state)
+            return self.epoch, self.acc
+        return cfg.epochs, curve[-1]["val_acc"]
+
+
+def _log_epoch(name: str, cfg: TrainConfig, row: dict, start: float) -> None:
+    """The epoch's log line: its curve values, the time since ``start`` and an ETA."""
+    epoch = row["epoch"]
+    elapsed = time.perf_counter() - start
+    eta = elapsed / epoch * (cfg.epochs - epoch)
+    log.info(
+        "%s epoch %d/%d loss %.4f train_acc %.4f val_acc %.4f logit_norm id %.3f ood %.3f "
+        "lr %.2e | %.2fs elapsed, ETA %.1fs",
+        name,
+        epoch,
+        cfg.epochs,
+        row["train_loss"],
+        row["train_acc"],
+        row["val_acc"],
+        row["logit_norm_id"],
+        row["logit_norm_ood"],
+        row["lr"],
+        elapsed,
+        eta,
+    )
+
+
+def _check_chance(
+    cfg: TrainConfig, final_acc: float, classes: int, name: str, recipe: str | None
+) -> None:
+    """Stop when the kept model's validation accuracy is not above chance (``1/classes``) plus
+    the recipe's ``chance_margin`` (``None`` = off)."""
+    if cfg.chance_margin is not None and final_acc <= 1.0 / classes + cfg.chance_margin:
         raise DivergedError(
             f"training {name} stopped: the kept model's validation accuracy {final_acc:.3f} is "
             f"not above chance (1/{classes}) plus the recipe's chance_margin "
             f"{cfg.chance_margin:g} ({_advice(recipe, longer=True)})"
         )
-    if channels_last:  # checkpoints in the standard layout
-        model = model.to(memory_format=torch.contiguous_format)
-    model.eval()
-    return model, curve, {"best_epoch": best_epoch, "checkpoint": cfg.checkpoint}
 
 
 def _advice(recipe: str | None, longer: bool = False) -> str:

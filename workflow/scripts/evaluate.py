@@ -20,7 +20,7 @@ def main():
         snakemake.input.model, snakemake.output.summary, snakemake.output.samples, strict=True
     )
     for model_path, summary_path, samples_path in outputs:
-        summary, samples = evaluate_run(
+        evaluation = evaluate_run(
             model_path,
             snakemake.input.data,
             scores_cfg=snakemake.params.scores,
@@ -33,13 +33,14 @@ def main():
             data=data,
             per_image=True,
         )
+        summary = evaluation.summary
         summary["inputs"] = {"model_sha256": path_sha256(model_path), "data_sha256": data_sha}
         # every score's per-image values on the ID and OOD test images (set, score, value);
         # the file keeps its name (msp.parquet) and its MSP rows
         frame = pd.concat(
             [
                 pd.DataFrame({"set": name, "score": score, "value": values})
-                for (score, name), values in samples.items()
+                for (score, name), values in evaluation.images.items()
             ],
             ignore_index=True,
         )

@@ -37,9 +37,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:  # torch is imported by the functions that run a network, not with the module
+    import torch
 
 __all__ = [
     "FAMILY_OF",
@@ -224,13 +228,13 @@ def evaluate_runs(
     """
     import torch
 
-    from ..kang.evaluate import forward, grid_outputs, normalise, trained_images
+    from ..kang.evaluate import grid_outputs, normalise, trained_images
     from ..kang.ocs import ocs_cross_entropy, ocs_loss
 
     graded = index[index["group"] != RAY]
     stop = int(graded["stop"].max())
-    n_ray = int(rays["n_points"])
-    alphas = ray_alphas(rays)
+    clean = graded[graded["is_id"]].iloc[0]
+    first = int(clean["start"])
     shift_rows, ray_rows, fit_rows = [], [], []
     for run in runs:
         model, ckpt, out = grid_outputs(run["model"], x[:stop], batch_size)
@@ -241,53 +245,10 @@ def evaluate_runs(
         fit_rows.append(
             {**key, "train_loss": _train_loss(run["curve"]), "ocs_loss": ocs_loss("ce", y_train, k)}
         )
-        clean = graded[graded["is_id"]].iloc[0]
-        clean_pred = out[int(clean["start"]) : int(clean["stop"])].argmax(axis=1)
-        for r in graded.itertuples(index=False):
-            z = out[int(r.start) : int(r.stop)]
-            shift_rows.append(
-                {
-                    **key,
-                    "eval_set": r.eval_set,
-                    "shift": r.shift,
-                    "group": r.group,
-                    "level": float(r.level),
-                    **_set_rows(
-                        z,
-                        y[int(r.start) : int(r.stop)],
-                        ocs,
-                        tau,
-                        None if r.shift == "far_ood" else clean_pred,
-                    ),
-                }
-            )
-        x0 = normalise(x[int(clean["start"]) : int(clean["start"]) + n_ray], ckpt["meta"])
-        for a in alphas:
-            z = forward(model, x0 * float(a), batch_size)
-            p = _msp(z)
-            zn = _normalised(z, tau)
-            core = _core_msp_score(z)
-            raw_lo, norm_lo = _log_odds(z), _log_odds(zn)
-            ray_rows.append(
-                {
-                    **key,
-                    "alpha": float(a),
-                    "msp": float(p.mean()),
-                    "confident_share": float(np.mean(p > float(rays["confident"]))),
-                    "log_odds": float(np.mean(core)),
-                    "logit_norm": float(np.linalg.norm(z, axis=1).mean()),
-                    "max_normalised_logit": float(np.abs(zn).max()),
-                    "msp_normalised": float(_msp(zn).mean()),
-                    "log_odds_normalised": float(np.mean(norm_lo)),
-                    "score_vs_raw": float(
-                        np.max(np.abs(core - raw_lo) / np.maximum(1.0, np.abs(raw_lo)))
-                    ),
-                    "score_vs_normalised": float(
-                        np.median(np.abs(core - norm_lo) / np.maximum(1.0, np.abs(norm_lo)))
-                    ),
-                    "n_points": len(z),
-                }
-            )
+        clean_pred = out[first : int(clean["stop"])].argmax(axis=1)
+        shift_rows += _shift_rows(key, graded, out, y, ocs, tau, clean_pred)
+        x0 = normalise(x[first : first + int(rays["n_points"])], ckpt["meta"])
+        ray_rows += _ray_rows(key, model, x0, rays, tau, batch_size)
         del model
         torch.set_num_threads(1)
     return {
@@ -295,6 +256,77 @@ def evaluate_runs(
         "rays": pd.DataFrame(ray_rows),
         "fit": pd.DataFrame(fit_rows),
     }
+
+
+def _shift_rows(
+    key: dict,
+    graded: pd.DataFrame,
+    out: np.ndarray,
+    y: np.ndarray,
+    ocs: np.ndarray,
+    tau: float,
+    clean_pred: np.ndarray,
+) -> list[dict]:
+    """The ``shift`` rows of one network: every graded set of the grid (its rows of the
+    network's outputs ``out``), decisions changed against the clean images' ``clean_pred``
+    (none for the far sets, whose images are not the clean ones)."""
+    rows = []
+    for r in graded.itertuples(index=False):
+        z = out[int(r.start) : int(r.stop)]
+        rows.append(
+            {
+                **key,
+                "eval_set": r.eval_set,
+                "shift": r.shift,
+                "group": r.group,
+                "level": float(r.level),
+                **_set_rows(
+                    z,
+                    y[int(r.start) : int(r.stop)],
+                    ocs,
+                    tau,
+                    None if r.shift == "far_ood" else clean_pred,
+                ),
+            }
+        )
+    return rows
+
+
+def _ray_rows(
+    key: dict, model: torch.nn.Module, x0: torch.Tensor, rays: dict, tau: float, batch_size: int
+) -> list[dict]:
+    """The ``rays`` rows of one network: its outputs on the normalised clean images ``x0``
+    scaled by every alpha of :func:`ray_alphas`."""
+    from ..kang.evaluate import forward
+
+    rows = []
+    for a in ray_alphas(rays):
+        z = forward(model, x0 * float(a), batch_size)
+        p = _msp(z)
+        zn = _normalised(z, tau)
+        core = _core_msp_score(z)
+        raw_lo, norm_lo = _log_odds(z), _log_odds(zn)
+        rows.append(
+            {
+                **key,
+                "alpha": float(a),
+                "msp": float(p.mean()),
+                "confident_share": float(np.mean(p > float(rays["confident"]))),
+                "log_odds": float(np.mean(core)),
+                "logit_norm": float(np.linalg.norm(z, axis=1).mean()),
+                "max_normalised_logit": float(np.abs(zn).max()),
+                "msp_normalised": float(_msp(zn).mean()),
+                "log_odds_normalised": float(np.mean(norm_lo)),
+                "score_vs_raw": float(
+                    np.max(np.abs(core - raw_lo) / np.maximum(1.0, np.abs(raw_lo)))
+                ),
+                "score_vs_normalised": float(
+                    np.median(np.abs(core - norm_lo) / np.maximum(1.0, np.abs(norm_lo)))
+                ),
+                "n_points": len(z),
+            }
+        )
+    return rows
 
 
 def seddik_kwargs(section: dict) -> dict:
