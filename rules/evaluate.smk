@@ -17,7 +17,7 @@ for _unit, _recipes in JOB_UNITS.items():
                 _unit, "results/eval/{dataset}/{recipe}/{arch}/{loss}", "summary.json"
             ),
             samples=unit_files(
-                _unit, "results/eval/{dataset}/{recipe}/{arch}/{loss}", "msp.parquet"
+                _unit, "results/eval/{dataset}/{recipe}/{arch}/{loss}", "scores.parquet"
             ),
         log:
             unit_path(_unit, "logs/eval/{dataset}/{recipe}/{arch}/{loss}", ".log"),

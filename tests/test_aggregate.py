@@ -26,9 +26,9 @@ def _write_run(root, run: Run, acc: float):
         "ood": [{"score": "msp", "ood_set": "tex", "split": "test", "fpr95": 1 - acc}],
     }
     (ev / "summary.json").write_text(json.dumps(summary))
-    pd.DataFrame({"set": ["id", "tex"], "value": [0.9, 0.4]}).to_parquet(ev / "msp.parquet")
+    pd.DataFrame({"set": ["id", "tex"], "value": [0.9, 0.4]}).to_parquet(ev / "scores.parquet")
     (tr / "curve.tsv").write_text("epoch\tval_acc\n1\t0.5\n2\t0.75\n")
-    return ev / "summary.json", tr / "curve.tsv", ev / "msp.parquet"
+    return ev / "summary.json", tr / "curve.tsv", ev / "scores.parquet"
 
 
 def test_run_dirs_round_trip():

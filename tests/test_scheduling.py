@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from e2e import SMOKE, fresh_copy, snakemake, tree_hashes  # noqa: E402
 
 PER_RUN = ("model.pt", "curve.tsv")
-PER_EVAL = ("summary.json", "msp.parquet")
+PER_EVAL = ("summary.json", "scores.parquet")
 
 
 def _job_counts(out: str) -> dict[str, int]:

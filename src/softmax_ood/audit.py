@@ -20,7 +20,7 @@ Where the records come from:
 * any output Snakemake made: ``.snakemake/metadata`` (rule, inputs, and the sha256 Snakemake
   recorded for small inputs such as the library modules).
 
-Files with no record of their own (a table's markdown, ``msp.parquet``, ``curve.tsv``) are
+Files with no record of their own (a table's markdown, ``scores.parquet``, ``curve.tsv``) are
 audited through the file written beside them by the same job.
 
 Every file a job wrote under ``results/`` or ``reports/`` is also compared with the sha256 its
@@ -71,7 +71,8 @@ RECORD_NAMES = {
 SIBLINGS = {
     ".md": (".parquet",),
     ".html": (".ipynb",),
-    "msp.parquet": ("summary.json",),
+    "scores.parquet": ("summary.json",),
+    "msp.parquet": ("summary.json",),  # the same file under its old name (runs made before)
     "curve.tsv": ("model.pt",),
 }
 

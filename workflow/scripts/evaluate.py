@@ -35,8 +35,7 @@ def main():
         )
         summary = evaluation.summary
         summary["inputs"] = {"model_sha256": path_sha256(model_path), "data_sha256": data_sha}
-        # every score's per-image values on the ID and OOD test images (set, score, value);
-        # the file keeps its name (msp.parquet) and its MSP rows
+        # every score's per-image values on the ID and OOD test images (set, score, value)
         frame = pd.concat(
             [
                 pd.DataFrame({"set": name, "score": score, "value": values})

@@ -13,7 +13,7 @@ LN = "results/logitnorm/{dataset}"
 rule logitnorm_aggregate:
     input:
         summaries=run_files(LN_RUNS, "eval", "summary.json"),
-        samples=run_files(LN_RUNS, "eval", "msp.parquet"),
+        samples=run_files(LN_RUNS, "eval", "scores.parquet"),
         curves=run_files(LN_RUNS, "train", "curve.tsv"),
         data="data/{dataset}",
         code=code(f"{LN_DIR}/scripts/aggregate.py"),
@@ -72,7 +72,7 @@ if replication_seeds(config, "logitnorm") is not None:
     rule logitnorm_aggregate_replication:
         input:
             summaries=run_files(LN_FRESH_RUNS, "eval", "summary.json"),
-            samples=run_files(LN_FRESH_RUNS, "eval", "msp.parquet"),
+            samples=run_files(LN_FRESH_RUNS, "eval", "scores.parquet"),
             curves=run_files(LN_FRESH_RUNS, "train", "curve.tsv"),
             data="data/{dataset}",
             code=code(f"{LN_DIR}/scripts/aggregate.py"),
