@@ -269,12 +269,9 @@ def _mark_verdicts(table: str, labels: Sequence[str], regime: Sequence) -> str:
     return "".join(out) + table[start:]
 
 
-def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> str:
-    """One paper's part of the page: premises first (a failed premise said at the top), then its
-    tables and figures (each with provenance and audit verdict), then its claims."""
-    parts = [f'<h2 id="{_esc(s.name)}">{_esc(s.title)}</h2>']
-    mine = claims[claims["study"] == s.name]
-    prem = mine[mine["kind"] == "premise"]
+def _premise_banner(mine: pd.DataFrame, prem: pd.DataFrame) -> str | None:
+    """The line above a paper's premises: which premise failed here and which claims rest on
+    it, or that every premise holds (naming the borderline ones); ``None`` without premises."""
     failed = prem[~prem["holds"].astype(bool)] if "holds" in prem else prem.iloc[0:0]
     if len(failed):
         names = ", ".join(f"{r.claim_id} ({r.verdict})" for r in failed.itertuples())
@@ -288,28 +285,30 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
             if gated
             else "No claim rests on it; the claims below are read as they stand."
         )
-        parts.append(
+        return (
             f'<div class="rs-premise-fail"><b>Premise not met here:</b> {_esc(names)}. {rest}</div>'
         )
-    elif len(prem):
-        from ..analysis.claims import BORDERLINE_P
+    if not len(prem):
+        return None
+    from ..analysis.claims import BORDERLINE_P
 
-        thin = prem[prem["verdict"].astype(str).str.contains("(borderline", regex=False)]
-        note = (
-            f" Borderline (p between {BORDERLINE_P:g} and alpha): "
-            f"{_esc(', '.join(thin['claim_id']))}; the rows resting on it say so."
-            if len(thin)
-            else ""
-        )
-        parts.append(
-            f'<div class="rs-premise-ok">All {len(prem)} premises hold: the claims below are tests '
-            f"in the paper's regime.{note}</div>"
-        )
-    if len(prem):
-        parts.append(
-            "<h3>Premises</h3>"
-            + _table_html(_with_needed(prem.reset_index(drop=True)), cols=_CLAIM_VIEW)
-        )
+    thin = prem[prem["verdict"].astype(str).str.contains("(borderline", regex=False)]
+    note = (
+        f" Borderline (p between {BORDERLINE_P:g} and alpha): "
+        f"{_esc(', '.join(thin['claim_id']))}; the rows resting on it say so."
+        if len(thin)
+        else ""
+    )
+    return (
+        f'<div class="rs-premise-ok">All {len(prem)} premises hold: the claims below are tests '
+        f"in the paper's regime.{note}</div>"
+    )
+
+
+def _study_tables_html(s: StudyOutputs, audit: dict) -> list[str]:
+    """A paper's tables, each beside the paper's printed values where it has them, with its
+    provenance and audit verdict."""
+    parts = []
     paper = pd.read_csv(s.paper_values, keep_default_na=False) if s.paper_values else None
     for t in s.tables:
         parts.append(f"<h3>Table {_esc(Path(t).stem)}</h3>")
@@ -327,26 +326,47 @@ def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> st
                 + _table_html(pd.read_parquet(t))
             )
         parts.append(provenance_html(t, audit.get(t)))
+    return parts
+
+
+def _study_claims_html(s: StudyOutputs, body: pd.DataFrame) -> str:
+    """A paper's claims (premises aside): the count per verdict, then the table with the
+    departures each claim touches."""
+    counts = body["verdict"].astype(str).str.split(r"[:(]").str[0].str.strip().value_counts()
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    view = _with_needed(body)
+    view["departures"] = [
+        ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
+    ]
+    return f'<h3 id="claims-{_esc(s.name)}">Claims</h3><p>{_esc(summary)}.</p>' + _table_html(
+        view,
+        cols=_CLAIM_VIEW + ["departures"],
+        row_ids=[f"claim-{s.name}-{c}" for c in view["claim_id"]],
+    )
+
+
+def study_section_html(s: StudyOutputs, claims: pd.DataFrame, audit: dict) -> str:
+    """One paper's part of the page: premises first (a failed premise said at the top), then its
+    tables and figures (each with provenance and audit verdict), then its claims."""
+    parts = [f'<h2 id="{_esc(s.name)}">{_esc(s.title)}</h2>']
+    mine = claims[claims["study"] == s.name]
+    prem = mine[mine["kind"] == "premise"]
+    banner = _premise_banner(mine, prem)
+    if banner is not None:
+        parts.append(banner)
+    if len(prem):
+        parts.append(
+            "<h3>Premises</h3>"
+            + _table_html(_with_needed(prem.reset_index(drop=True)), cols=_CLAIM_VIEW)
+        )
+    parts += _study_tables_html(s, audit)
     for f in s.figures:
         caption = _caption_of(f)
         parts.append(_figure_html(f, caption))
         parts.append(provenance_html(f, audit.get(f)))
     body = mine[mine["kind"] != "premise"].reset_index(drop=True)
     if len(body):
-        counts = body["verdict"].astype(str).str.split(r"[:(]").str[0].str.strip().value_counts()
-        summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-        view = _with_needed(body)
-        view["departures"] = [
-            ", ".join(d["setting"] for d in _departures_touching(s, c)) for c in view["claim_id"]
-        ]
-        parts.append(
-            f'<h3 id="claims-{_esc(s.name)}">Claims</h3><p>{_esc(summary)}.</p>'
-            + _table_html(
-                view,
-                cols=_CLAIM_VIEW + ["departures"],
-                row_ids=[f"claim-{s.name}-{c}" for c in view["claim_id"]],
-            )
-        )
+        parts.append(_study_claims_html(s, body))
     parts.append(coverage_html(s, claims))
     parts.append(departures_html(s))
     if s.claims:

@@ -17,7 +17,6 @@ squared representation norm to the clean set's (:func:`.features.norm_ratios`).
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,46 @@ def fgsm(model, x: np.ndarray, y: np.ndarray, eps: float, meta: dict, batch_size
     return np.concatenate(out) if out else np.zeros_like(x, dtype=np.float32)
 
 
+def _reference_features(data_dir: Path, featurizer: dict, discriminator: dict):
+    """``(featurizer, features of the ID reference)``: the study's featurizer and the same ID
+    reference as every grid set's OOD score (:func:`.discrimination.id_reference`)."""
+    from ...discriminator import build_featurizer
+    from .discrimination import id_reference
+    from .grid import raw_split
+
+    feat = build_featurizer(featurizer["name"], featurizer.get("params") or {})
+    split = discriminator.get("id_split", "train")
+    x_id = id_reference(raw_split(data_dir, f"id_{split}"), discriminator)
+    return feat, feat(x_id)
+
+
+def _prediction_rows(key: dict, out: np.ndarray, y: np.ndarray, ocs: np.ndarray) -> list[dict]:
+    """The ``distance`` (mean KL to the OCS) and ``accuracy`` rows of one set's outputs."""
+    from .ocs import per_sample_distance
+
+    return [
+        {**key, "kind": "distance", "value": float(per_sample_distance("ce", out, ocs).mean())},
+        {**key, "kind": "accuracy", "value": float(np.mean(out.argmax(1) == y))},
+    ]
+
+
+def _norm_rows(key: dict, model, clean, xn, names: list[str]) -> list[dict]:
+    """The ``norm_ratio`` rows of one set (normalised images ``xn``) against the clean set, one
+    per affine layer (:func:`.features.norm_ratios`)."""
+    from .features import norm_ratios
+
+    return [
+        {
+            **key,
+            "kind": "norm_ratio",
+            "layer": int(r.layer),
+            "name": names[int(r.layer)],
+            "value": float(r.ratio_mean),
+        }
+        for r in norm_ratios(model, clean, xn).itertuples(index=False)
+    ]
+
+
 def adversarial_frame(
     model_path: str | Path,
     data_dir: str | Path,
@@ -63,13 +102,11 @@ def adversarial_frame(
 
     import torch
 
-    from ...discriminator import build_featurizer, ood_score
     from ...train import seed_everything
-    from .discrimination import _alpha
+    from .discrimination import set_score
     from .evaluate import forward, grid_outputs, normalise, trained_images
-    from .features import affine_layer_names, norm_ratios
-    from .grid import raw_split
-    from .ocs import optimal_constant_solution, per_sample_distance
+    from .features import affine_layer_names
+    from .ocs import optimal_constant_solution
 
     seed_everything(0, 1)
     data_dir = Path(data_dir)
@@ -80,13 +117,7 @@ def adversarial_frame(
     ocs = optimal_constant_solution(
         "ce", trained_images(ckpt, data_dir)[1], int(meta["num_classes"]), {}
     )
-    feat = build_featurizer(featurizer["name"], featurizer.get("params") or {})
-    split = discriminator.get("id_split", "train")
-    x_id = raw_split(data_dir, f"id_{split}")
-    size = discriminator.get("id_reference_size")
-    if size is not None and int(size) < len(x_id):  # the grid scores' fixed ID subset
-        x_id = x_id[np.sort(np.random.default_rng(0).permutation(len(x_id))[: int(size)])]
-    f_id = feat(x_id)
+    feat, f_id = _reference_features(data_dir, featurizer, discriminator)
     clean = normalise(xc, ckpt["meta"])
     names = affine_layer_names(model)
     rows = []
@@ -97,19 +128,8 @@ def adversarial_frame(
         with torch.no_grad():
             out = forward(model, xn, batch_size)
         key = {"eval_set": name, "eps": eps, "layer": -1, "name": "", "per_repeat": []}
-        rows.append(
-            {**key, "kind": "distance", "value": float(per_sample_distance("ce", out, ocs).mean())}
-        )
-        rows.append({**key, "kind": "accuracy", "value": float(np.mean(out.argmax(1) == yc))})
-        res = ood_score(
-            f_id,
-            feat(xa),
-            n_repeats=int(discriminator["n_repeats"]),
-            seed=int(discriminator.get("seed", 0)) * 2**32 + zlib.crc32(name.encode()),
-            heldout_fraction=float(discriminator.get("heldout_fraction", 0.5)),
-            C=float(discriminator.get("C", 1.0)),
-            alpha=_alpha(discriminator),
-        )
+        rows += _prediction_rows(key, out, yc, ocs)
+        res = set_score(f_id, feat(xa), discriminator, name)
         rows.append(
             {
                 **key,
@@ -118,15 +138,5 @@ def adversarial_frame(
                 "per_repeat": [float(v) for v in res.per_repeat],
             }
         )
-        nr = norm_ratios(model, clean, xn)
-        for r in nr.itertuples(index=False):
-            rows.append(
-                {
-                    **key,
-                    "kind": "norm_ratio",
-                    "layer": int(r.layer),
-                    "name": names[int(r.layer)],
-                    "value": float(r.ratio_mean),
-                }
-            )
+        rows += _norm_rows(key, model, clean, xn, names)
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -15,7 +15,16 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "far_floor", "floor_split", "reference_images", "score_group", "select_alpha"]
+__all__ = [
+    "COLUMNS",
+    "far_floor",
+    "floor_split",
+    "id_reference",
+    "reference_images",
+    "score_group",
+    "select_alpha",
+    "set_score",
+]
 
 COLUMNS = [
     "featurizer",
@@ -145,6 +154,71 @@ def _alpha(discriminator: dict) -> float | None:
     return None if a is None else float(a)
 
 
+def id_reference(x_id: np.ndarray, discriminator: dict) -> np.ndarray:
+    """The discriminator's ID reference images: ``x_id``, or its fixed seeded subset of
+    ``id_reference_size`` images (the same in every group and for every scored set)."""
+    size = discriminator.get("id_reference_size")
+    if size is not None and int(size) < len(x_id):
+        x_id = x_id[np.sort(np.random.default_rng(0).permutation(len(x_id))[: int(size)])]
+    return x_id
+
+
+def set_score(f_id: np.ndarray, f_set: np.ndarray, discriminator: dict, name: str):
+    """:func:`softmax_ood.discriminator.ood_score` of the evaluation set ``name`` (features
+    ``f_set``) against the ID reference features ``f_id``, with the discriminator's settings;
+    one random stream per set name, independent of the group it is computed in."""
+    from ...discriminator import ood_score
+
+    return ood_score(
+        f_id,
+        f_set,
+        n_repeats=int(discriminator["n_repeats"]),
+        seed=int(discriminator.get("seed", 0)) * 2**32 + zlib.crc32(name.encode()),
+        heldout_fraction=float(discriminator.get("heldout_fraction", 0.5)),
+        C=float(discriminator.get("C", 1.0)),
+        alpha=_alpha(discriminator),
+    )
+
+
+def _floor_battery(x_id: np.ndarray, x_grid: np.ndarray, index: pd.DataFrame):
+    """``(battery, scores of the clean ID test images)``: the floor battery of the far OOD
+    group, fitted on the ID training images only."""
+    from ...analysis.battery import Battery
+
+    battery = Battery.fit(x_id)
+    r_id = index[index["is_id"]].iloc[0]
+    return battery, battery.scores(x_grid[int(r_id["start"]) : int(r_id["stop"])])
+
+
+def _group_index(index: pd.DataFrame, group: str) -> pd.DataFrame:
+    """The index rows of ``group``'s evaluation sets.
+
+    :raises ValueError: ``group`` has no evaluation set.
+    """
+    sets = index[index["group"] == group]
+    if sets.empty:
+        raise ValueError(
+            f"the shift grid has no evaluation set in group {group!r}; groups: "
+            f"{', '.join(dict.fromkeys(index['group']))}"
+        )
+    return sets
+
+
+def _set_floor(battery, s_id, name: str, x_set: np.ndarray, discriminator: dict) -> dict:
+    """The floor columns of one set: :func:`far_floor` with the battery of the far OOD group,
+    :data:`NO_FLOOR` without one (every other group)."""
+    if battery is None:
+        return NO_FLOOR
+    return far_floor(
+        battery,
+        s_id,
+        name,
+        x_set,
+        fraction=float(discriminator.get("floor_selection_fraction", 0.5)),
+        seed=int(discriminator.get("seed", 0)),
+    )
+
+
 def score_group(
     x_id: np.ndarray,
     x_grid: np.ndarray,
@@ -162,53 +236,23 @@ def score_group(
     :param discriminator: ``n_repeats``, ``seed``, ``heldout_fraction``, ``C``.
     :raises ValueError: ``group`` has no evaluation set.
     """
-    from ...discriminator import build_featurizer, ood_score
+    from ...discriminator import build_featurizer
 
-    sets = index[index["group"] == group]
-    if sets.empty:
-        raise ValueError(
-            f"the shift grid has no evaluation set in group {group!r}; groups: "
-            f"{', '.join(dict.fromkeys(index['group']))}"
-        )
+    sets = _group_index(index, group)
     feat = build_featurizer(featurizer["name"], featurizer.get("params") or {})
-    size = discriminator.get("id_reference_size")
-    if size is not None and int(size) < len(x_id):  # a fixed subset: the same in every group
-        x_id = x_id[np.sort(np.random.default_rng(0).permutation(len(x_id))[: int(size)])]
+    x_id = id_reference(x_id, discriminator)
     f_id = feat(reference_images(x_id, group))
     battery = s_id = None
-    if group == "far_ood":  # the floor battery, fitted on the ID training images only
-        from ...analysis.battery import Battery
-
-        battery = Battery.fit(x_id)
-        r_id = index[index["is_id"]].iloc[0]
-        s_id = battery.scores(x_grid[int(r_id["start"]) : int(r_id["stop"])])
+    if group == "far_ood":
+        battery, s_id = _floor_battery(x_id, x_grid, index)
     rows = []
     items = [(r._asdict(), x_grid[r.start : r.stop]) for r in sets.itertuples(index=False)]
     if group == "rotation":
         items += roundtrip_sets(x_grid, index, discriminator.get("roundtrip_angles", ()))
     for rd, x_set in items:
         r = SimpleNamespace(**rd)
-        # one stream per evaluation set, independent of the group it is computed in
-        set_seed = int(discriminator.get("seed", 0)) * 2**32 + zlib.crc32(r.eval_set.encode())
-        res = ood_score(
-            f_id,
-            feat(x_set),
-            n_repeats=int(discriminator["n_repeats"]),
-            seed=set_seed,
-            heldout_fraction=float(discriminator.get("heldout_fraction", 0.5)),
-            C=float(discriminator.get("C", 1.0)),
-            alpha=_alpha(discriminator),
-        )
-        floor = NO_FLOOR
-        if group == "far_ood":
-            floor = far_floor(
-                battery,
-                s_id,
-                r.eval_set,
-                x_set,
-                fraction=float(discriminator.get("floor_selection_fraction", 0.5)),
-                seed=int(discriminator.get("seed", 0)),
-            )
+        res = set_score(f_id, feat(x_set), discriminator, r.eval_set)
+        floor = _set_floor(battery, s_id, r.eval_set, x_set, discriminator)
         rows.append(
             {
                 **floor,

@@ -31,6 +31,20 @@ __all__ = ["REWARD_KEYS", "component_labels", "evaluate_grid", "forward", "grid_
 
 REWARD_KEYS = ("correct_reward", "wrong_reward", "abstain_reward")
 ABSTAIN = "A"
+#: columns of the ``policies`` frame (:func:`.selective.evaluate_policies` rows, per set)
+POLICY_COLUMNS = [
+    "eval_set",
+    "shift",
+    "level",
+    "policy",
+    "abstain_ratio",
+    "mean_reward",
+    "accuracy_answered",
+    "n",
+    "temperature",
+]
+#: columns of the ``mechanism`` frame (empty without the Fig. 4 analysis)
+MECHANISM_COLUMNS = ["kind", "eval_set", "level", "layer", "name", "mean", "std"]
 
 
 def _split_entry(entry: dict) -> tuple[str, dict]:
@@ -211,6 +225,123 @@ def _decision(family: str, k: int):
     return lambda o: np.clip(np.rint(predict(family, o)[:, 0]), 0, k - 1)
 
 
+def _check_figure_class(data_dir: Path, meta: dict, figure_class: int | None) -> None:
+    """Check that ``figure_class`` (if set) is an ID label of the training split."""
+    y_train = np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64)
+    labels = sorted(int(c) for c in np.unique(y_train))
+    if figure_class is not None and figure_class not in labels:
+        raise ValueError(
+            f"kang.figure_class is {figure_class}, which is not an ID label of "
+            f"{meta.get('id_dataset')}; ID labels: {', '.join(map(str, labels))}"
+        )
+
+
+def _ocs_rows(kind: str, comps: list[str], values) -> list[dict]:
+    """``components`` rows of the OCS itself (``eval_set`` and ``shift`` ``"OCS"``)."""
+    return [
+        {
+            "eval_set": "OCS",
+            "shift": "OCS",
+            "level": np.nan,
+            "kind": kind,
+            "component": c,
+            "value": float(v),
+        }
+        for c, v in zip(comps, values, strict=True)
+    ]
+
+
+def _set_row(keys: dict, r, o, yy, family: str, k: int, ocs, decide, clean_decision) -> dict:
+    """The ``sets`` row of one evaluation set ``r`` (outputs ``o``, labels ``yy``): its mean
+    distance to the OCS, accuracy (and MAE of the Gaussian mean) and the share of changed
+    decisions."""
+    dist = per_sample_distance(family, o, ocs)
+    row = {
+        **keys,
+        "is_id": bool(r.is_id),
+        "labelled": bool(r.labelled),
+        "n": len(o),
+        "distance": float(dist.mean()),
+        "distance_sd": float(dist.std()),
+        "accuracy": np.nan,
+        "mae": np.nan,
+        # share of the images whose decision (arg-max class; the Gaussian mean rounded to a
+        # label) differs from the same clean image's: "the level changes the predictions"
+        "changed": (
+            float(np.mean(decide(o) != clean_decision))
+            if r.labelled and len(o) == len(clean_decision)
+            else np.nan
+        ),
+    }
+    if r.labelled:
+        if family == "ce":
+            row["accuracy"] = float(np.mean(o.argmax(1) == yy))
+        elif family == "reward_mse":
+            row["accuracy"] = float(np.mean(o[:, :k].argmax(1) == yy))
+        else:
+            mu = predict(family, o)[:, 0]
+            row["mae"] = float(np.mean(np.abs(mu - yy)))
+            row["accuracy"] = float(np.mean(np.clip(np.rint(mu), 0, k - 1) == yy))
+    return row
+
+
+def _component_rows(keys: dict, sub, family: str, k: int, comps: list[str]) -> list[dict]:
+    """``components`` rows of one evaluation set (outputs ``sub``, the figure class's images
+    where it has labels): the mean prediction and, for the reward model, its action shares."""
+    if not len(sub):
+        return []
+    rows = [
+        {**keys, "kind": "mean_prediction", "component": c, "value": float(v)}
+        for c, v in zip(comps, mean_prediction(family, sub), strict=True)
+    ]
+    if family == "reward_mse":
+        frac = action_fractions(reward_policy(sub), k)
+        rows += [
+            {**keys, "kind": "action_fraction", "component": c, "value": float(v)}
+            for c, v in zip(comps, frac, strict=True)
+        ]
+    return rows
+
+
+def _grid_rows(out, y, index, clean_out, family, k, ocs, comps, rw, figure_class):
+    """Rows of the ``sets``, ``components`` and ``policies`` frames: the OCS, then every
+    evaluation set of the grid in index order (then the OCS policy's actions)."""
+    set_rows, pol_rows = [], []
+    decide = _decision(family, k)
+    clean_decision = decide(clean_out)
+    comp_rows = _ocs_rows("ocs", comps, ocs)
+    for r in index.itertuples(index=False):
+        o, yy = out[r.start : r.stop], y[r.start : r.stop]
+        keys = {"eval_set": r.eval_set, "shift": r.shift, "level": float(r.level)}
+        set_rows.append(_set_row(keys, r, o, yy, family, k, ocs, decide, clean_decision))
+        sub = o[yy == figure_class] if r.labelled and figure_class is not None else o
+        comp_rows += _component_rows(keys, sub, family, k, comps)
+        if r.labelled and family in ("ce", "reward_mse"):
+            kw = {"ce_logits": o} if family == "ce" else {"reward_outputs": o}
+            for p in evaluate_policies(yy, **rw, **kw):
+                pol_rows.append({**keys, "temperature": np.nan, **p})
+    if family == "reward_mse":  # the OCS policy's actions (Fig. 5, right)
+        frac = action_fractions(reward_policy(ocs[None, :]), k)
+        comp_rows += _ocs_rows("action_fraction", comps, frac)
+    return set_rows, comp_rows, pol_rows
+
+
+def _clean_scale(family: str, clean_out, ocs) -> dict:
+    """The scale of the Fig. 4 mirror claim: how far a clean test image's prediction lies from
+    the OCS (per image, in prediction space; the MEAN clean prediction is no scale: it is close
+    to the OCS by construction, the OCS being the average target)."""
+    per = np.linalg.norm(predict(family, clean_out) - predict(family, ocs[None, :])[0], axis=1)
+    return {
+        "kind": "clean_scale",
+        "eval_set": "id",
+        "level": 0.0,
+        "layer": -1,
+        "name": "mean ||prediction - OCS||",
+        "mean": float(per.mean()),
+        "std": float(per.std(ddof=1)) if len(per) > 1 else 0.0,
+    }
+
+
 def evaluate_grid(
     model_path: str | Path,
     data_dir: str | Path,
@@ -241,98 +372,18 @@ def evaluate_grid(
     family, params = _split_entry(loss_entry)
     meta = json.loads((data_dir / "meta.json").read_text())
     k = int(meta["num_classes"])
-    y_train = np.load(data_dir / "id_train_y.npy", allow_pickle=False).astype(np.int64)
-    labels = sorted(int(c) for c in np.unique(y_train))
-    if figure_class is not None and figure_class not in labels:
-        raise ValueError(
-            f"kang.figure_class is {figure_class}, which is not an ID label of "
-            f"{meta.get('id_dataset')}; ID labels: {', '.join(map(str, labels))}"
-        )
+    _check_figure_class(data_dir, meta, figure_class)
     ocs_params = {key: params[key] for key in REWARD_KEYS} if family == "reward_mse" else {}
     model, ckpt, out = grid_outputs(model_path, x, batch_size)
     y_train = trained_images(ckpt, data_dir)[1]  # the OCS of the labels the model trained on
     ocs = optimal_constant_solution(family, y_train, k, ocs_params)
     comps = component_labels(family, list(range(k)))
     rw = {key: float(rewards[key]) for key in REWARD_KEYS}
-
-    set_rows, comp_rows, pol_rows = [], [], []
-    decide = _decision(family, k)
     id_row = index[index["is_id"]].iloc[0]
     clean_out = out[int(id_row["start"]) : int(id_row["stop"])]
-    clean_decision = decide(clean_out)
-    for c, v in zip(comps, ocs, strict=True):
-        comp_rows.append(
-            {
-                "eval_set": "OCS",
-                "shift": "OCS",
-                "level": np.nan,
-                "kind": "ocs",
-                "component": c,
-                "value": float(v),
-            }
-        )
-    for r in index.itertuples(index=False):
-        o, yy = out[r.start : r.stop], y[r.start : r.stop]
-        keys = {"eval_set": r.eval_set, "shift": r.shift, "level": float(r.level)}
-        dist = per_sample_distance(family, o, ocs)
-        row = {
-            **keys,
-            "is_id": bool(r.is_id),
-            "labelled": bool(r.labelled),
-            "n": len(o),
-            "distance": float(dist.mean()),
-            "distance_sd": float(dist.std()),
-            "accuracy": np.nan,
-            "mae": np.nan,
-            # share of the images whose decision (arg-max class; the Gaussian mean rounded to a
-            # label) differs from the same clean image's: "the level changes the predictions"
-            "changed": (
-                float(np.mean(decide(o) != clean_decision))
-                if r.labelled and len(o) == len(clean_decision)
-                else np.nan
-            ),
-        }
-        if r.labelled:
-            if family == "ce":
-                row["accuracy"] = float(np.mean(o.argmax(1) == yy))
-            elif family == "reward_mse":
-                row["accuracy"] = float(np.mean(o[:, :k].argmax(1) == yy))
-            else:
-                mu = predict(family, o)[:, 0]
-                row["mae"] = float(np.mean(np.abs(mu - yy)))
-                row["accuracy"] = float(np.mean(np.clip(np.rint(mu), 0, k - 1) == yy))
-        set_rows.append(row)
-        sub = o
-        if r.labelled and figure_class is not None:
-            sub = o[yy == figure_class]
-        if len(sub):
-            for c, v in zip(comps, mean_prediction(family, sub), strict=True):
-                comp_rows.append(
-                    {**keys, "kind": "mean_prediction", "component": c, "value": float(v)}
-                )
-            if family == "reward_mse":
-                frac = action_fractions(reward_policy(sub), k)
-                for c, v in zip(comps, frac, strict=True):
-                    comp_rows.append(
-                        {**keys, "kind": "action_fraction", "component": c, "value": float(v)}
-                    )
-        if r.labelled and family in ("ce", "reward_mse"):
-            kw = {"ce_logits": o} if family == "ce" else {"reward_outputs": o}
-            for p in evaluate_policies(yy, **rw, **kw):
-                pol_rows.append({**keys, "temperature": np.nan, **p})
-    if family == "reward_mse":  # the OCS policy's actions (Fig. 5, right)
-        frac = action_fractions(reward_policy(ocs[None, :]), k)
-        for c, v in zip(comps, frac, strict=True):
-            comp_rows.append(
-                {
-                    "eval_set": "OCS",
-                    "shift": "OCS",
-                    "level": np.nan,
-                    "kind": "action_fraction",
-                    "component": c,
-                    "value": float(v),
-                }
-            )
+    set_rows, comp_rows, pol_rows = _grid_rows(
+        out, y, index, clean_out, family, k, ocs, comps, rw, figure_class
+    )
     fit = pd.DataFrame(
         [
             {
@@ -343,44 +394,16 @@ def evaluate_grid(
             }
         ]
     )
-    mech = pd.DataFrame(columns=["kind", "eval_set", "level", "layer", "name", "mean", "std"])
+    mech = pd.DataFrame(columns=MECHANISM_COLUMNS)
     if mechanism is not None:
         x_train, _ = trained_images(ckpt, data_dir)
         mech = _mechanism_frames(model, ckpt, x, index, x_train, mechanism, family, ocs, comps)
-        # the scale of the Fig. 4 mirror claim: how far a clean test image's prediction lies
-        # from the OCS (per image, in prediction space; the MEAN clean prediction is no scale:
-        # it is close to the OCS by construction, the OCS being the average target)
-        per = np.linalg.norm(predict(family, clean_out) - predict(family, ocs[None, :])[0], axis=1)
-        extra = [
-            {
-                "kind": "clean_scale",
-                "eval_set": "id",
-                "level": 0.0,
-                "layer": -1,
-                "name": "mean ||prediction - OCS||",
-                "mean": float(per.mean()),
-                "std": float(per.std(ddof=1)) if len(per) > 1 else 0.0,
-            }
-        ]
-        mech = pd.concat([mech, pd.DataFrame(extra)], ignore_index=True)
-    policies = pd.DataFrame(
-        pol_rows,
-        columns=[
-            "eval_set",
-            "shift",
-            "level",
-            "policy",
-            "abstain_ratio",
-            "mean_reward",
-            "accuracy_answered",
-            "n",
-            "temperature",
-        ],
-    )
+        scale = pd.DataFrame([_clean_scale(family, clean_out, ocs)])
+        mech = pd.concat([mech, scale], ignore_index=True)
     return {
         "sets": pd.DataFrame(set_rows),
         "components": pd.DataFrame(comp_rows),
-        "policies": policies,
+        "policies": pd.DataFrame(pol_rows, columns=POLICY_COLUMNS),
         "mechanism": mech,
         "fit": fit,
     }

@@ -202,15 +202,9 @@ def _limits(values: pd.Series) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def fig3(
-    frame: pd.DataFrame, path: str | Path, max_cols: int = 6, greyed: dict | None = None
-) -> None:
-    """Fig. 3: OOD score (x) vs distance to the OCS (y), mean ± std over seeds. One row of
-    panels per loss (wrapped every ``max_cols`` shift types), at most the report's width; one
-    x-axis for every panel, one y-axis per loss; ``greyed`` shifts drawn grey with their note."""
-    cols = ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
-    _require(frame, cols, "fig3")
-    greyed = greyed or {}
+def _fig3_limits(frame: pd.DataFrame) -> tuple[tuple[float, float], dict]:
+    """``(x limits, {loss: y limits})`` of Fig. 3: one OOD-score axis for every panel, one
+    distance axis per loss wide enough for every set's mean ± std over seeds."""
     xlim = _limits(frame["ood_score"].astype(float))
     means = frame.groupby(["loss", "eval_set"], sort=False)["distance"].agg(["mean", "std"])
     span = means.assign(
@@ -220,6 +214,71 @@ def fig3(
         loss: _limits(pd.concat([g["lo"], g["hi"]]))
         for loss, g in span.groupby(level="loss", sort=False)
     }
+    return xlim, ylims
+
+
+def _fig3_panel(ax, sub, idf, loss, shift, greyed: dict, xlim, ylim) -> None:
+    """One Fig. 3 panel: the shifted sets ``sub`` of one (loss, shift) and the held-out ID sets
+    ``idf`` of that loss (red stars); a ``greyed`` shift drawn grey with its note inside."""
+    x = _agg(sub, ["eval_set"], "ood_score")
+    y = _agg(sub, ["eval_set"], "distance")
+    grey = shift in greyed
+    ax.errorbar(
+        x["mean"],
+        y["mean"],
+        yerr=y["std"],
+        xerr=_x_err(sub, x),
+        fmt="o",
+        color="0.6" if grey else (color_of(str(loss)) if str(loss) in LOSS_LABELS else _BLUE),
+        ms=3,
+        lw=0.6,
+        capsize=1.5,
+        label="not separated from clean (greyed)" if grey else "shifted sets",
+    )
+    if len(idf):
+        xi = _agg(idf, ["eval_set"], "ood_score")
+        yi = _agg(idf, ["eval_set"], "distance")
+        ax.errorbar(
+            xi["mean"],
+            yi["mean"],
+            yerr=yi["std"],
+            xerr=_x_err(idf, xi),
+            fmt="*",
+            color=_RED,
+            ms=7,
+            lw=0.6,
+            capsize=1.5,
+            label="held-out ID",
+        )
+    ax.tick_params(labelsize=5)
+    ax.set_xlabel("OOD score", fontsize=6)
+    ax.set_ylabel(_label(DISTANCE_LABELS, loss), fontsize=5)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    if grey:  # the note inside the panel, over its grey points
+        ax.text(
+            0.5,
+            0.97,
+            greyed[shift],
+            transform=ax.transAxes,
+            ha="center",
+            va="top",
+            fontsize=5,
+            color="0.35",
+        )
+    ax.set_title(f"{_label(LOSS_LABELS, loss)}\n{shift}", fontsize=6)
+
+
+def fig3(
+    frame: pd.DataFrame, path: str | Path, max_cols: int = 6, greyed: dict | None = None
+) -> None:
+    """Fig. 3: OOD score (x) vs distance to the OCS (y), mean ± std over seeds. One row of
+    panels per loss (wrapped every ``max_cols`` shift types), at most the report's width; one
+    x-axis for every panel, one y-axis per loss; ``greyed`` shifts drawn grey with their note."""
+    cols = ["loss", "shift", "eval_set", "seed", "ood_score", "distance", "is_id"]
+    _require(frame, cols, "fig3")
+    greyed = greyed or {}
+    xlim, ylims = _fig3_limits(frame)
     ood = frame[~frame["is_id"].astype(bool)]
     ident = frame[frame["is_id"].astype(bool)]
     panels = _order(zip(ood["loss"], ood["shift"], strict=True))
@@ -243,56 +302,8 @@ def fig3(
             ax = axes[(losses.index(loss) * wraps + i // ncols) * ncols + i % ncols]
             ax.set_visible(True)
             sub = ood[(ood["loss"] == loss) & (ood["shift"] == shift)]
-            x = _agg(sub, ["eval_set"], "ood_score")
-            y = _agg(sub, ["eval_set"], "distance")
-            grey = shift in greyed
-            ax.errorbar(
-                x["mean"],
-                y["mean"],
-                yerr=y["std"],
-                xerr=_x_err(sub, x),
-                fmt="o",
-                color="0.6"
-                if grey
-                else (color_of(str(loss)) if str(loss) in LOSS_LABELS else _BLUE),
-                ms=3,
-                lw=0.6,
-                capsize=1.5,
-                label="not separated from clean (greyed)" if grey else "shifted sets",
-            )
             idf = ident[ident["loss"] == loss]
-            if len(idf):
-                xi = _agg(idf, ["eval_set"], "ood_score")
-                yi = _agg(idf, ["eval_set"], "distance")
-                ax.errorbar(
-                    xi["mean"],
-                    yi["mean"],
-                    yerr=yi["std"],
-                    xerr=_x_err(idf, xi),
-                    fmt="*",
-                    color=_RED,
-                    ms=7,
-                    lw=0.6,
-                    capsize=1.5,
-                    label="held-out ID",
-                )
-            ax.tick_params(labelsize=5)
-            ax.set_xlabel("OOD score", fontsize=6)
-            ax.set_ylabel(_label(DISTANCE_LABELS, loss), fontsize=5)
-            ax.set_xlim(*xlim)
-            ax.set_ylim(*ylims[loss])
-            if grey:  # the note inside the panel, over its grey points
-                ax.text(
-                    0.5,
-                    0.97,
-                    greyed[shift],
-                    transform=ax.transAxes,
-                    ha="center",
-                    va="top",
-                    fontsize=5,
-                    color="0.35",
-                )
-            ax.set_title(f"{_label(LOSS_LABELS, loss)}\n{shift}", fontsize=6)
+            _fig3_panel(ax, sub, idf, loss, shift, greyed, xlim, ylims[loss])
         seen: dict = {}
         for ax in axes:
             for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -311,6 +322,80 @@ def _x_err(sub: pd.DataFrame, x: pd.DataFrame):
 
 
 # --------------------------------------------------------------------------- Fig. 4
+def _norm_panel(ax, norms: pd.DataFrame, levels: list, colors: dict) -> None:
+    """Fig. 4, left: the norm ratio per affine layer, one line per shift level."""
+    for level in levels:
+        sub = norms[norms["level"] == level].sort_values("layer")
+        ax.errorbar(
+            sub["layer"],
+            sub["ratio_mean"],
+            yerr=sub["ratio_std"],
+            marker="o",
+            ms=3,
+            lw=1,
+            capsize=2,
+            color=colors[level],
+            label=str(level),
+        )
+    names = norms.drop_duplicates("layer").sort_values("layer")
+    ax.set_xticks(names["layer"], names["name"], rotation=45)
+    ax.set_ylabel("E ||W phi||^2 relative to train", fontsize=7)
+    ax.set_title("feature norm ratio (cross-entropy)", fontsize=8)
+    ax.legend(
+        title="shift",
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        fontsize=5,
+        title_fontsize=6,
+    )
+
+
+def _subspace_panel(ax, subspace: pd.DataFrame, colors: dict) -> None:
+    """Fig. 4, right: the top-subspace share per shift level."""
+    sub = subspace.set_index("level").reindex(_order(subspace["level"]))
+    pos = np.arange(len(sub))
+    ax.bar(pos, sub["share_mean"], color=[colors.get(lv, _BLUE) for lv in sub.index])
+    ax.errorbar(
+        pos,
+        sub["share_mean"],
+        yerr=sub["share_std"],
+        fmt="none",
+        ecolor="black",
+        lw=0.8,
+        capsize=2,
+    )
+    ax.set_xticks(pos, [str(lv) for lv in sub.index], rotation=90, fontsize=6)
+    ax.set_ylabel("share of ||phi||^2 in top subspace", fontsize=7)
+    ax.set_title("top singular subspace (cross-entropy)", fontsize=8)
+
+
+def _constants_panel(ax, constants: pd.DataFrame, loss) -> None:
+    """Fig. 4, below: one loss's accumulated constants beside its OCS."""
+    sub = constants[constants["loss"] == loss].assign(
+        x=lambda d: d["component"].astype(str),
+        hue=lambda d: d["source"],
+        mean=lambda d: d["value"],
+        std=0.0,
+    )
+    palette = {"constants": color_of(str(loss)), "OCS": _ORANGE}
+    _grouped_bars(
+        ax,
+        sub,
+        _order(sub["x"]),
+        ["constants", "OCS"],
+        palette,
+        {"constants": "accumulated constants", "OCS": "OCS"},
+    )
+    layer = sub["layer_name"].iloc[0] if "layer_name" in sub.columns else ""
+    ax.set_title(
+        f"{_label(LOSS_LABELS, loss)}: constants from {layer} on vs OCS"
+        if layer
+        else f"{_label(LOSS_LABELS, loss)}: constants vs OCS",
+        fontsize=8,
+    )
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=5)
+
+
 def fig4(
     norms: pd.DataFrame, subspace: pd.DataFrame, constants: pd.DataFrame, path: str | Path
 ) -> None:
@@ -327,71 +412,10 @@ def fig4(
         )
         for ax in axes[2 + len(losses) :]:
             ax.set_visible(False)
-        ax = axes[0]
-        for level in levels:
-            sub = norms[norms["level"] == level].sort_values("layer")
-            ax.errorbar(
-                sub["layer"],
-                sub["ratio_mean"],
-                yerr=sub["ratio_std"],
-                marker="o",
-                ms=3,
-                lw=1,
-                capsize=2,
-                color=colors[level],
-                label=str(level),
-            )
-        names = norms.drop_duplicates("layer").sort_values("layer")
-        ax.set_xticks(names["layer"], names["name"], rotation=45)
-        ax.set_ylabel("E ||W phi||^2 relative to train", fontsize=7)
-        ax.set_title("feature norm ratio (cross-entropy)", fontsize=8)
-        ax.legend(
-            title="shift",
-            loc="upper left",
-            bbox_to_anchor=(1.0, 1.0),
-            fontsize=5,
-            title_fontsize=6,
-        )
-        ax = axes[1]
-        sub = subspace.set_index("level").reindex(_order(subspace["level"]))
-        pos = np.arange(len(sub))
-        ax.bar(pos, sub["share_mean"], color=[colors.get(lv, _BLUE) for lv in sub.index])
-        ax.errorbar(
-            pos,
-            sub["share_mean"],
-            yerr=sub["share_std"],
-            fmt="none",
-            ecolor="black",
-            lw=0.8,
-            capsize=2,
-        )
-        ax.set_xticks(pos, [str(lv) for lv in sub.index], rotation=90, fontsize=6)
-        ax.set_ylabel("share of ||phi||^2 in top subspace", fontsize=7)
-        ax.set_title("top singular subspace (cross-entropy)", fontsize=8)
+        _norm_panel(axes[0], norms, levels, colors)
+        _subspace_panel(axes[1], subspace, colors)
         for ax, loss in zip(axes[2 : 2 + len(losses)], losses, strict=True):
-            sub = constants[constants["loss"] == loss].assign(
-                x=lambda d: d["component"].astype(str),
-                hue=lambda d: d["source"],
-                mean=lambda d: d["value"],
-                std=0.0,
-            )
-            palette = {"constants": color_of(str(loss)), "OCS": _ORANGE}
-            _grouped_bars(
-                ax,
-                sub,
-                _order(sub["x"]),
-                ["constants", "OCS"],
-                palette,
-                {"constants": "accumulated constants", "OCS": "OCS"},
-            )
-            layer = sub["layer_name"].iloc[0] if "layer_name" in sub.columns else ""
-            ax.set_title(
-                f"{_label(LOSS_LABELS, loss)}: constants from {layer} on vs OCS"
-                if layer
-                else f"{_label(LOSS_LABELS, loss)}: constants vs OCS",
-                fontsize=8,
-            )
-            ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=5)
+            _constants_panel(ax, constants, loss)
         save_figure(fig, path)
 
 

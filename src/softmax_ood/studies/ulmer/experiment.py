@@ -215,6 +215,78 @@ def datasize_frame(
     return pd.DataFrame(rows)
 
 
+def _fit_rows(name: str, split: TabularSplit, models: dict, seed: int, scaled: dict) -> list:
+    """One ``fit`` row per model: held-out accuracy (chance = majority-class share), the final
+    training loss of the predictive (mean over prediction-time samples drawn with ``seed``)
+    and that of the optimal constant solution; ``scaled`` (the scaled feature's ``feature``,
+    ``feature_index`` and ``monotonicity``) closes every row."""
+    counts = np.bincount(split.y_test)
+    prior = np.bincount(split.y_train, minlength=split.n_classes) / split.y_train.size
+    ocs_loss = float(-(prior[prior > 0] * np.log(prior[prior > 0])).sum())
+    rows = []
+    x_test = torch.as_tensor(split.x_test)
+    x_train = torch.as_tensor(split.x_train)
+    y_train = torch.as_tensor(split.y_train)
+    with single_thread(), torch.no_grad():
+        for label, model in models.items():
+            gen = torch.Generator().manual_seed(seed)
+            lp = model.predict_log_probs(x_test, None, gen)
+            pred = lp.exp().mean(dim=0).argmax(dim=-1).numpy()
+            lp_train = model.predict_log_probs(x_train, None, gen).to(torch.float64)
+            mean_lp = torch.logsumexp(lp_train, dim=0) - np.log(lp_train.shape[0])
+            train_loss = float(-mean_lp.gather(1, y_train.view(-1, 1)).mean())
+            rows.append(
+                {
+                    "dataset": name,
+                    "model": label,
+                    "kind": model.kind,
+                    "seed": int(seed),
+                    "accuracy": float((pred == split.y_test).mean()),
+                    "chance": float(counts.max() / counts.sum()),
+                    "train_loss": train_loss,
+                    "ocs_loss": ocs_loss,
+                    "n_test": int(split.y_test.size),
+                    "n_classes": int(split.n_classes),
+                    **scaled,
+                }
+            )
+    return rows
+
+
+def _far_frame(
+    name: str, models: dict, doubled: dict, points, directions, origin, sc: dict, seed: int
+) -> pd.DataFrame:
+    """The ``directions`` frame: :func:`~softmax_ood.studies.ulmer.scaling.certainty_at_scale`
+    at the largest alpha along every direction; the stochastic kinds at ``K`` and ``2K``
+    samples or members (``doubled``, :func:`train_models`)."""
+    far = certainty_at_scale(
+        {label: doubled.get(label, (m, None))[0] for label, m in models.items()},
+        points,
+        directions,
+        10.0 ** float(sc["max_exponent"]),
+        origin=origin,
+        seed=int(seed),
+        k_samples={label: ks for label, (_, ks) in doubled.items()},
+        confident=float(sc["confident"]),
+    )
+    far.insert(0, "dataset", name)
+    far.insert(3, "seed", int(seed))
+    return far
+
+
+def _grid_frames(split: TabularSplit, g: dict, models: dict, seed: int) -> dict[str, pd.DataFrame]:
+    """The Fig. 1 frames of 2-D data: ``grid`` (every model's
+    :func:`~softmax_ood.studies.ulmer.scaling.grid_heatmap` on the square of half-width
+    ``g["extent"]``, ``g["n"]`` points a side) and ``train_points``."""
+    lim = (-float(g["extent"]), float(g["extent"]))
+    frames = [
+        grid_heatmap(model, lim, lim, int(g["n"]), seed=int(seed), name=label)
+        for label, model in models.items()
+    ]
+    train = pd.DataFrame({"x1": split.x_train[:, 0], "x2": split.x_train[:, 1], "y": split.y_train})
+    return {"grid": pd.concat(frames, ignore_index=True), "train_points": train}
+
+
 def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.DataFrame]:
     """Train every configured kind and the control with ``seed`` on dataset ``name`` and
     evaluate them.
@@ -241,38 +313,8 @@ def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.Da
     index, feature_name = scaled_feature(split, ds["feature"])
     mono = float(monotonicity_scores(split.x_train, split.y_train)[index])
     models, doubled = train_models(split, spec, seed)
-    counts = np.bincount(split.y_test)
-    prior = np.bincount(split.y_train, minlength=split.n_classes) / split.y_train.size
-    ocs_loss = float(-(prior[prior > 0] * np.log(prior[prior > 0])).sum())
-    fit_rows = []
-    x_test = torch.as_tensor(split.x_test)
-    x_train = torch.as_tensor(split.x_train)
-    y_train = torch.as_tensor(split.y_train)
-    with single_thread(), torch.no_grad():
-        for label, model in models.items():
-            gen = torch.Generator().manual_seed(seed)
-            lp = model.predict_log_probs(x_test, None, gen)
-            pred = lp.exp().mean(dim=0).argmax(dim=-1).numpy()
-            lp_train = model.predict_log_probs(x_train, None, gen).to(torch.float64)
-            mean_lp = torch.logsumexp(lp_train, dim=0) - np.log(lp_train.shape[0])
-            train_loss = float(-mean_lp.gather(1, y_train.view(-1, 1)).mean())
-            fit_rows.append(
-                {
-                    "dataset": name,
-                    "model": label,
-                    "kind": model.kind,
-                    "seed": int(seed),
-                    "accuracy": float((pred == split.y_test).mean()),
-                    "chance": float(counts.max() / counts.sum()),
-                    "train_loss": train_loss,
-                    "ocs_loss": ocs_loss,
-                    "n_test": int(split.y_test.size),
-                    "n_classes": int(split.n_classes),
-                    "feature": feature_name,
-                    "feature_index": int(index),
-                    "monotonicity": mono,
-                }
-            )
+    scaled = {"feature": feature_name, "feature_index": int(index), "monotonicity": mono}
+    fit = pd.DataFrame(_fit_rows(name, split, models, seed, scaled))
     points = split.x_test[: int(sc["n_points"])]
     origin = -split.mean / split.std  # scale the raw feature value (raw 0 is the origin)
     scaling = scaling_experiment(
@@ -294,20 +336,9 @@ def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.Da
         seed=int(dr["seed"]),
         degenerate_cos=float(dr["degenerate_cos"]),
     )
-    far = certainty_at_scale(
-        {label: doubled.get(label, (m, None))[0] for label, m in models.items()},
-        points,
-        directions,
-        10.0 ** float(sc["max_exponent"]),
-        origin=origin,
-        seed=int(seed),
-        k_samples={label: ks for label, (_, ks) in doubled.items()},
-        confident=float(sc["confident"]),
-    )
-    far.insert(0, "dataset", name)
-    far.insert(3, "seed", int(seed))
+    far = _far_frame(name, models, doubled, points, directions, origin, sc, seed)
     far["paper_direction"] = far["direction"] == feature_name
-    out = {"fit": pd.DataFrame(fit_rows), "scaling": scaling, "directions": far}
+    out = {"fit": fit, "scaling": scaling, "directions": far}
     ens = MODEL_LABELS["ensemble"]
     size = (
         datasize_frame(split, spec, seed, models[ens], points, directions, origin)
@@ -317,15 +348,5 @@ def run_seed(name: str, spec: dict, seed: int, *, grid: bool) -> dict[str, pd.Da
     size.insert(0, "dataset", name)
     out["datasize"] = size
     if grid:
-        g = spec["grid"]
-        lim = (-float(g["extent"]), float(g["extent"]))
-        frames = [
-            grid_heatmap(model, lim, lim, int(g["n"]), seed=int(seed), name=label)
-            for label, model in models.items()
-        ]
-        out["grid"] = pd.concat(frames, ignore_index=True)
-        train = pd.DataFrame(
-            {"x1": split.x_train[:, 0], "x2": split.x_train[:, 1], "y": split.y_train}
-        )
-        out["train_points"] = train
+        out.update(_grid_frames(split, spec["grid"], models, seed))
     return out

@@ -317,54 +317,69 @@ def scaling_experiment(
             for alpha in np.asarray(alphas, dtype=np.float64):
                 x_a = scale_inputs(x_t, float(alpha), feature, origin)
                 res = metrics_and_gradients(net, x_a, names, k_samples=k_samples, seed=seed)
-                if "max_prob" in res:
-                    top = res["max_prob"][0]
-                else:
-                    with torch.no_grad():
-                        lp = net.predict_log_probs(
-                            x_a, k_samples, torch.Generator().manual_seed(seed)
-                        )
-                        top = METRICS["max_prob"](lp)
-                top = top.numpy()
-                with torch.no_grad():
-                    logits = net.sample_logits(x_a, k_samples, torch.Generator().manual_seed(seed))
-                z = logits.detach().to(torch.float64).numpy()
-                naive_nan = np.isnan(naive_softmax(z)).any(axis=-1).any(axis=0)
-                extra = {
-                    "max_abs_logit": float(np.abs(z).max()),
-                    "naive_nan_share": float(naive_nan.mean()),
-                }
+                top, extra = _scale_extras(net, x_a, res, k_samples, seed)
                 base = {"model": model_name, "kind": model.kind, "seed": seed, "alpha": alpha}
                 for name in names:
                     values, grads = (t.numpy() for t in res[name])
                     if reduce:
-                        rows.append(
-                            {
-                                **base,
-                                "metric": name,
-                                "value": float(values.mean()),
-                                "value_std": float(values.std()),
-                                "grad_norm": float(grads.mean()),
-                                "grad_norm_std": float(grads.std()),
-                                "grad_norm_median": float(np.median(grads)),
-                                "share_confident": float((top > confident).mean()),
-                                **extra,
-                                "n_points": int(values.size),
-                            }
-                        )
+                        rows.append(_reduced_row(base, name, values, grads, top, confident, extra))
                     else:
-                        for i in range(values.size):
-                            rows.append(
-                                {
-                                    **base,
-                                    "metric": name,
-                                    "point": i,
-                                    "value": float(values[i]),
-                                    "grad_norm": float(grads[i]),
-                                    "max_prob": float(top[i]),
-                                }
-                            )
+                        rows += _point_rows(base, name, values, grads, top)
     return pd.DataFrame(rows)
+
+
+def _scale_extras(net, x_a: Tensor, res: dict, k_samples, seed: int) -> tuple[np.ndarray, dict]:
+    """``(max probability per point, extra columns)`` at one scale: the max probability (from
+    ``res`` if it was asked for, else one forward pass with the same generator seed), the
+    largest ``|logit|`` of any sample and the share of points where the naive float64 softmax
+    gives a NaN for some sample."""
+    if "max_prob" in res:
+        top = res["max_prob"][0]
+    else:
+        with torch.no_grad():
+            lp = net.predict_log_probs(x_a, k_samples, torch.Generator().manual_seed(seed))
+            top = METRICS["max_prob"](lp)
+    top = top.numpy()
+    with torch.no_grad():
+        logits = net.sample_logits(x_a, k_samples, torch.Generator().manual_seed(seed))
+    z = logits.detach().to(torch.float64).numpy()
+    naive_nan = np.isnan(naive_softmax(z)).any(axis=-1).any(axis=0)
+    extra = {
+        "max_abs_logit": float(np.abs(z).max()),
+        "naive_nan_share": float(naive_nan.mean()),
+    }
+    return top, extra
+
+
+def _reduced_row(base: dict, name: str, values, grads, top, confident: float, extra) -> dict:
+    """One metric at one scale, averaged over points (``reduce``)."""
+    return {
+        **base,
+        "metric": name,
+        "value": float(values.mean()),
+        "value_std": float(values.std()),
+        "grad_norm": float(grads.mean()),
+        "grad_norm_std": float(grads.std()),
+        "grad_norm_median": float(np.median(grads)),
+        "share_confident": float((top > confident).mean()),
+        **extra,
+        "n_points": int(values.size),
+    }
+
+
+def _point_rows(base: dict, name: str, values, grads, top) -> list[dict]:
+    """One metric at one scale, one row per point (no ``reduce``)."""
+    return [
+        {
+            **base,
+            "metric": name,
+            "point": i,
+            "value": float(values[i]),
+            "grad_norm": float(grads[i]),
+            "max_prob": float(top[i]),
+        }
+        for i in range(values.size)
+    ]
 
 
 def grid_heatmap(
