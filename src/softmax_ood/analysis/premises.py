@@ -119,19 +119,19 @@ def trivial_sets(floor_fpr95: dict[str, float], baseline_fpr95: dict[str, float]
 def floor_not_solved(
     name: str, accepted: int, n: int, detector: str, bar: float, note: str = ""
 ) -> Measurement:
-    """Premise "the pixel floor does not solve ``name``": the share of its ``n`` images the
-    floor (``detector``) accepts at 95 % ID recall, tested above ``bar`` by a one-sided exact
+    """Premise "the floor does not solve ``name``": the share of its ``n`` images the floor's
+    best detector (``detector``, :mod:`.battery`) accepts at 95 % ID recall, tested above ``bar`` by a one-sided exact
     binomial test (``p_opposite``: below it). ``note``: more detail after the counts."""
     from scipy import stats
 
     accepted, n = int(accepted), int(n)
     if n <= 0:
-        return Measurement(math.nan, f"{name}: no pixel floor")
+        return Measurement(math.nan, f"{name}: no floor")
     p = float(stats.binomtest(accepted, n, bar, alternative="greater").pvalue)
     p_opp = float(stats.binomtest(accepted, n, bar, alternative="less").pvalue)
     return Measurement(
         accepted / n,
-        f"{name}: the pixel floor ({detector}) accepts {accepted} of {n} images at 95 % ID "
+        f"{name}: the floor's best detector ({detector}) accepts {accepted} of {n} images at 95 % ID "
         f"recall{note}; one-sided binomial test",
         p,
         n=n,
