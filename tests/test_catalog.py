@@ -22,6 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,6 +64,7 @@ def test_schema_rows_reach_every_nested_key():
     ]
 
 
+@pytest.mark.slow
 def test_container_recipes_are_what_snakemake_containerize_prints():
     for path, fmt in (
         ("workflow/Dockerfile", "dockerfile"),
@@ -90,6 +92,7 @@ def _plan(*sdm: str, configfiles=(TEST_CONFIG,)) -> list[dict]:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_every_job_runs_in_the_image_with_an_env_it_holds():
     recipe = (ROOT / "workflow/Dockerfile").read_text()
     built = set(re.findall(r"^#   source: (\S+)$", recipe, flags=re.M))
@@ -102,6 +105,7 @@ def test_every_job_runs_in_the_image_with_an_env_it_holds():
             assert env in built, job
 
 
+@pytest.mark.slow
 def test_the_image_is_a_config_value(tmp_path):
     overlay = tmp_path / "image.yaml"
     overlay.write_text("container: oras://registry.example/softmax-ood:1\n")
@@ -109,6 +113,7 @@ def test_the_image_is_a_config_value(tmp_path):
     assert {j["container"] for j in jobs} == {"oras://registry.example/softmax-ood:1"}
 
 
+@pytest.mark.slow
 def test_dry_run_under_apptainer_plans_every_job(tmp_path):
     bin_dir, calls = tmp_path / "bin", tmp_path / "calls"
     bin_dir.mkdir()

@@ -4,6 +4,7 @@ third-party module its rule's code imports."""
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,6 +207,7 @@ def _env_closure(env: Path) -> set[str]:
     return seen
 
 
+@pytest.mark.slow
 def test_every_rules_env_holds_the_distributions_its_code_imports():
     """Issue 47: a job run under ``--sdm conda`` (or in the generated container) finds every
     third-party module its script and the project modules it reaches import, in the env its

@@ -112,6 +112,7 @@ def test_a_refused_d_removes_what_it_made_and_nothing_else(tmp_path, monkeypatch
     [(["--cores", "1"], "empty"), (["--cores", "1"], "a/b/c"), (["-n"], "x/y")],
     ids=["existing-empty", "nested-run", "nested-dry-run"],
 )
+@pytest.mark.slow
 def test_d_elsewhere_removes_every_folder_it_made_and_no_other(tmp_path, mode, folder):
     """Issue 40: ``-d <an existing empty folder>`` deleted the user's folder; ``-d a/b/c``
     left ``a/`` and ``a/b/`` behind."""
@@ -257,6 +258,7 @@ def test_the_configfile_hook_imports_nothing_of_the_library(tmp_path):
     assert lines[2] == "False"
 
 
+@pytest.mark.slow
 def test_a_binary_configfile_is_one_sentence_saying_targets_go_first(tmp_path):
     """Issue 40: a target written after ``--configfile`` (a figure) is read as a config file;
     the logger plugin crashed with a 32-line UnicodeDecodeError."""
@@ -294,6 +296,7 @@ def _tree(root: Path) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow
 def test_a_run_beside_a_live_one_stops_before_it_touches_the_tree(tmp_path):
     """Issue 40: a second run started beside a live one ran the change check (re-dating the
     live run's files) before it failed on the lock. Now the locks and a live job of the other
@@ -332,6 +335,7 @@ def test_a_run_beside_a_live_one_stops_before_it_touches_the_tree(tmp_path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", ["results/train", "reports"])
 def test_a_read_only_folder_is_one_sentence_before_the_first_job(tmp_path, folder):
     """Issue 40: a read-only results/ subfolder or reports/ gave Snakemake's 64-line traceback

@@ -146,6 +146,7 @@ print(hashlib.sha256(model.weight.detach().numpy().tobytes()).hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_adam_steps_do_not_depend_on_mkls_code_path():
     """Adam's square root must not come from MKL's vector maths: torch's per-tensor Adam step
     took it from vsSqrt, which under MKL_CBWR=COMPATIBLE on an Intel CPU is not correctly rounded

@@ -217,6 +217,7 @@ def test_a_study_that_cannot_replicate_is_one_sentence(studies):
 
 
 # -- the workflow: the default schedules the replication jobs, none for LogitNorm -------------
+@pytest.mark.slow
 def test_the_default_dry_run_schedules_replication_jobs(tmp_path_factory):
     from e2e import fresh_copy
     from test_scheduling import _dry

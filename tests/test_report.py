@@ -102,6 +102,7 @@ def test_two_renders_are_byte_identical_and_the_html_has_no_code(tmp_path):
     assert nbformat.writes(normalise(once)) == nbformat.writes(once)
 
 
+@pytest.mark.slow
 def test_a_failing_cell_leaves_nothing_and_names_the_cell(tmp_path):
     nb = _notebook(tmp_path / "report.ipynb", new_code_cell("raise KeyError('no such table')"))
     out = tmp_path / "out"

@@ -33,6 +33,7 @@ def copy(tmp_path_factory) -> Path:
     return fresh_copy(tmp_path_factory.mktemp("sched") / "repo")
 
 
+@pytest.mark.slow
 def test_the_default_trains_its_expensive_recipes_one_seed_per_job(copy):
     """The default: the headline (sgd-fashion) and Kang (kang-fashion) cells are per seed, so
     their 25 trainings, and Kang's 15 on the replication seeds, are 40 jobs; nothing is trained
@@ -42,6 +43,7 @@ def test_the_default_trains_its_expensive_recipes_one_seed_per_job(copy):
     assert counts.get("evaluate_seed") == 10 and "evaluate" not in counts
 
 
+@pytest.mark.slow
 def test_a_recipe_moves_between_units_by_config(copy):
     """The smoke config trains its adam cells per seed (2 cells x 2 seeds) and the rest per
     cell; emptying scheduling.per_seed gives one job per cell for every recipe."""
@@ -52,6 +54,7 @@ def test_a_recipe_moves_between_units_by_config(copy):
     assert cells["train"] == mixed["train"] + mixed["train_seed"] // 2
 
 
+@pytest.mark.slow
 def test_paper_scale_plans_one_gpu_train_job_per_cell_and_seed(copy):
     """config/paper.yaml with device cuda: every training is its own job asking for one GPU (a
     cluster runs a cell's five seeds side by side)."""
@@ -76,6 +79,7 @@ def test_paper_scale_plans_one_gpu_train_job_per_cell_and_seed(copy):
     assert limits.pop("wrn-40-2") == 90 and set(limits.values()) == {30}, limits
 
 
+@pytest.mark.slow
 def test_an_unknown_recipe_in_per_seed_is_one_sentence(copy):
     proc = snakemake(copy, "-n", "--cores", "1", "--config", "scheduling={per_seed: [nope]}")
     assert proc.returncode != 0

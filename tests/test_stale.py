@@ -195,6 +195,7 @@ def test_a_sidecar_the_rule_does_not_declare_is_recorded_and_rebuilt_through_its
     assert found.marks == (found.path, table)
 
 
+@pytest.mark.slow
 def test_any_byte_flipped_in_an_outputs_record_reruns_its_job_and_is_named(tmp_path):
     """The record itself, one byte at a time (mtime kept): a hash, a path, the rule or the
     script changed, or the JSON broken; each is found (its job's outputs marked) and named
@@ -407,6 +408,7 @@ def test_a_marked_folder_is_not_marked_through_a_link_out_of_the_tree(tmp_path):
     assert (outside / "f").stat().st_mtime == OLD
 
 
+@pytest.mark.slow
 def test_a_dry_run_refuses_hostile_records_and_touches_nothing_outside(tmp_path):
     """Through a real ``snakemake -n`` on a copy of the checkout: each hostile record gets its
     one ``stale: refusing`` line, and nothing outside the copy is re-dated."""

@@ -203,6 +203,7 @@ def test_claims_are_data_with_a_kind_and_a_premise_first(name, config):
         ),
     ],
 )
+@pytest.mark.slow
 def test_every_claim_has_a_control_where_it_holds_and_one_where_it_does_not(name, overlays):
     """The per-row rule (family control off): a control frame makes one row hold and the rest
     whatever they are, so the family adjustment over that frame would test the frame, not the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from softmax_ood.analysis.claims import one_sided_t
 
@@ -194,6 +195,7 @@ def test_reward_vs_classification_is_judged_only_below_the_break_even(cfg):
     assert f"break-even {breakeven(spec):.3g}; judged only below the break-even" in row["detail"]
 
 
+@pytest.mark.slow
 def test_a_reward_model_worst_on_clean_data_fails_the_regime_premise(cfg):
     """Issue 46: the recipe's reward model abstains on most clean images and earns less there
     than the thresholded classifier; the premise fails, says so, and gates the reward rows."""
