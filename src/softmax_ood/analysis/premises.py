@@ -36,6 +36,7 @@ __all__ = [
     "PIXEL_STATISTICS",
     "fitted",
     "fitted_share",
+    "floor_families",
     "floor_not_solved",
     "pixel_floor",
     "pixel_statistics",
@@ -113,6 +114,22 @@ def trivial_sets(floor_fpr95: dict[str, float], baseline_fpr95: dict[str, float]
     """The OOD sets the pixel floor already solves: floor FPR95 at most the baseline's."""
     return sorted(
         s for s, f in floor_fpr95.items() if s in baseline_fpr95 and f <= baseline_fpr95[s]
+    )
+
+
+def floor_families(row) -> str:
+    """The floor battery's families and confirmation half from one far set's row of an OOD-score
+    frame (``floor_tuning_*``, ``floor_heldout_*``, ``floor_confirmation_fpr95``), as a note for
+    :func:`floor_not_solved`; empty when the frame does not record them."""
+    if "floor_heldout_fpr95" not in row.index or not math.isfinite(
+        float(row["floor_heldout_fpr95"])
+    ):
+        return ""
+    return (
+        f"; tuning family {float(row['floor_tuning_fpr95']):.3f} "
+        f"({row['floor_tuning_detector']}), held-out family "
+        f"{float(row['floor_heldout_fpr95']):.3f} ({row['floor_heldout_detector']}); whole "
+        f"battery on the confirmation half {float(row['floor_confirmation_fpr95']):.3f}"
     )
 
 

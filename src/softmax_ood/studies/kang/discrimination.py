@@ -108,13 +108,17 @@ def far_floor(
     battery, s_id: pd.DataFrame, name: str, x_ood: np.ndarray, *, fraction: float, seed: int
 ) -> dict:
     """The floor battery (:mod:`softmax_ood.analysis.battery`, fitted on the ID training images
-    only) on one far OOD set against the clean ID test images ``s_id`` (their battery scores).
+    only) on one far OOD set against the grid's clean ID set ``s_id`` (their battery scores:
+    the first ``eval_size`` test images, so the 95 % recall threshold is read on half of those).
 
     Both image sets are split once (:func:`floor_split`): the premise ``far_nontrivial`` reads
     the *selection* half, where the floor is the best of the whole battery (tuning and held-out
     families) -- as generous to the floor as possible; the best of each family is recorded
     apart, and the whole battery's FPR95 on the disjoint *confirmation* half is reported beside
-    it. FPR95 is the share of the set the detector accepts at 95 % ID recall."""
+    it. FPR95 is the share of the set the detector accepts at 95 % ID recall. The binomial test
+    of the premise treats that threshold as fixed and the best detector as chosen in advance,
+    though both are read on the same half: an optimistic floor, so a set is kept only if even
+    the luckiest detector fails on it."""
     from ...analysis.battery import battery_result
 
     id_sel, id_conf = floor_split(len(s_id), fraction, seed, "id")

@@ -150,7 +150,7 @@ def _fig3_frame(frames: dict, spec: dict) -> pd.DataFrame:
     """Fig. 3's rows: no-op levels and the far sets the far trend leaves out (their
     ``far_nontrivial`` premise fails, e.g. ``glyphs_boxed``) dropped; ``ood_score_std`` the
     std of each set's OOD score over the discriminator repeats (the x error bars)."""
-    from .claims import excluded_far
+    from .far import excluded_far
 
     grid = _drop_noops(main_runs(frames["grid"], spec), _kept(frames, spec))
     scores = frames.get("ood_scores")

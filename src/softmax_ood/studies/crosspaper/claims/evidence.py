@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ....analysis.claims import Measurement
-from ....analysis.premises import floor_not_solved
+from ....analysis.premises import floor_families, floor_not_solved
 from ...seddik import claims as seddik
 from .common import shifts, slope
 
@@ -151,7 +151,12 @@ class Evidence:
                 continue
             r = ood.loc[key]
             out[name] = floor_not_solved(
-                name, r["floor_accepted"], r["floor_n"], r["floor_detector"], floor_bar
+                name,
+                r["floor_accepted"],
+                r["floor_n"],
+                r["floor_detector"],
+                floor_bar,
+                f" (FPR95 {float(r['floor_fpr95']):.3f}{floor_families(r)})",
             )
         return out
 

@@ -106,6 +106,13 @@ def far_reversion_rho(ev: Evidence, loss: str) -> Measurement:
     from scipy import stats
 
     shift, kept = ev.frames["shift"], ev.far_kept
+    if len(kept) < 3:
+        sets = ", ".join(k.removeprefix("far:") for k in kept) or "none"
+        return Measurement(
+            math.nan,
+            f"{loss}: {len(kept)} far set(s) not solved by the floor battery ({sets}): fewer "
+            "than 3 sets, no rank trend",
+        )
     far = shift[shift["eval_set"].isin(kept)]
     rhos = {}
     for seed, g in far[far["loss"] == loss].groupby("seed"):

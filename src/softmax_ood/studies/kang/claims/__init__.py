@@ -139,6 +139,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ....analysis.claims import Claim, ClaimSpec, judge
+from ..far import excluded_far
 from ..shared import HEADLINE
 from .common import (
     ADAM_STEP_BOUND,
@@ -152,7 +153,7 @@ from .common import (
     breakeven,
     top_level,
 )
-from .evidence import Evidence, excluded_far, unresolved_shifts
+from .evidence import Evidence, unresolved_shifts
 from .fgsm import fgsm_claims
 from .levels import change_claims, kept_levels
 from .mechanism import mechanism_claims

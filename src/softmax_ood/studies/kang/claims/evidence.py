@@ -1,8 +1,8 @@
 """What Kang's measurements read (:class:`Evidence`): the study's long frames and its config
 section, and the computations several claims share, each computed once and cached: the main
 runs, the kept levels, each shift type's top level and note (:class:`Shift`), the non-trivial
-far sets and the accumulated constants of Fig. 4 (:class:`Constants`). Also the two questions
-the figures ask of the claims (:func:`excluded_far`, :func:`unresolved_shifts`)."""
+far sets and the accumulated constants of Fig. 4 (:class:`Constants`). Also the question
+the figures ask of the claims (:func:`unresolved_shifts`; the far sets' premise is in ``kang.far``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pandas as pd
 
 from ....analysis.claims import Measurement
 from ....analysis.measures import separation
-from ....analysis.premises import floor_not_solved
+from ..far import far_floor
 from ..grid import ID_SET
 from ..tables import graded_shifts, main_runs, mechanism_runs
 from .common import (
@@ -214,46 +214,6 @@ def _constants(mech: pd.DataFrame, comp: pd.DataFrame, loss: str) -> Constants:
         pd.Series(reach, dtype=float),
         frozenset(how),
     )
-
-
-def far_floor(scores: pd.DataFrame, name: str, bar: float) -> Measurement:
-    """``far_nontrivial:<name>`` from the OOD-score frame indexed by ``eval_set``."""
-    key = f"far:{name}"
-    if key not in scores.index or "floor_n" not in scores.columns:
-        return Measurement(math.nan, f"{name}: no floor battery")
-    r = scores.loc[key]
-    return floor_not_solved(
-        name,
-        r["floor_accepted"],
-        r["floor_n"],
-        r["floor_detector"],
-        bar,
-        f" (FPR95 {float(r['floor_fpr95']):.3f}{_floor_families(r)})",
-    )
-
-
-def _floor_families(r) -> str:
-    """The floor battery's families and confirmation half, when the frame records them."""
-    if "floor_heldout_fpr95" not in r.index or not np.isfinite(float(r["floor_heldout_fpr95"])):
-        return ""
-    return (
-        f"; tuning family {float(r['floor_tuning_fpr95']):.3f} ({r['floor_tuning_detector']}), "
-        f"held-out family {float(r['floor_heldout_fpr95']):.3f} ({r['floor_heldout_detector']}); "
-        f"whole battery on the confirmation half {float(r['floor_confirmation_fpr95']):.3f}"
-    )
-
-
-def excluded_far(ood_scores: pd.DataFrame, spec: dict) -> list[str]:
-    """The far sets whose ``far_nontrivial`` premise does not hold (the floor battery solves them,
-    or untested): left out of the far trend, so out of its figure too."""
-    scores = ood_scores.set_index("eval_set")
-    alpha, bar = float(spec.get("alpha", 0.05)), float(spec["far_floor_fpr95"])
-    out = []
-    for name in spec["far_ood"]:
-        fm = far_floor(scores, name, bar)
-        if not (fm.p_value < alpha and fm.value > bar):
-            out.append(name)
-    return out
 
 
 def unresolved_shifts(frames: dict, spec: dict) -> dict[str, str]:

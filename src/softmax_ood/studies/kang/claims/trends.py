@@ -116,7 +116,8 @@ def far_trend(ev: Evidence, *, loss: str) -> Measurement:
         else ""
     )
     g = ev.grid[(ev.grid["loss"] == loss) & ev.grid["eval_set"].isin(keep)]
-    what = f"{loss}, the {len(keep)} non-trivial far sets ({', '.join(nontrivial)}){why}"
+    noun = "set" if len(keep) == 1 else "sets"
+    what = f"{loss}, the {len(keep)} non-trivial far {noun} ({', '.join(nontrivial)}){why}"
     if len(keep) < 3:
         return Measurement(math.nan, f"{what}: fewer than 3 sets, no rank trend")
     return rank_trend(g, ev.scores, what, alpha=ev.alpha)
