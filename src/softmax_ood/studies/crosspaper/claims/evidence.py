@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ....analysis.claims import Measurement
-from ....analysis.premises import floor_families, floor_not_solved
+from ...kang.far import far_floor
 from ...seddik import claims as seddik
 from .common import shifts, slope
 
@@ -140,25 +140,10 @@ class Evidence:
     @cached_property
     def far_floors(self) -> dict[str, Measurement]:
         """``far_nontrivial:<set>``: the binomial test of the floor battery's FPR95 on each far
-        set against the bar."""
+        set against the bar (Kang's premise, :func:`softmax_ood.studies.kang.far.far_floor`)."""
         floor_bar = float(self.bars["far_floor_fpr95"])
         ood = self.frames["ood_scores"].set_index("eval_set")
-        out = {}
-        for name in self.section["far_ood"]:
-            key = f"far:{name}"
-            if key not in ood.index or int(ood.loc[key, "floor_n"]) <= 0:
-                out[name] = Measurement(math.nan, f"{name}: no floor battery")
-                continue
-            r = ood.loc[key]
-            out[name] = floor_not_solved(
-                name,
-                r["floor_accepted"],
-                r["floor_n"],
-                r["floor_detector"],
-                floor_bar,
-                f" (FPR95 {float(r['floor_fpr95']):.3f}{floor_families(r)})",
-            )
-        return out
+        return {name: far_floor(ood, name, floor_bar) for name in self.section["far_ood"]}
 
     @cached_property
     def far_kept(self) -> list[str]:
