@@ -247,6 +247,12 @@ def test_audit_of_a_smoke_run_and_of_a_tampered_copy(smoke_runs, tmp_path):
         "modules",
     ):
         assert expected in out
+    listed = [
+        line.split("modules", 1)[1].strip().split(", ")
+        for line in out.splitlines()
+        if line.strip().startswith("modules ")
+    ]
+    assert listed and all(len(m) == len(set(m)) for m in listed), "a module listed twice"
     # never touch smoke_runs: tamper with a copy
     copy = tmp_path / "repo"
     shutil.copytree(smoke_runs[0], copy, symlinks=True)

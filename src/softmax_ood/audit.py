@@ -433,8 +433,8 @@ class Auditor:
             node.script = code
         inputs = [i for i in meta.get("input") or [] if isinstance(i, str)]
         code_files = [i for i in inputs if i.startswith("src/") and i.endswith(".py")]
-        if code_files:  # the rule's derived code inputs, as the job saw them
-            node.modules = code_files
+        if code_files:  # the rule's derived code inputs, as the job saw them (each once)
+            node.modules = sorted(set(code_files))
         if not node.script:
             nb = [i for i in inputs if i.endswith(".ipynb")]
             if nb:
