@@ -22,7 +22,7 @@ from .ablation import tau_ablation
 from .shared import prob_columns
 from .shifts import far_near
 
-__all__ = ["FIGURES", "fig1", "fig2", "fig3", "fig4", "fig5", "ood_groups"]
+__all__ = ["FIGURES", "fig1", "fig2", "fig2_examples", "fig3", "fig4", "fig5", "ood_groups"]
 
 BINS = np.linspace(0.0, 1.0, 51)
 
@@ -107,38 +107,50 @@ def _class_names(sel: pd.DataFrame, k: int) -> list[str]:
     return [known.get(c, str(c)) for c in range(k)]
 
 
-def fig2(softmax: pd.DataFrame, spec: dict, path: str | Path, groups: dict) -> None:
-    """Fig. 2: the softmax outputs of single images, baseline (left) vs method (right), one
-    model each. The images are fixed by rule, never picked: the first image of the seeded ID
-    subset, and the first image of the first set of each OOD group (``groups``: label -> sets,
-    :func:`ood_groups`) in the frame's order. The dotted line is the uniform output 1/k."""
+def fig2_examples(softmax: pd.DataFrame, spec: dict, groups: dict) -> pd.DataFrame:
+    """The rows Fig. 2 draws, fixed by rule before any output is seen (never picked): for the
+    baseline and the method, the first image (``order`` 0) of the seeded ID subset and of the
+    first set of each OOD group (``groups``: label -> sets, :func:`ood_groups`), with a
+    ``group`` column ("ID test" or the group's label); rows in that order, baseline first."""
     sel, losses = _softmax(softmax, spec)
-    probs = prob_columns(sel.columns)
-    names = _class_names(sel, len(probs))
-    rows = [("ID test", "id")] + [(label, sets[0]) for label, sets in groups.items()]
-    colors = _palette(spec)
-    with style():
-        fig, axes = new_figure((7.5, 1.2 + 1.6 * len(rows)), ncols=2, nrows=len(rows))
-        axes = axes.reshape(len(rows), 2)
-        for i, (label, name) in enumerate(rows):
-            for ax, loss in zip(axes[i], losses, strict=True):
-                d = sel[(sel["loss"] == loss) & (sel["set"] == name)].sort_values("order")
-                if d.empty:
-                    raise ValueError(f"The softmax frame has no rows for set {name!r}, {loss!r}.")
-                first = d.iloc[0]
-                p = first[probs].to_numpy(dtype=float)
-                true = f" ({first['class_name']})" if first["class_name"] else ""
-                x = np.arange(len(p))
-                ax.bar(x, p, color=colors[loss])
-                ax.axhline(1.0 / len(p), color="0.35", linestyle=":", linewidth=1.0)
-                ax.set_ylim(0, 1.05)
-                ax.set_xticks(x, names if i == len(rows) - 1 else [], rotation=90)
-                ax.set_title(
-                    f"{loss}: {label}\n{name} #{int(first['image'])}{true}, "
-                    f"max softmax {p.max():.2f}"
+    picks = [("ID test", "id")] + [(label, sets[0]) for label, sets in groups.items()]
+    rows = []
+    for label, name in picks:
+        for loss in losses:
+            d = sel[(sel["loss"] == loss) & (sel["set"] == name) & (sel["order"] == 0)]
+            if len(d) != 1:
+                raise ValueError(
+                    f"The softmax frame has {len(d)} first images (order 0) of set {name!r} "
+                    f"for loss {loss!r}; it needs one."
                 )
-                ax.set_ylabel("softmax" if loss == losses[0] else "")
-        seed = int(sel["seed"].iloc[0])
+            rows.append(d.assign(group=label))
+    return pd.concat(rows, ignore_index=True)
+
+
+def fig2(softmax: pd.DataFrame, spec: dict, path: str | Path, groups: dict) -> None:
+    """Fig. 2: the softmax outputs of single images (:func:`fig2_examples`), baseline (left)
+    vs method (right), one model each, one row per image; the dotted line is the uniform
+    output 1/k."""
+    examples = fig2_examples(softmax, spec, groups)
+    probs = prob_columns(examples.columns)
+    names = _class_names(one_recipe(softmax, spec, "softmax"), len(probs))
+    colors, n = _palette(spec), len(examples) // 2
+    with style():
+        fig, axes = new_figure((7.5, 1.2 + 1.6 * n), ncols=2, nrows=n)
+        for i, (ax, (_, first)) in enumerate(zip(axes, examples.iterrows(), strict=True)):
+            p = first[probs].to_numpy(dtype=float)
+            x = np.arange(len(p))
+            ax.bar(x, p, color=colors[first["loss"]])
+            ax.axhline(1.0 / len(p), color="0.35", linestyle=":", linewidth=1.0)
+            ax.set_ylim(0, 1.05)
+            ax.set_xticks(x, names if i >= len(examples) - 2 else [], rotation=90)
+            true = f" ({first['class_name']})" if first["class_name"] else ""
+            ax.set_title(
+                f"{first['loss']}: {first['group']}\n{first['set']} #{int(first['image'])}"
+                f"{true}, max softmax {p.max():.2f}"
+            )
+            ax.set_ylabel("softmax" if i % 2 == 0 else "")
+        seed = int(examples["seed"].iloc[0])
         fig.suptitle(
             f"Softmax outputs of single images ({spec['main_arch']}, training seed {seed})"
         )
