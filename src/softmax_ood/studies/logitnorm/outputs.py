@@ -7,11 +7,11 @@ vector, so this frame comes from the trained models themselves (rule ``logitnorm
 forward pass over a few hundred images per model. The figures (:mod:`.figures`) read only the
 frame and decide which of its sets they draw; nothing here reads a result.
 
-Frame: one row per (loss, image): ``recipe``, ``arch``, ``loss``, ``seed`` (the training
-seed), ``set`` (``"id"``: the ID test images; else the OOD test set), ``order`` (the image's
-place in its set's seeded subset: 0 is the first drawn), ``image`` (its index in the prepared
-array), ``label`` (its ID class, -1 for an OOD image), ``class_name`` (the ID class's name,
-empty for OOD), ``p0`` ... ``p<k-1>`` (softmax probabilities, float64) and ``tsne_x``,
+Frame: one row per (loss, image): ``dataset``, ``recipe``, ``arch``, ``loss``, ``seed`` (the
+training seed), ``set`` (``"id"``: the ID test images; else the OOD test set), ``order`` (the
+image's place in its set's seeded subset: 0 is the first drawn), ``image`` (its index in the
+prepared array), ``label`` (its ID class, -1 for an OOD image), ``class_name`` (the ID class's
+name, empty for OOD), ``p0`` ... ``p<k-1>`` (softmax probabilities, float64) and ``tsne_x``,
 ``tsne_y`` (the t-SNE of that loss's softmax vectors, every row of the loss at once).
 
 torch and scikit-learn are imported by the functions that use them, not with the module.
@@ -110,6 +110,7 @@ def softmax_frame(
             rows.append(
                 pd.DataFrame(
                     {
+                        "dataset": run.dataset,
                         "recipe": run.recipe,
                         "arch": run.arch,
                         "loss": loss,
