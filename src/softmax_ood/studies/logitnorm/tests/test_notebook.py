@@ -101,7 +101,7 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
         if c.cell_type == "code"
         for o in c.get("outputs", [])
     )
-    assert images == 3
+    assert images == 5
     assert "52.00 ± 2.00" in text and "49.52" in text  # ours beside the paper (Table 1 avg)
     assert '"config_sha256": "abc"' in text
     verdict = "Verdict: HOLDS" if logitnorm_better else "Verdict: DOES NOT HOLD"
