@@ -160,5 +160,5 @@ def test_report_renders_without_code(tmp_path, monkeypatch):
     )
     body = html.read_text().split("<body", 1)[1]
     assert "show_table" not in body and "import " not in body and "tables_dir" not in body
-    assert body.count("<img ") == 3 and "No description has been provided" not in body
+    assert body.count("<img ") == 5 and "No description has been provided" not in body
     assert body.index("Verdict: HOLDS") < body.index("Ours: Table 1.") < body.index("<img ")
