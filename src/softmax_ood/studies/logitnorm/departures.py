@@ -225,6 +225,16 @@ DEPARTURES: list[Departure] = [
         "setting",
     ),
     Departure(
+        "logitnorm.softmax_outputs",
+        "Figs. 2 and 3: one ID and one OOD example shown; a t-SNE of CIFAR-10 test images and SVHN (WRN-40-2)",
+        "Sec. 3.3",
+        "one training seed's CE and LogitNorm models; Fig. 2 shows the first image of a seeded subset of the ID test images and of the first set of each OOD group (headline far, floor-solved far, near); Fig. 3 embeds a seeded subset of the ID test images and of every OOD test set, one t-SNE per model",
+        "the paper does not say how its examples were chosen, and a rule fixed before any output is seen cannot pick a telling one; every OOD test set enters the frame because which far sets are headline is decided later, by the floor test",
+        (),
+        "all",
+        "setting",
+    ),
+    Departure(
         "recipes.sgd-fashion.warmup_steps",
         "no warm-up (SGD at lr 0.1 from the first step)",
         "Sec. 4.1",

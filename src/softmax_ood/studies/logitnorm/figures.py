@@ -1,10 +1,11 @@
-"""The LogitNorm paper's Figures 1, 4 and 5 (Wei et al. 2022) from the study's long frames.
+"""The LogitNorm paper's Figures 1-5 (Wei et al. 2022) from the study's long frames.
 
 Drawn with the shared style (:mod:`softmax_ood.analysis.style`): Agg canvas, fixed sizes,
 fonts and DPI, PNGs without time or version metadata, so the same figure twice is the same bytes.
 
 Registry :data:`FIGURES` maps names to ``f(frames, spec, path)`` where ``frames`` holds the
-``runs``, ``ood``, ``curves`` and ``samples`` frames.
+``runs``, ``ood``, ``curves`` and ``samples`` frames, and for Figs. 2 and 3 the ``softmax``
+frame of one model per loss (:mod:`.outputs`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import numpy as np
 import pandas as pd
 
 from ...analysis.seeds import one_recipe
-from ...analysis.style import color_of, legend_below, new_figure, save_figure, style
+from ...analysis.style import color_of, legend_below, new_figure, palette, save_figure, style
 from .ablation import tau_ablation
+from .shared import prob_columns
 from .shifts import far_near
 
-__all__ = ["FIGURES", "fig1", "fig4", "fig5"]
+__all__ = ["FIGURES", "fig1", "fig2", "fig2_examples", "fig3", "fig4", "fig5", "ood_groups"]
 
 BINS = np.linspace(0.0, 1.0, 51)
 
@@ -67,6 +69,149 @@ def fig1(curves: pd.DataFrame, spec: dict, path: str | Path) -> None:
             title=f"Logit norm in training\n({arch}, {spec.get('recipe')}; mean ± std, {n} seeds)",
         )
         legend_below(fig, [ax])
+        save_figure(fig, path)
+
+
+def ood_groups(softmax: pd.DataFrame, ood: pd.DataFrame, spec: dict) -> dict[str, list[str]]:
+    """The OOD sets of the ``softmax`` frame that Figs. 2 and 3 draw, by group (label -> sets in
+    the frame's order; empty groups left out): the headline far sets (:func:`.shifts.far_near`),
+    the far sets the pixel floor solves (labelled so: never a headline) and the near sets."""
+    parts = far_near(ood, spec)
+    test = {k: set(v.loc[v["split"] == "test", "ood_set"]) for k, v in parts.items() if k != "near"}
+    near = set(spec.get("near_ood") or [])
+    present = [s for s in pd.unique(softmax["set"]) if s != "id"]
+    groups = {
+        "far OOD (headline)": [s for s in present if s in test.get("far", ())],
+        "far OOD, floor-solved": [s for s in present if s in test.get("trivial", ())],
+        "near OOD": [s for s in present if s in near],
+    }
+    return {label: sets for label, sets in groups.items() if sets}
+
+
+def _softmax(softmax: pd.DataFrame, spec: dict) -> tuple[pd.DataFrame, list[str]]:
+    """The frame's rows of the main architecture's baseline and method (checked), and the
+    losses in that order."""
+    losses = [spec["baseline"], spec["method"]]
+    sel = one_recipe(softmax, spec, "softmax")
+    _require(sel, "arch", [spec["main_arch"]], "softmax")
+    sel = sel[sel["arch"] == spec["main_arch"]]
+    _require(sel, "loss", losses, "softmax")
+    _require(sel, "set", ["id"], "softmax")
+    return sel, losses
+
+
+def _class_names(sel: pd.DataFrame, k: int) -> list[str]:
+    """Class ``c``'s name where an ID row of the frame names it, else ``str(c)``."""
+    named = sel[(sel["label"] >= 0) & (sel["class_name"] != "")]
+    known = dict(zip(named["label"].astype(int), named["class_name"], strict=True))
+    return [known.get(c, str(c)) for c in range(k)]
+
+
+def fig2_examples(softmax: pd.DataFrame, spec: dict, groups: dict) -> pd.DataFrame:
+    """The rows Fig. 2 draws, fixed by rule before any output is seen (never picked): for the
+    baseline and the method, the first image (``order`` 0) of the seeded ID subset and of the
+    first set of each OOD group (``groups``: label -> sets, :func:`ood_groups`), with a
+    ``group`` column ("ID test" or the group's label); rows in that order, baseline first."""
+    sel, losses = _softmax(softmax, spec)
+    picks = [("ID test", "id")] + [(label, sets[0]) for label, sets in groups.items()]
+    rows = []
+    for label, name in picks:
+        for loss in losses:
+            d = sel[(sel["loss"] == loss) & (sel["set"] == name) & (sel["order"] == 0)]
+            if len(d) != 1:
+                raise ValueError(
+                    f"The softmax frame has {len(d)} first images (order 0) of set {name!r} "
+                    f"for loss {loss!r}; it needs one."
+                )
+            rows.append(d.assign(group=label))
+    return pd.concat(rows, ignore_index=True)
+
+
+def fig2(softmax: pd.DataFrame, spec: dict, path: str | Path, groups: dict) -> None:
+    """Fig. 2: the softmax outputs of single images (:func:`fig2_examples`), baseline (left)
+    vs method (right), one model each, one row per image; the dotted line is the uniform
+    output 1/k."""
+    examples = fig2_examples(softmax, spec, groups)
+    probs = prob_columns(examples.columns)
+    names = _class_names(one_recipe(softmax, spec, "softmax"), len(probs))
+    colors, n = _palette(spec), len(examples) // 2
+    with style():
+        fig, axes = new_figure((7.5, 1.2 + 1.6 * n), ncols=2, nrows=n)
+        for i, (ax, (_, first)) in enumerate(zip(axes, examples.iterrows(), strict=True)):
+            p = first[probs].to_numpy(dtype=float)
+            x = np.arange(len(p))
+            ax.bar(x, p, color=colors[first["loss"]])
+            ax.axhline(1.0 / len(p), color="0.35", linestyle=":", linewidth=1.0)
+            ax.set_ylim(0, 1.05)
+            ax.set_xticks(x, names if i >= len(examples) - 2 else [], rotation=90)
+            true = f" ({first['class_name']})" if first["class_name"] else ""
+            ax.set_title(
+                f"{first['loss']}: {first['group']}\n{first['set']} #{int(first['image'])}"
+                f"{true}, max softmax {p.max():.2f}"
+            )
+            ax.set_ylabel("softmax" if i % 2 == 0 else "")
+        seed = int(examples["seed"].iloc[0])
+        fig.suptitle(
+            f"Softmax outputs of single images ({spec['main_arch']}, training seed {seed})"
+        )
+        save_figure(fig, path)
+
+
+#: Fig. 3's OOD groups (:func:`ood_groups`): colour and marker (ID classes take a palette)
+_OOD_STYLE = {
+    "far OOD (headline)": ("#8c564b", "x"),  # the paper's brown
+    "far OOD, floor-solved": ("0.45", "+"),
+    "near OOD": ("#000000", "^"),
+}
+
+
+def fig3(softmax: pd.DataFrame, spec: dict, path: str | Path, groups: dict) -> None:
+    """Fig. 3: the t-SNE of each model's softmax outputs (the frame's ``tsne_x``/``tsne_y``,
+    one embedding per loss), baseline (left) vs method (right): ID test images coloured by
+    class, each OOD group (``groups``, :func:`ood_groups`) in its own colour and marker; the
+    frame's other sets are not drawn (they shaped the embedding like every row)."""
+    sel, losses = _softmax(softmax, spec)
+    names = _class_names(sel, len(prob_columns(sel.columns)))
+    class_colors = palette(names, "husl")
+    with style():
+        fig, axes = new_figure((7.5, 4.2), ncols=2)
+        for ax, loss in zip(axes, losses, strict=True):
+            d = sel[sel["loss"] == loss]
+            idd = d[d["set"] == "id"]
+            for c, name in enumerate(names):
+                pts = idd[idd["label"] == c]
+                if len(pts):
+                    ax.scatter(
+                        pts["tsne_x"],
+                        pts["tsne_y"],
+                        s=5,
+                        color=class_colors[name],
+                        alpha=0.7,
+                        linewidths=0,
+                        label=f"ID: {name}",
+                    )
+            for label, sets in groups.items():
+                pts = d[d["set"].isin(sets)]
+                color, marker = _OOD_STYLE[label]
+                ax.scatter(
+                    pts["tsne_x"],
+                    pts["tsne_y"],
+                    s=9,
+                    color=color,
+                    marker=marker,
+                    linewidths=0.8,
+                    label=f"{label} ({len(sets)} set{'s' if len(sets) > 1 else ''})",
+                )
+            ax.set(
+                xticks=[],
+                yticks=[],
+                xlabel="t-SNE 1",
+                ylabel="t-SNE 2",
+                title=f"{loss} ({len(idd)} ID, {len(d) - len(idd)} OOD images)",
+            )
+        seed = int(sel["seed"].iloc[0])
+        fig.suptitle(f"t-SNE of the softmax outputs ({spec['main_arch']}, training seed {seed})")
+        legend_below(fig, axes, ncol=3, markerscale=2)
         save_figure(fig, path)
 
 
@@ -219,4 +364,12 @@ def _fig5(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:
     fig5(taus, spec, path, labels)
 
 
-FIGURES = {"fig1": _fig1, "fig4": _fig4, "fig5": _fig5}
+def _fig2(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:
+    fig2(frames["softmax"], spec, path, ood_groups(frames["softmax"], frames["ood"], spec))
+
+
+def _fig3(frames: Mapping[str, pd.DataFrame], spec: dict, path) -> None:
+    fig3(frames["softmax"], spec, path, ood_groups(frames["softmax"], frames["ood"], spec))
+
+
+FIGURES = {"fig1": _fig1, "fig2": _fig2, "fig3": _fig3, "fig4": _fig4, "fig5": _fig5}

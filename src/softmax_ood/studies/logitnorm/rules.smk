@@ -46,6 +46,36 @@ rule logitnorm_aggregate:
         "scripts/aggregate.py"
 
 
+rule logitnorm_softmax:
+    # Figs. 2 and 3: the baseline's and the method's softmax outputs (one training seed's models)
+    # on seeded subsets of the ID test images and every OOD test set, with each model's t-SNE
+    input:
+        models=run_files(LN_STUDY.softmax_runs(config), "train", "model.pt"),
+        data="data/{dataset}",
+        code=code(f"{LN_DIR}/scripts/softmax.py"),
+    output:
+        frame=f"{LN}/softmax.parquet",
+        provenance=f"{LN}/softmax.prov.json",
+    log:
+        "logs/logitnorm/{dataset}/softmax.log",
+    benchmark:
+        "logs/benchmarks/logitnorm_softmax/{dataset}/softmax.tsv"
+    conda:
+        ENV_TORCH
+    resources:
+        mem_mb=2000,
+    params:
+        runs=[
+            {"name": r.name, "loss": r.loss, "seed": r.seed}
+            for r in LN_STUDY.softmax_runs(config)
+        ],
+        sets=list(config["data"]["ood_test"]),
+        section=LN_STUDY.softmax_section(config),
+        batch_size=config["evaluation"]["batch_size"],
+    script:
+        "scripts/softmax.py"
+
+
 rule logitnorm_readme_block:
     # the generated block of docs/studies/logitnorm.md (checked against it by the release step)
     input:

@@ -3,7 +3,7 @@ here so that none of them imports another."""
 
 from __future__ import annotations
 
-__all__ = ["HEADLINE", "trained_on_main"]
+__all__ = ["HEADLINE", "prob_columns", "trained_on_main"]
 
 #: the headline claims (results page and section: the table at the top; ids or fnmatch patterns)
 HEADLINE = ("headline",)
@@ -16,3 +16,10 @@ def trained_on_main(spec: dict) -> set[str]:
     if spec.get("main_losses"):
         return set(spec["main_losses"])
     return {spec["baseline"], spec["method"], spec["penalty"], spec["godin"]}
+
+
+def prob_columns(columns) -> list[str]:
+    """The softmax columns ``p0`` ... ``p<k-1>`` among ``columns`` (of the ``softmax`` frame,
+    :mod:`.outputs`), in class order: what the frame writes and Figs. 2 and 3 read."""
+    cols = [c for c in columns if c[:1] == "p" and c[1:].isdigit()]
+    return sorted(cols, key=lambda c: int(c[1:]))

@@ -27,8 +27,8 @@ PAPER_ITEMS = HERE / "paper_items.csv"  # the paper's results items, read once (
 SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 PAPER_VALUES = HERE / "paper_values.csv"  # the paper's printed values (results page)
-TABLES = [f"table{i}" for i in range(1, 7)] + ["tau_ablation", "premise"]
-FIGURES = ["fig1", "fig4", "fig5"]
+TABLES = [f"table{i}" for i in range(1, 10)] + ["tau_ablation", "premise"]
+FIGURES = ["fig1", "fig2", "fig3", "fig4", "fig5"]
 
 
 def figures(config: dict) -> list[str]:
@@ -62,6 +62,12 @@ def check(config: dict) -> None:
     check_names(f"{NAME}.godin_compare_score", s["godin_compare_score"], config["scores"])
     ood_sets = list(config["data"]["ood_test"]) + list(config["data"]["ood_val"])
     check_names(f"{NAME}.norm_ood_set", s["norm_ood_set"], ood_sets)
+    seed, seeds = s["softmax_outputs"]["model_seed"], study_section(config, NAME)["seeds"]
+    if seed is not None and seed not in seeds:
+        raise config_error(
+            f"{NAME}.softmax_outputs.model_seed is {seed}, which is not one of the study's "
+            f"seeds {list(seeds)}; name one of them (or null: the first)"
+        )
 
 
 def tau_variant(config: dict, tau: float) -> str:
@@ -107,10 +113,33 @@ def study_runs(config: dict) -> list[Run]:
     return sorted(out)
 
 
+def softmax_runs(config: dict) -> list[Run]:
+    """The two models of Figs. 2 and 3 (rule ``logitnorm_softmax``): the baseline's and the
+    method's on the main architecture and headline recipe, of training seed
+    ``softmax_outputs.model_seed`` (null: the study's first seed), the models Figs. 1 and 4
+    read among others."""
+    s = study_section(config, NAME)
+    seed = s["softmax_outputs"]["model_seed"]
+    seed = int(s["seeds"][0] if seed is None else seed)
+    ds = config["data"]["dataset"]
+    return [Run(ds, s["recipe"], s["main_arch"], s[k], seed) for k in ("baseline", "method")]
+
+
+def softmax_section(config: dict) -> dict:
+    """``softmax_outputs`` as the rule ``logitnorm_softmax`` passes it (the model seed
+    resolved)."""
+    out = dict(config[NAME]["softmax_outputs"])
+    out["model_seed"] = softmax_runs(config)[0].seed
+    return out
+
+
 def spec(config: dict) -> dict:
     """The study section as its tables/figures/claims read it: tau-ablation variants named,
-    seeds filled in, the OOD validation sets listed (they never enter a test table)."""
+    seeds filled in, the OOD validation sets listed (they never enter a test table). Without
+    ``softmax_outputs``: only the rule that writes the softmax frame reads it (its params),
+    so those settings are not part of every table's and claim's record."""
     s = study_section(config, NAME)
+    s.pop("softmax_outputs", None)
     s["tau_ablation"] = [tau_variant(config, t) for t in s["tau_ablation"]]
     s["ood_val"] = list(config["data"]["ood_val"])
     s["monitor_set"] = config["recipes"][s["recipe"]].get("monitor_set")
@@ -205,7 +234,13 @@ def table_job(config: dict) -> ItemsJob:
 def figure_job(config: dict) -> ItemsJob:
     base, s = results_dir(NAME, config), spec(config)
     # the frames each figure draws (the per-image samples, large at paper scale, only for Fig. 4)
-    frames = {"fig1": ("curves",), "fig4": ("samples", "ood"), "fig5": ("runs", "ood")}
+    frames = {
+        "fig1": ("curves",),
+        "fig2": ("softmax", "ood"),  # the softmax frame: rule logitnorm_softmax
+        "fig3": ("softmax", "ood"),
+        "fig4": ("samples", "ood"),
+        "fig5": ("runs", "ood"),
+    }
     return ItemsJob(
         inputs={f: {k: f"{base}/{k}.parquet" for k in frames[f]} for f in figures(config)},
         functions="softmax_ood.studies.logitnorm.figures:FIGURES",

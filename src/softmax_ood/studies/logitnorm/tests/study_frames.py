@@ -95,7 +95,8 @@ def make_study(
     epochs: int = 5,
     n_samples: int = 200,
 ) -> dict[str, pd.DataFrame]:
-    """``runs``, ``ood``, ``curves``, ``samples`` frames of a small synthetic study.
+    """``runs``, ``ood``, ``curves``, ``samples`` and ``softmax`` (:func:`make_softmax`) frames
+    of a small synthetic study.
 
     ``logitnorm_better=False`` makes LogitNorm's FPR95 0.60 (worse than CE's 0.50) everywhere;
     ``acc_gap`` is CE accuracy minus LogitNorm accuracy (fraction).
@@ -193,4 +194,41 @@ def make_study(
         "ood": pd.DataFrame(ood),
         "curves": pd.DataFrame(curves),
         "samples": pd.concat(samples, ignore_index=True),
+        "softmax": make_softmax(seed=seeds[0]),
     }
+
+
+def make_softmax(seed: int = 0, n_id: int = 30, n_ood: int = 10, k: int = 5) -> pd.DataFrame:
+    """A ``softmax`` frame (:mod:`softmax_ood.studies.logitnorm.outputs`) of CE and LogitNorm
+    on the main architecture, training seed ``seed``: ``n_id`` ID test images (classes
+    ``i % k``) and ``n_ood`` images of each OOD test set. CE puts 0.9 on one class everywhere,
+    LogitNorm 0.6 on ID images and 1/k + 0.05 on OOD ones; each image's order in its subset is
+    the reverse of its frame position (the first drawn is the last row). ``tsne_*``: each
+    point's class (ID) or a far corner (OOD), no t-SNE run."""
+    parts = []
+    for loss in ("ce", "logitnorm"):
+        for name, n in [("id", n_id)] + [(s, n_ood) for s in TEST_SETS]:
+            label = np.arange(n) % k if name == "id" else np.full(n, -1)
+            top = 0.9 if loss == "ce" else (0.6 if name == "id" else 1.0 / k + 0.05)
+            probs = np.full((n, k), (1.0 - top) / (k - 1))
+            probs[np.arange(n), np.where(label >= 0, label, np.arange(n) % k)] = top
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "dataset": DATASET,
+                        "recipe": "sgd",
+                        "arch": MAIN_ARCH,
+                        "loss": loss,
+                        "seed": seed,
+                        "set": name,
+                        "order": np.arange(n)[::-1],
+                        "image": 100 + np.arange(n),
+                        "label": label,
+                        "class_name": [f"class {c}" if c >= 0 else "" for c in label],
+                        **{f"p{c}": probs[:, c] for c in range(k)},
+                        "tsne_x": np.where(label >= 0, label, 10.0) + 0.1 * np.arange(n),
+                        "tsne_y": np.where(label >= 0, -label, 10.0) + 0.05 * np.arange(n),
+                    }
+                )
+            )
+    return pd.concat(parts, ignore_index=True)

@@ -101,7 +101,7 @@ def test_notebook_executes(tmp_path, monkeypatch, logitnorm_better):
         if c.cell_type == "code"
         for o in c.get("outputs", [])
     )
-    assert images == 3
+    assert images == 5
     assert "52.00 ± 2.00" in text and "49.52" in text  # ours beside the paper (Table 1 avg)
     assert '"config_sha256": "abc"' in text
     verdict = "Verdict: HOLDS" if logitnorm_better else "Verdict: DOES NOT HOLD"
@@ -160,5 +160,5 @@ def test_report_renders_without_code(tmp_path, monkeypatch):
     )
     body = html.read_text().split("<body", 1)[1]
     assert "show_table" not in body and "import " not in body and "tables_dir" not in body
-    assert body.count("<img ") == 3 and "No description has been provided" not in body
+    assert body.count("<img ") == 5 and "No description has been provided" not in body
     assert body.index("Verdict: HOLDS") < body.index("Ours: Table 1.") < body.index("<img ")

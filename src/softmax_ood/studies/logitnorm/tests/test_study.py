@@ -69,3 +69,25 @@ def test_method_must_be_a_logitnorm_loss(cfg):
         ConfigError, match="logitnorm.method is 'ce', which is not a LogitNorm loss"
     ):
         validate_config(raw, SCHEMA, STUDIES)
+
+
+def test_figs_2_and_3_read_one_seeds_baseline_and_method_models(cfg):
+    """The softmax frame's two models: the study's first seed unless
+    softmax_outputs.model_seed names another of its seeds; a seed it does not train is a
+    config error; the setting stays out of the tables' and claims' spec."""
+    s = cfg["logitnorm"]
+    first = [
+        Run("fashion", s["recipe"], s["main_arch"], k, cfg["seeds"][0]) for k in ("ce", "logitnorm")
+    ]
+    assert study.softmax_runs(cfg) == first and set(first) <= set(study.runs(cfg))
+    assert study.softmax_section(cfg)["model_seed"] == cfg["seeds"][0]
+    assert "softmax_outputs" not in study.spec(cfg)
+    assert "results/logitnorm/fashion/figures/fig3.png" in study.targets(cfg)
+    raw = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    raw["logitnorm"]["softmax_outputs"]["model_seed"] = cfg["seeds"][2]
+    assert {r.seed for r in study.softmax_runs(validate_config(raw, SCHEMA, STUDIES))} == {
+        cfg["seeds"][2]
+    }
+    raw["logitnorm"]["softmax_outputs"]["model_seed"] = 99
+    with pytest.raises(ConfigError, match="softmax_outputs.model_seed is 99"):
+        validate_config(raw, SCHEMA, STUDIES)

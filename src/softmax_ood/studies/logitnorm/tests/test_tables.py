@@ -1,4 +1,4 @@
-"""Tables 1-6, the tau ablation and the paper values (synthetic study, answers by construction)."""
+"""Tables 1-9, the tau ablation and the paper values (synthetic study, answers by construction)."""
 
 from __future__ import annotations
 
@@ -95,6 +95,59 @@ def test_other_tables(study, spec):
     assert cell(t6, "average", "godin", "fpr95")[0] == pytest.approx(31.0)
 
 
+def _one(df, **keys):
+    sel = df
+    for k, v in keys.items():
+        sel = sel[sel[k] == v]
+    assert len(sel) == 1, keys
+    r = sel.iloc[0]
+    return r["fpr95_mean"], r["fpr95_std"], r["n_seeds"]
+
+
+def test_per_set_tables_by_hand(study, spec):
+    """Tables 7-9 (App. E): one row per OOD test set, the per-seed values of that set."""
+    runs, ood = study["runs"], study["ood"]
+    t7 = TABLES["table7"](runs, ood, spec)
+    # CE, ODIN, textures: 0.50 - 0.02 + 0.05 + 0.02 * seed -> 55 ± 2
+    assert _one(t7, row="textures", loss="ce", score="odin") == pytest.approx((55.0, 2.0, 3))
+    assert set(t7["row"]) == {"textures", "photos"} and set(t7["shift"]) == {"far"}
+    assert len(t7) == 2 * len(spec["scores"]) * 2
+    t8 = TABLES["table8"](runs, ood, spec)
+    # mlp, CE, photos: 0.50 - 0.05 + 0.03 + 0.02 * seed -> 50 ± 2
+    assert _one(t8, arch="mlp", row="photos", loss="ce") == pytest.approx((50.0, 2.0, 3))
+    assert list(t8["arch"].unique()) == spec["arch_table"] and "score" not in t8
+    t9 = TABLES["table9"](runs, ood, spec)
+    # GODIN, its own score, textures: 0.30 + 0.05 + 0.01 * seed -> 36 ± 1
+    assert _one(t9, row="textures", loss="godin", score="godin") == pytest.approx((36.0, 1.0, 3))
+    assert _one(t9, row="photos", loss="logitpenalty", score="msp")[0] == pytest.approx(51.0)
+    assert _one(t9, row="photos", loss="logitnorm", score="odin")[0] == pytest.approx(14.0)
+    assert (t9["note"] == "").all()
+
+
+def test_per_set_tables_average_to_the_averaged_tables(study, spec):
+    """Each per-set table averaged over its sets is its averaged table (each seed has every
+    set), near sets and the floor-solved ones apart as there."""
+    runs, ood = study["runs"], study["ood"]
+    ood = ood.assign(trivial=ood["ood_set"] == "photos")  # photos: floor-solved, "not kept"
+    pairs = (("table7", "table2", "score"), ("table8", "table3", "arch"))
+    for per_set, averaged, key in pairs:
+        t = TABLES[per_set](runs, ood, spec).replace({"shift": {"not kept": "trivial"}})
+        mean = t.groupby(["shift", key, "loss"])["fpr95_mean"].mean()
+        avg = TABLES[averaged](runs, ood, spec).set_index(["shift", "row", "loss"])["fpr95_mean"]
+        assert set(t["shift"]) == {"far", "trivial"}
+        for idx, value in mean.items():
+            assert avg.loc[idx] == pytest.approx(value), (per_set, idx)
+
+
+def test_table9_says_which_losses_the_config_does_not_train(study, spec):
+    t9 = TABLES["table9"](study["runs"], study["ood"], {**spec, "main_losses": ["ce", "logitnorm"]})
+    run = t9[t9["n_seeds"] > 0]
+    assert set(run["loss"]) == {"ce", "logitnorm"} and set(run["score"]) == {"msp"}
+    absent = t9[t9["row"] == "not run"]
+    assert list(absent["loss"]) == ["logitpenalty", "godin"]
+    assert absent["note"].str.contains("not trained on this config").all()
+
+
 def test_tau_ablation(study, spec):
     t = tau_ablation(study["runs"], study["ood"], spec)
     assert list(t["tau"]) == [0.01, 0.04, 0.1]
@@ -142,6 +195,9 @@ def test_single_seed_std_is_nan_and_rendered(spec):
         ("table5", "logitpenalty"),
         ("table6", "godin"),
         ("table4", "logitnorm"),
+        ("table7", "ce"),
+        ("table8", "logitnorm"),
+        ("table9", "logitpenalty"),
     ],
 )
 def test_missing_loss_raises(study, spec, name, loss):
