@@ -205,7 +205,7 @@ DEPARTURES: list[Departure] = [
     ),
     Departure(
         "logitnorm.main_losses",
-        "LogitPenalty (Table 9) and GODIN (Table 7) beside CE and LogitNorm",
+        "LogitPenalty (Table 5) and GODIN (Table 6) beside CE and LogitNorm (per OOD set: Table 9)",
         "Sec. 5",
         "CE and LogitNorm only on the default; LogitPenalty and GODIN on the 8x8 digits (config/digits.yaml)",
         "budget, as for Table 3",
