@@ -79,6 +79,17 @@ def _planned() -> list[dict]:
             ["agg"],
         ),
         job("new", "brand_new_rule", ["results/ln/other.parquet"], [], ["agg"]),
+        job(
+            "rep",
+            "logitnorm_aggregate_replication",
+            ["results/ln/replication/runs.parquet"],
+            [
+                *_run("eval", "resnet-8", "logitnorm", 5),
+                *_run("eval", "resnet-8", "ce", 5),
+                *_run("eval", "wrn-10-1", "ce", 5),
+            ],
+            ["ne"],
+        ),
     ]
 
 
@@ -97,6 +108,7 @@ def test_each_planned_job_costs_the_default_runs_job_a_scaled_estimate_or_its_ru
         "agg": "default x inputs",
         "t3": "rule mean",
         "new": "unknown",
+        "rep": "rule mean",
     }
     assert cost["t0"] == 100.0 and cost["prep"] == 30.0
     # the reference cell's mean per seed in the default run (110 s train, 10 s evaluate)
@@ -104,6 +116,8 @@ def test_each_planned_job_costs_the_default_runs_job_a_scaled_estimate_or_its_ru
     assert cost["ne"] == pytest.approx(10.0 * 2.0)
     assert cost["agg"] == pytest.approx(20.0 * 4 / 2)  # code files are not counted
     assert cost["t3"] == 4.0 and cost["new"] == 0.0
+    # a replication rule the default never ran costs as its base rule, per result read
+    assert cost["rep"] == pytest.approx(20.0 * 3 / 2)
     assert jobs["agg"].deps == {"e0", "ne"} and jobs["prep"].deps == set()
 
 
@@ -145,5 +159,6 @@ def test_the_report_states_sources_the_check_and_the_goal_ratio():
     )
     assert "(DIR: train 1.00, evaluate 1.10)" in text
     assert "scaled               2 jobs" in text and "unknown              1 jobs" in text
+    assert "rule mean            2 jobs" in text
     assert "16 cores:" in text and "vs the 30-minute goal: ratio" in text
     assert "list-scheduled wall time" in text and "critical path:" in text

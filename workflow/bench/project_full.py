@@ -19,7 +19,9 @@ Snakemake's metadata, as ``bench_workflow.py --from`` reads them). Each job of t
   ``--steps`` training steps (the recipe's batch, optimiser and threads, the config's numerics
   and memory format; best of ``--repeat``) for a training job, of one evaluation batch through
   every score the model supports for an evaluation job, each over the reference's;
-- **rule mean**: any other job: the mean exact CPU of DIR's jobs of the same rule;
+- **rule mean**: any other job: the mean exact CPU of DIR's jobs of the same rule (a rule
+  ``<rule>_replication`` DIR never ran: of ``<rule>``, the same work on the fresh seeds), each
+  times results read here / there where the planned job reads more;
 - **unknown**: a rule DIR never ran: 0 s, and named in the output.
 
 It prints the method, the measured ratios (with the reference cell's other loss, which DIR also
@@ -160,13 +162,13 @@ def project(
     docstring). ``ratios``: kind -> ``"arch/loss"`` -> cost over the reference cell's;
     ``recorded_inputs``: recorded job name -> how many inputs it read."""
     by_output = {o: j for j in recorded.values() for o in j.outputs}
-    rule_cpu: dict[str, list[float]] = {}
+    rule_jobs: dict[str, list[Job]] = {}
     for j in recorded.values():
-        rule_cpu.setdefault(j.rule, []).append(j.cpu_s)
+        rule_jobs.setdefault(j.rule, []).append(j)
     base = reference_per_seed(recorded, reference)
     jobs, source = {}, {}
     for p in planned:
-        cpu, how = _cost(p, by_output, recorded_inputs, rule_cpu, base, ratios)
+        cpu, how = _cost(p, by_output, recorded_inputs, rule_jobs, base, ratios)
         jobs[p["name"]] = Job(
             p["name"], p["rule"], cpu, int(p.get("threads") or 1), tuple(p["outputs"])
         )
@@ -176,20 +178,27 @@ def project(
     return jobs, source
 
 
-def _cost(p, by_output, recorded_inputs, rule_cpu, base, ratios) -> tuple[float, str]:
+def _cost(p, by_output, recorded_inputs, rule_jobs, base, ratios) -> tuple[float, str]:
     """One planned job's CPU seconds and where they come from (:func:`project`)."""
+    here = result_inputs(p["inputs"])
+
+    def scaled_by_inputs(rec: Job) -> float:
+        there = recorded_inputs.get(rec.name, 0)
+        return rec.cpu_s * here / there if there and here > there else rec.cpu_s
+
     rec = next((by_output[o] for o in p["outputs"] if o in by_output), None)
     if rec is not None:
-        there, here = recorded_inputs.get(rec.name, 0), result_inputs(p["inputs"])
-        if there and here > there:
-            return rec.cpu_s * here / there, "default x inputs"
-        return rec.cpu_s, "default"
+        cpu = scaled_by_inputs(rec)
+        return cpu, "default" if cpu == rec.cpu_s else "default x inputs"
     kind, cell = kind_of(p["rule"]), cell_of(p["outputs"])
     key = cell and f"{cell[2]}/{cell[3]}"
     if kind in base and key in ratios.get(kind, {}):
         return base[kind] * seeds_of(p["outputs"]) * ratios[kind][key], "scaled"
-    if p["rule"] in rule_cpu:
-        return mean(rule_cpu[p["rule"]]), "rule mean"
+    rule = p["rule"]
+    if rule not in rule_jobs and rule.endswith("_replication"):
+        rule = rule.removesuffix("_replication")
+    if rule in rule_jobs:
+        return mean(scaled_by_inputs(j) for j in rule_jobs[rule]), "rule mean"
     return 0.0, "unknown"
 
 
@@ -339,7 +348,7 @@ def render(
             f"   (DIR: train {seen['train']:.2f}, evaluate {seen['evaluate']:.2f})" if seen else ""
         )
         lines.append(
-            f"  {cell:<26} train {ratios['train'][cell]:5.2f}   evaluate "
+            f"  {cell:<28} train {ratios['train'][cell]:5.2f}   evaluate "
             f"{ratios['evaluate'][cell]:5.2f}{there}"
         )
     lines.append("projected CPU by source:")
