@@ -37,7 +37,7 @@ def test_default_validates_and_fills_defaults():
     assert cfg["device"] == "cpu"
 
 
-@pytest.mark.parametrize("name", ["smoke.yaml", "paper.yaml"])
+@pytest.mark.parametrize("name", ["smoke.yaml", "paper.yaml", "full.yaml"])
 def test_shipped_configs_validate_as_snakemake_merges_them(name):
     cfg = validate_config(merged(name), SCHEMA, STUDIES)
     if name == "paper.yaml":
@@ -47,6 +47,10 @@ def test_shipped_configs_validate_as_snakemake_merges_them(name):
         assert {r.dataset for r in all_runs(cfg, STUDIES)} == {"cifar10"}
         # the paper's five seeds, and the LogitNorm grid again on the replication seeds
         assert {r.seed for r in all_runs(cfg, STUDIES)} == {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+    elif name == "full.yaml":  # the default's data and recipes, the LogitNorm grid widened
+        base = validate_config(default(), SCHEMA, STUDIES)
+        assert cfg["data"] == base["data"] and cfg["recipes"] == base["recipes"]
+        assert set(all_runs(base, STUDIES)) < set(all_runs(cfg, STUDIES))
     else:
         assert cfg["recipes"]["sgd"]["epochs"] == 4 and cfg["recipes"]["adam"]["epochs"] == 2
         assert cfg["recipes"]["sgd"]["optimizer"] == "sgd"  # merged from the default

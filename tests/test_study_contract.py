@@ -201,6 +201,8 @@ def test_claims_are_data_with_a_kind_and_a_premise_first(name, config):
             for n in NAMES
             if n in ("kang", "logitnorm")
         ),
+        # the full config changes LogitNorm's section only (its tables at 28x28)
+        pytest.param("logitnorm", ("full.yaml",), marks=pytest.mark.slow),
     ],
 )
 @pytest.mark.slow
@@ -285,6 +287,7 @@ CITES = re.compile(r"(paper:|Sec\.|App\.|§|Table)")
 CONFIGS = {
     "default.yaml": "default",
     "digits.yaml": "default",
+    "full.yaml": "default",
     "paper.yaml": "paper",
     "paper_kang_mnist.yaml": "paper",
 }

@@ -33,7 +33,7 @@ def test_its_runs_are_the_logitnorm_studys_so_nothing_is_trained_twice(config):
     assert set(all_runs(without, studies)) == set(all_runs(config, studies))
 
 
-@pytest.mark.parametrize("overlay", ["smoke.yaml", "digits.yaml", "paper.yaml"])
+@pytest.mark.parametrize("overlay", ["smoke.yaml", "digits.yaml", "full.yaml", "paper.yaml"])
 def test_every_shipped_config_names_runs_the_logitnorm_study_trains_anyway(overlay):
     from snakemake.utils import update_config
 

@@ -82,10 +82,14 @@ def test_fig5_is_drawn_only_with_two_or_more_taus_and_its_absence_is_declared():
         schema = root / "workflow/schemas/config.schema.yaml"
         return validate_config(cfg, schema, registered_studies())
 
-    default, digits = config(), config("digits.yaml")
+    default, digits, full = config(), config("digits.yaml"), config("full.yaml")
     assert len(default["logitnorm"]["tau_ablation"]) == 1
     assert not any(t.endswith("/fig5.png") for t in targets(default))
     assert any(t.endswith("/fig5.png") for t in targets(digits))
+    assert any(t.endswith("/fig5.png") for t in targets(full))
+    # the digits' own grid is a departure; the full config's is the paper's (no entry)
+    assert [d for d in departures(digits) if d.setting == "logitnorm.tau_ablation"]
+    assert not [d for d in departures(full) if d.setting == "logitnorm.tau_ablation"]
     (tau,) = [d for d in departures(default) if d.setting == "logitnorm.tau_ablation"]
     assert "Fig. 5 is not drawn" in tau.ours
 

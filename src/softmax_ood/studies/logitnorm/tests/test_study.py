@@ -41,6 +41,37 @@ def test_the_default_runs_the_headline_cells_on_fashion(cfg):
     assert {r.seed for r in runs} == set(cfg["seeds"]) and len(cfg["seeds"]) >= 5
 
 
+def test_the_full_config_runs_every_table_at_28x28_on_both_seed_sets():
+    """config/full.yaml (issue 45): Table 3's three families, LogitPenalty and GODIN on the
+    main model and the paper's tau grid, all on Fashion-MNIST under the headline recipe, on
+    the five seeds and the five replication seeds; the default's recipe and data kept."""
+    from snakemake.utils import update_config
+
+    from softmax_ood.studies.logitnorm.departures import PAPER_VALUES
+
+    raw = yaml.safe_load((ROOT / "config/default.yaml").read_text())
+    update_config(raw, yaml.safe_load((ROOT / "config/full.yaml").read_text()))
+    full = validate_config(raw, SCHEMA, STUDIES)
+    default = validate_config(
+        yaml.safe_load((ROOT / "config/default.yaml").read_text()), SCHEMA, STUDIES
+    )
+    s = full["logitnorm"]
+    assert full["data"] == default["data"] and s["recipe"] == default["logitnorm"]["recipe"]
+    assert {full["architectures"][a]["family"] for a in s["arch_table"]} == {
+        "wrn",
+        "resnet",
+        "densenet",
+    }
+    assert {s["penalty"], s["godin"]} <= set(s["main_losses"])
+    assert s["tau_ablation"] == PAPER_VALUES["logitnorm.tau_ablation"]
+    runs = study.runs(full)
+    cells = {(r.dataset, r.recipe, r.arch, r.loss) for r in runs}
+    assert len(cells) == 4 + 2 * 2 + 6  # main losses, two more archs, six more taus
+    assert {r.dataset for r in runs} == {"fashion"} and {r.recipe for r in runs} == {s["recipe"]}
+    assert {r.seed for r in runs} == set(full["seeds"]) | set(full["replication"]["seeds"])
+    assert len(runs) == len(cells) * 10
+
+
 def test_runs_cover_the_study_without_duplicates(digits_cfg):
     cfg = digits_cfg
     runs = study.runs(cfg)
