@@ -43,7 +43,7 @@ METRIC_LABELS = {
 }
 """Axis labels of the metric names of :data:`~softmax_ood.studies.ulmer.uncertainty.METRICS`."""
 
-_KIND_ORDER = ("single", "control", "mc_dropout", "bbb", "ensemble")
+_KIND_ORDER = ("single", "control", "mc_dropout", "bbb", "ensemble", "mcmc")
 
 
 def _colours(frame: pd.DataFrame, models: Sequence[str]) -> dict:
@@ -59,7 +59,8 @@ def _label(metric: str) -> str:
 
 
 def _models_in_order(frame: pd.DataFrame) -> list[str]:
-    """Model names by kind (single, MC dropout, BBB, ensemble), then order of appearance."""
+    """Model names by kind (single, control, MC dropout, BBB, ensemble, MCMC), then order of
+    appearance."""
     names = list(dict.fromkeys(frame["model"]))
     if "kind" not in frame:
         return names
@@ -80,7 +81,7 @@ def fig1_heatmaps(
     """Fig. 1: one heatmap of ``metric`` per model, white = certain, dark = uncertain.
 
     Deterministic networks (the single network and the control) fill the first row, the
-    averaged models (MC dropout, Bayes-by-backprop, ensembles) the second; all panels share one
+    averaged models (MC dropout, Bayes-by-backprop, ensembles, MCMC) the second; all panels share one
     colour scale. Panels shrink so the figure stays within the report width.
 
     :param frame: concatenated :func:`~softmax_ood.studies.ulmer.scaling.grid_heatmap` frames
