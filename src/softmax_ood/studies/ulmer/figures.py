@@ -8,6 +8,7 @@ pyplot, no timestamps), so drawing and saving the same frame twice gives identic
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -140,7 +141,9 @@ def fig1_heatmaps(
                         legend=False,
                         ax=ax,
                     )
-                ax.set_title(names[c])
+                # long names (the control's) wrap so neighbouring titles of narrow panels do not
+                # overlap
+                ax.set_title(textwrap.fill(names[c], 20))
                 ax.set_xlabel("$x_1$")
                 ax.set_ylabel("$x_2$" if c == 0 else "")
                 ax.set_aspect("equal")
