@@ -49,7 +49,7 @@ REPORT_WIDTH_IN = 7.5
 #: colour means the same loss or model kind everywhere. Roles are what figures label:
 #: loss kinds (``ce``, ``logitnorm``, ``logitpenalty``, ``godin``, ``reward_mse``,
 #: ``gaussian_nll``), model kinds (Ulmer's ``single``, ``mc_dropout``, ``bbb``, ``ensemble``,
-#: ``control``), comparison roles (``theory``, ``practice``, ``oracle``, ``ocs``), data roles
+#: ``mcmc``, ``control``), comparison roles (``theory``, ``practice``, ``oracle``, ``ocs``), data roles
 #: (``id``, ``near``, ``far``).
 _OKABE_ITO = {
     "black": "#000000",
@@ -73,6 +73,7 @@ ROLES: dict[str, str] = {
     "mc_dropout": _OKABE_ITO["orange"],
     "bbb": _OKABE_ITO["green"],
     "ensemble": _OKABE_ITO["purple"],
+    "mcmc": _OKABE_ITO["vermillion"],
     "control": _OKABE_ITO["grey"],
     "theory": _OKABE_ITO["black"],
     "practice": _OKABE_ITO["sky"],
@@ -93,6 +94,7 @@ MARKERS: dict[str, str] = {
     "mc_dropout": "s",
     "bbb": "^",
     "ensemble": "D",
+    "mcmc": "v",
     "control": "x",
     "theory": "",
     "practice": "o",

@@ -26,7 +26,6 @@ from softmax_ood.studies.ulmer.data import (
 )
 from softmax_ood.studies.ulmer.models import (
     CONTROL,
-    DeepEnsemble,
     ModelConfig,
     single_thread,
     train_model,
@@ -57,8 +56,22 @@ MODEL_LABELS = {
     "mc_dropout": "MC dropout",
     "bbb": "Bayes-by-backprop",
     "ensemble": "deep ensemble",
+    "mcmc": "MCMC (SGLD)",
 }
 """Display name of each model kind (the ``model`` column of every frame)."""
+
+
+def doubled_config(kind: str, cfg: ModelConfig) -> tuple[int, ModelConfig] | None:
+    """``(K, settings with 2K)`` of a kind whose ``K`` samples are trained or drawn before
+    prediction (the ensemble's members, MCMC's kept chain samples): its K-sample model is the
+    first K of the 2K (members seeded one by one; the chain stopped after K kept samples).
+    None for the others (single network; MC dropout and Bayes-by-backprop draw at prediction)."""
+    if kind == "ensemble":
+        return cfg.n_members, replace(cfg, n_members=2 * cfg.n_members)
+    if kind == "mcmc":
+        k = cfg.mcmc.n_samples
+        return k, replace(cfg, mcmc=replace(cfg.mcmc, n_samples=2 * k))
+    return None
 
 
 def control_label(activation: str) -> str:
@@ -73,19 +86,19 @@ def train_models(
 
     :return: ``(models, k_samples)``: ``{label: model}`` where the ensemble has ``K`` members,
         and the ``(K, 2K)`` models used by the K-stability check
-        (``{label: (model with 2K samples / members, (K, 2K))}`` for the stochastic kinds).
+        (``{label: (model with 2K samples / members, (K, 2K))}`` for the stochastic kinds;
+        :func:`doubled_config` for the ensemble and MCMC).
     """
     cfg = ModelConfig(**spec["model"], control_activation=spec["control"]["activation"])
     optim = TrainConfig.from_dict(spec["train"])
     models, doubled = {}, {}
     for kind in spec["kinds"]:
         label = MODEL_LABELS[kind]
-        if kind == "ensemble":
-            k = cfg.n_members
-            big = train_model(
-                kind, split.x_train, split.y_train, replace(cfg, n_members=2 * k), optim, seed
-            )
-            models[label] = DeepEnsemble(list(big.members)[:k])
+        trained_2k = doubled_config(kind, cfg)
+        if trained_2k is not None:
+            k, cfg_2k = trained_2k
+            big = train_model(kind, split.x_train, split.y_train, cfg_2k, optim, seed)
+            models[label] = big.first(k)
             doubled[label] = (big, (k, 2 * k))
         else:
             models[label] = train_model(kind, split.x_train, split.y_train, cfg, optim, seed)
@@ -218,8 +231,9 @@ def datasize_frame(
 def _fit_rows(name: str, split: TabularSplit, models: dict, seed: int, scaled: dict) -> list:
     """One ``fit`` row per model: held-out accuracy (chance = majority-class share), the final
     training loss of the predictive (mean over prediction-time samples drawn with ``seed``)
-    and that of the optimal constant solution; ``scaled`` (the scaled feature's ``feature``,
-    ``feature_index`` and ``monotonicity``) closes every row."""
+    and that of the optimal constant solution, ``chain_ess`` (an MCMC chain's effective sample
+    size on its training-loss trace, NaN for the other families); ``scaled`` (the scaled
+    feature's ``feature``, ``feature_index`` and ``monotonicity``) closes every row."""
     counts = np.bincount(split.y_test)
     prior = np.bincount(split.y_train, minlength=split.n_classes) / split.y_train.size
     ocs_loss = float(-(prior[prior > 0] * np.log(prior[prior > 0])).sum())
@@ -245,6 +259,7 @@ def _fit_rows(name: str, split: TabularSplit, models: dict, seed: int, scaled: d
                     "chance": float(counts.max() / counts.sum()),
                     "train_loss": train_loss,
                     "ocs_loss": ocs_loss,
+                    "chain_ess": float(model.effective_samples()),
                     "n_test": int(split.y_test.size),
                     "n_classes": int(split.n_classes),
                     **scaled,

@@ -8,6 +8,7 @@ pyplot, no timestamps), so drawing and saving the same frame twice gives identic
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,7 +44,7 @@ METRIC_LABELS = {
 }
 """Axis labels of the metric names of :data:`~softmax_ood.studies.ulmer.uncertainty.METRICS`."""
 
-_KIND_ORDER = ("single", "control", "mc_dropout", "bbb", "ensemble")
+_KIND_ORDER = ("single", "control", "mc_dropout", "bbb", "ensemble", "mcmc")
 
 
 def _colours(frame: pd.DataFrame, models: Sequence[str]) -> dict:
@@ -59,7 +60,8 @@ def _label(metric: str) -> str:
 
 
 def _models_in_order(frame: pd.DataFrame) -> list[str]:
-    """Model names by kind (single, MC dropout, BBB, ensemble), then order of appearance."""
+    """Model names by kind (single, control, MC dropout, BBB, ensemble, MCMC), then order of
+    appearance."""
     names = list(dict.fromkeys(frame["model"]))
     if "kind" not in frame:
         return names
@@ -80,7 +82,7 @@ def fig1_heatmaps(
     """Fig. 1: one heatmap of ``metric`` per model, white = certain, dark = uncertain.
 
     Deterministic networks (the single network and the control) fill the first row, the
-    averaged models (MC dropout, Bayes-by-backprop, ensembles) the second; all panels share one
+    averaged models (MC dropout, Bayes-by-backprop, ensembles, MCMC) the second; all panels share one
     colour scale. Panels shrink so the figure stays within the report width.
 
     :param frame: concatenated :func:`~softmax_ood.studies.ulmer.scaling.grid_heatmap` frames
@@ -139,7 +141,9 @@ def fig1_heatmaps(
                         legend=False,
                         ax=ax,
                     )
-                ax.set_title(names[c])
+                # long names (the control's) wrap so neighbouring titles of narrow panels do not
+                # overlap
+                ax.set_title(textwrap.fill(names[c], 20))
                 ax.set_xlabel("$x_1$")
                 ax.set_ylabel("$x_2$" if c == 0 else "")
                 ax.set_aspect("equal")

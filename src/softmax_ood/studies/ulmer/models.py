@@ -5,7 +5,8 @@ All models share one interface (:class:`UncertaintyModel`):
 * ``sample_logits(x, k_samples=None, generator=None) -> (S, N, C)`` logits, one slice per
   posterior sample / ensemble member (``S = 1`` for :class:`SingleNet`, ``S = K`` for
   :class:`MCDropoutNet` and :class:`BayesByBackpropNet`, ``S =`` number of members for
-  :class:`DeepEnsemble`);
+  :class:`DeepEnsemble`, ``S =`` kept chain samples for
+  :class:`~softmax_ood.studies.ulmer.mcmc.MCMCNet`, the MCMC family of :mod:`.mcmc`);
 * ``predict_log_probs(x, k_samples=None, generator=None) -> (S, N, C)``: ``log_softmax`` of those
   logits (stable for any logit size);
 * ``predict_probs(...) -> (S, N, C)``: their ``exp``.
@@ -18,14 +19,13 @@ deterministic functions of ``x`` (needed for input gradients, see
 
 :see Paper: Ulmer & Cinà, "Know your limits", §3.3 (neural discriminator, Definitions 2-3; MC
     estimate of the predictive distribution with K samples from a variational posterior or an
-    ensemble). Gal & Ghahramani 2016 (MC dropout); Blundell et al. 2015 (Bayes by backprop);
-    Lakshminarayanan et al. 2017 (deep ensembles).
+    ensemble or MCMC). Gal & Ghahramani 2016 (MC dropout); Blundell et al. 2015 (Bayes by
+    backprop); Lakshminarayanan et al. 2017 (deep ensembles); Welling & Teh 2011 (SGLD).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -33,11 +33,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from softmax_ood.softmax import log_softmax
+from softmax_ood.studies.ulmer.base import UncertaintyModel, single_thread, stacked_logits
+from softmax_ood.studies.ulmer.mcmc import MCMCConfig, MCMCNet, sample_posterior
 from softmax_ood.train import NonFiniteLossError, TrainConfig, build_optimizer
 
 __all__ = [
     "KINDS",
+    "MCMCNet",
     "ModelConfig",
     "UncertaintyModel",
     "ReLUMLP",
@@ -53,7 +55,7 @@ __all__ = [
     "single_thread",
 ]
 
-KINDS = ("single", "mc_dropout", "bbb", "ensemble")
+KINDS = ("single", "mc_dropout", "bbb", "ensemble", "mcmc")
 #: the control model's kind: outside the theorem's assumptions (see :class:`ControlNet`)
 CONTROL = "control"
 #: bounded smooth activations of the control's last hidden layer
@@ -61,17 +63,6 @@ CONTROL_ACTIVATIONS = {
     "gaussian": lambda t: torch.exp(-(t**2)),
     "tanh": torch.tanh,
 }
-
-
-@contextmanager
-def single_thread() -> Iterator[None]:
-    """Run the block with ``torch.set_num_threads(1)`` and restore the previous count after."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 @dataclass(frozen=True)
@@ -85,11 +76,14 @@ class ModelConfig:
     :param dropout: dropout probability of ``mc_dropout`` (after every hidden ReLU).
     :param k_samples: forward samples at prediction (``mc_dropout``, ``bbb``): the paper's ``K``.
     :param n_members: members of a deep ensemble (its ``K``).
-    :param prior_sigma: standard deviation of the zero-mean Gaussian prior of ``bbb``.
+    :param prior_sigma: standard deviation of the zero-mean Gaussian prior of ``bbb`` and of
+        the posterior ``mcmc`` samples.
     :param rho_init: initial :math:`\\rho` of ``bbb`` (std = softplus(rho), 0.0067 for -5).
     :param kl_weight: multiplier of the KL term of the ELBO (1 = the plain ELBO).
     :param control_activation: last hidden activation of the control model
         (:data:`CONTROL_ACTIVATIONS`).
+    :param mcmc: the chain of ``mcmc`` (:class:`~softmax_ood.studies.ulmer.mcmc.MCMCConfig`, or
+        its config mapping); its ``n_samples`` is the family's ``K``.
     """
 
     hidden: tuple[int, ...]
@@ -100,9 +94,12 @@ class ModelConfig:
     rho_init: float
     kl_weight: float
     control_activation: str
+    mcmc: MCMCConfig
 
     def __post_init__(self):
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+        if not isinstance(self.mcmc, MCMCConfig):
+            object.__setattr__(self, "mcmc", MCMCConfig(**self.mcmc))
         if not self.hidden or min(self.hidden) < 1:
             raise ValueError(f"hidden widths must be positive integers, got {self.hidden}")
         if not 0.0 <= self.dropout < 1.0:
@@ -168,39 +165,6 @@ class ReLUMLP(nn.Module):
             if stochastic:
                 x = _dropout(x, self.dropout, generator)
         return self.out(x)
-
-
-class UncertaintyModel(nn.Module):
-    """Common prediction interface; subclasses implement :meth:`sample_logits`.
-
-    Attributes: ``kind`` (one of :data:`KINDS`), ``k_samples`` (default ``K``).
-    """
-
-    kind: str = ""
-    k_samples: int = 1
-
-    def sample_logits(
-        self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
-    ) -> Tensor:
-        """Per-sample logits ``(S, N, C)``."""
-        raise NotImplementedError
-
-    def training_logits(self, x: Tensor) -> Tensor:
-        """One stochastic forward pass ``(N, C)`` used by :func:`train_model`."""
-        raise NotImplementedError
-
-    def predict_log_probs(
-        self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
-    ) -> Tensor:
-        """Per-sample log-probabilities ``(S, N, C)``: the project's stable
-        :func:`softmax_ood.softmax.log_softmax` of the logits (finite for logits of any size)."""
-        return log_softmax(self.sample_logits(x, k_samples, generator), dim=-1)
-
-    def predict_probs(
-        self, x: Tensor, k_samples: int | None = None, generator: torch.Generator | None = None
-    ) -> Tensor:
-        """Per-sample softmax probabilities ``(S, N, C)`` (``exp`` of the log-probabilities)."""
-        return self.predict_log_probs(x, k_samples, generator).exp()
 
 
 class SingleNet(UncertaintyModel):
@@ -366,6 +330,11 @@ class DeepEnsemble(UncertaintyModel):
     def training_logits(self, x):
         raise RuntimeError("ensemble members are trained one by one (see train_model)")
 
+    def first(self, k: int) -> DeepEnsemble:
+        """The first ``k`` members as an ensemble of their own (the K-member ensemble of a
+        2K-member run: members are seeded one by one)."""
+        return DeepEnsemble(list(self.members)[:k])
+
 
 class ControlNet(UncertaintyModel):
     r"""The control: a single network whose last hidden layer has a bounded smooth activation, so
@@ -397,7 +366,8 @@ def build_model(kind: str, in_dim: int, n_classes: int, cfg: ModelConfig) -> Unc
     """An untrained model of ``kind`` (one of :data:`KINDS`), initialised from the global RNG.
 
     An ensemble built this way has ``cfg.n_members`` members initialised one after the other;
-    :func:`train_model` instead seeds every member independently.
+    :func:`train_model` instead seeds every member independently. ``mcmc`` has no untrained
+    form (its samples are drawn by :func:`train_model`).
     """
     if kind == "single":
         return SingleNet(in_dim, n_classes, cfg.hidden)
@@ -413,6 +383,8 @@ def build_model(kind: str, in_dim: int, n_classes: int, cfg: ModelConfig) -> Unc
         )
     if kind == CONTROL:
         return ControlNet(in_dim, n_classes, cfg.hidden, cfg.control_activation)
+    if kind == "mcmc":
+        raise ValueError("mcmc samples are drawn by train_model; there is no untrained model")
     raise ValueError(f"unknown model kind {kind!r}; expected one of {(*KINDS, CONTROL)}")
 
 
@@ -473,12 +445,7 @@ class _Stacked(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """``x`` of shape ``(M, B, D)`` -> logits ``(M, B, C)``."""
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            x = torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
-            if i < last:
-                x = F.relu(x)
-        return x
+        return stacked_logits(self.weights, self.biases, x)
 
     def write_back(self, members: Sequence[SingleNet]) -> None:
         with torch.no_grad():
@@ -539,9 +506,13 @@ def train_model(
     ``torch.manual_seed(seed)``; initialisation, minibatch order, dropout masks and weight
     samples during training all come from it. Ensemble member ``m`` is initialised from its own
     seed derived from ``(seed, m)`` and sees its own minibatch order (a generator with that seed);
-    the members are trained side by side (:func:`_fit_members`), each exactly as if alone. Runs on CPU in ``float32`` with one thread.
+    the members are trained side by side (:func:`_fit_members`), each exactly as if alone.
+    ``mcmc`` is sampled, not trained (:func:`~softmax_ood.studies.ulmer.mcmc.sample_posterior`:
+    its chain starts at the seeded initialisation, ``optim`` is not used). Runs on CPU in
+    ``float32`` with one thread.
 
-    :param kind: ``"single"``, ``"mc_dropout"``, ``"bbb"``, ``"ensemble"`` or ``"control"``.
+    :param kind: ``"single"``, ``"mc_dropout"``, ``"bbb"``, ``"ensemble"``, ``"mcmc"`` or
+        ``"control"``.
     :param x: features ``(N, D)``.
     :param y: integer labels ``(N,)`` in ``0 .. C-1`` (``C`` = ``max(y) + 1``).
     :param cfg: the architecture / posterior settings.
@@ -564,6 +535,9 @@ def train_model(
                 members, xt, yt, optim, [_member_seed(seed, m) for m in range(len(members))]
             )
             model: UncertaintyModel = DeepEnsemble(members)
+        elif kind == "mcmc":
+            torch.manual_seed(seed)
+            model = sample_posterior(xt, yt, cfg.hidden, cfg.prior_sigma, cfg.mcmc, seed)
         else:
             torch.manual_seed(seed)
             model = build_model(kind, in_dim, n_classes, cfg)

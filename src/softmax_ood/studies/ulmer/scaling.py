@@ -24,7 +24,8 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from softmax_ood.studies.ulmer.models import UncertaintyModel, single_thread
+from softmax_ood.studies.ulmer.base import UncertaintyModel, single_thread
+from softmax_ood.studies.ulmer.mcmc import effective_sample_size
 from softmax_ood.studies.ulmer.softmax_note import naive_softmax
 from softmax_ood.studies.ulmer.uncertainty import (
     METRICS,
@@ -39,6 +40,7 @@ __all__ = [
     "lda_slopes",
     "certainty_at_scale",
     "limiting_votes",
+    "limiting_vote_ess",
     "log_alphas",
     "scale_inputs",
     "scaling_experiment",
@@ -182,10 +184,31 @@ def limiting_votes(lp: Tensor, lp_double: Tensor, alpha: float) -> Tensor:
     :param lp: ``(S, N, C)`` log-probabilities at ``alpha``; ``lp_double`` the same samples at
         ``2 alpha``.
     """
-    slope = (lp_double - lp) / float(alpha)
-    cls = slope.argmax(dim=-1)  # (S, N)
+    cls = _limiting_classes(lp, lp_double, alpha)
     counts = torch.nn.functional.one_hot(cls, lp.shape[-1]).to(torch.float64).sum(dim=0)
     return counts.amax(dim=-1) / lp.shape[0]
+
+
+def _limiting_classes(lp: Tensor, lp_double: Tensor, alpha: float) -> Tensor:
+    """``(S, N)``: each sample's limiting arg-max, the arg-max of its logits' slope."""
+    return ((lp_double - lp) / float(alpha)).argmax(dim=-1)
+
+
+def limiting_vote_ess(lp: Tensor, lp_double: Tensor, alpha: float) -> float:
+    """How many independent draws the ``S`` samples' limiting votes are worth, in the order the
+    samples come (a chain's order for MCMC): per point whose limiting votes split, the
+    :func:`~softmax_ood.studies.ulmer.mcmc.effective_sample_size` of the series "this sample
+    votes for the point's majority class", averaged over those points. NaN when no point's votes
+    split (unanimous votes carry no Monte Carlo error) or ``S < 4``. Independent samples give
+    about ``S``; a chain that moves slowly far out, much less."""
+    cls = _limiting_classes(lp, lp_double, alpha)
+    values = []
+    for votes in cls.T.numpy():
+        counts = np.bincount(votes)
+        if counts.max() < votes.size:
+            values.append(effective_sample_size(votes == counts.argmax()))
+    finite = [v for v in values if np.isfinite(v)]
+    return float(np.mean(finite)) if finite else float("nan")
 
 
 def certainty_at_scale(
@@ -215,7 +238,9 @@ def certainty_at_scale(
         max probability above ``confident``), ``limit_max_prob`` (mean over points of the exact
         alpha -> infinity limit, :func:`limiting_votes`: the largest vote share of the samples'
         limiting arg-max from the logits' slopes), ``max_prob_gap`` (largest |max probability -
-        its limit| over the points), ``n_points``.
+        its limit| over the points), ``vote_ess`` (:func:`limiting_vote_ess`: what the limiting
+        votes are worth in independent draws; NaN for ``S = 1`` or unanimous votes),
+        ``n_points``.
     """
     rows: list[dict] = []
     with single_thread(), torch.no_grad():
@@ -248,6 +273,7 @@ def certainty_at_scale(
                             "share_certain": float((top > confident).to(torch.float64).mean()),
                             "limit_max_prob": float(limit.mean()),
                             "max_prob_gap": float((top - limit).abs().max()),
+                            "vote_ess": limiting_vote_ess(part, part2, float(alpha)),
                             "n_points": int(top.numel()),
                         }
                     )

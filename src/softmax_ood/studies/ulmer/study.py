@@ -1,7 +1,7 @@
 """Registration of the Ulmer & Cinà study (see :mod:`softmax_ood.studies.registry`).
 
 The study needs no core training run: it trains its own small ReLU networks (single, MC
-dropout, Bayes-by-backprop, deep ensemble) on its own data (synthetic 2-D blobs and scikit-learn's
+dropout, Bayes-by-backprop, deep ensemble) and samples one's posterior (MCMC) on its own data (synthetic 2-D blobs and scikit-learn's
 breast-cancer table) in its rules, one job per (dataset, seed). Imports nothing heavy (the
 Snakefile loads it at parse time).
 """
@@ -35,7 +35,7 @@ SCHEMA = HERE / "schema.yaml"
 RULES = HERE / "rules.smk"
 DATASETS = ("synthetic", "breast_cancer")
 GRID_DATASET = "synthetic"  # the 2-D data of Fig. 1
-KINDS = ("single", "mc_dropout", "bbb", "ensemble")
+KINDS = ("single", "mc_dropout", "bbb", "ensemble", "mcmc")
 METRICS = ("max_prob", "class_variance", "predictive_entropy", "mutual_information")
 #: tables (``results/ulmer/<data.dataset>/tables/<name>``): per dataset, the fit, the scaling curve
 #: along the paper's feature, certainty per direction and the K-vs-2K check; the softmax note
@@ -82,6 +82,11 @@ def check(config: dict) -> None:
     if "ensemble" in s["kinds"] and s["model"]["n_members"] < 2:
         raise config_error(
             f"{NAME}.model.n_members is {s['model']['n_members']}; an ensemble needs 2 or more"
+        )
+    if "mcmc" in s["kinds"] and s["model"]["mcmc"]["n_samples"] < 2:
+        raise config_error(
+            f"{NAME}.model.mcmc.n_samples is {s['model']['mcmc']['n_samples']}; the chain's "
+            "mixing premise needs 2 or more (2K >= 4 kept samples)"
         )
 
 

@@ -13,7 +13,7 @@ Premises (listed first)
   OCS − final training loss over the OCS loss, above 0.5).
 * ``N-<ds>`` — the certainty measurement can fail: the control model (a bounded smooth last
   hidden layer, outside the theorem's assumptions) is *not* certain far from the data.
-* ``K-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — ``K`` is large enough **for
+* ``K-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble, MCMC) — ``K`` is large enough **for
   the finite-alpha certainty level**: the per-seed change ``stat(2K) - stat(K)`` of the mean max
   probability at the largest alpha over the points and the non-degenerate directions is
   equivalent to zero within ``± k_margin``, a margin fixed in the config before any run (half
@@ -26,9 +26,18 @@ Premises (listed first)
   is at most ``certain_max_prob``, every direction): the detail gives that share at K and 2K,
   the cells that cross the level when K doubles, and the C and P rows repeat their statistic
   at 2K. A premise that holds with power below the target, or with a seed's change beyond the
-  margin, says so in its detail ("borderline").
+  margin, says so in its detail ("borderline"). For MCMC the K-sample model is the chain's
+  first K kept samples and the 2K one the same chain run on, so K against 2K is also a split-
+  chain check of the far-out statistic.
+* ``E-<ds>-mcmc`` (the kinds whose samples form one Markov chain, :data:`.evidence.CHAINS`) —
+  the chain mixed: per seed, the smaller of two effective sample sizes of its 2K kept samples,
+  over K, above 1 (2K samples worth at least the K independent draws the vote share's standard
+  error asks): that of the training-loss trace (on the data: a chain that is stuck or drifts
+  there has few) and that of the limiting votes far out (mean over the directions whose votes
+  split: what the C, P, R and T rows average). The C, P, R, T and M rows of a chain require it
+  besides ``K``, so a chain that did not mix makes them "cannot test".
 
-* ``B-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — the certainty bar
+* ``B-<ds>-<kind>`` (every averaged kind) — the certainty bar
   ``certain_max_prob`` says more than in-distribution confidence: per seed, the model's mean max
   probability on the held-out points (alpha = 1 of the scaling curve) lies below the bar. When
   it does not, "certain far out" at the bar is no more certain than the data themselves: the
@@ -38,7 +47,7 @@ Premises (listed first)
 
 Claims (tests of Theorem 1's certainty statement, as the paper hedges it and as it states it)
 
-* ``C-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble) — the averaged model mitigates
+* ``C-<ds>-<kind>`` (MC dropout, Bayes-by-backprop, ensemble, MCMC) — the averaged model mitigates
   the overconfidence along some directions: per seed, the share of directions (every direction,
   degenerate ones included) whose limiting mean max probability (the vote share) is at most
   ``certain_max_prob``, minus the single network's share; one-sided t-test over seeds (> 0).
@@ -95,10 +104,8 @@ Sanity rows (true by construction, never counted as support)
   counterexample. As stated (for the logits) the lemma does not follow; nothing else rests on it
   here.
 
-Not run: MCMC, the third family of §3.3 (a declared departure).
-
 Each claim is one :class:`~softmax_ood.analysis.claims.Claim`, its spec beside its named
-measurement, in the modules of this package: :mod:`.premises` (F, N, K, B), :mod:`.averaged`
+measurement, in the modules of this package: :mod:`.premises` (F, N, K, E, B), :mod:`.averaged`
 (L, C, P, R, T), :mod:`.metrics` (M, D) and :mod:`.sanity` (S, G, lemma3, note-*, lemma1);
 :func:`claims` lists them in the table's order, measured on one :class:`.evidence.Evidence`.
 """
@@ -113,6 +120,7 @@ from softmax_ood.analysis.seeds import require_columns
 from ..shared import HEADLINE
 from .averaged import limit_claim, mitigation_claims
 from .evidence import (
+    CHAINS,
     DEGENERATE,
     METRICS,
     PAPER,
@@ -124,13 +132,14 @@ from .evidence import (
     k_stability,
 )
 from .metrics import datasize_claim, metric_claim
-from .premises import bar_claim, control_claim, fitted_claim, k_claim
+from .premises import bar_claim, control_claim, fitted_claim, k_claim, mixing_claim
 from .sanity import gradient_claim, lemma1_claim, lemma3_claim, note_claims, single_claim
 
 __all__ = [
     "PAPER",
     "DEGENERATE",
     "STOCHASTIC",
+    "CHAINS",
     "Evidence",
     "cell_shares",
     "certainty_per_seed",
@@ -149,6 +158,7 @@ def _dataset_claims(ds: str, section: dict) -> list[Claim]:
     averaged = [kind for kind in kinds if kind in STOCHASTIC]
     out = [fitted_claim(ds), control_claim(ds, section)]
     out += [k_claim(ds, kind, section) for kind in averaged]
+    out += [mixing_claim(ds, kind) for kind in averaged if kind in CHAINS]
     out += [bar_claim(ds, kind, section) for kind in averaged]
     out += [limit_claim(ds, kind, section) for kind in averaged]
     if "single" in kinds:

@@ -23,6 +23,7 @@ from .evidence import (
     held_out,
     k_of,
     per_seed_text,
+    sample_premises,
 )
 
 __all__ = ["limit_claim", "mitigation_claims"]
@@ -84,7 +85,7 @@ def mitigation_claims(ds: str, kind: str, section: dict) -> list[Claim]:
                 f"{level:g}, minus the single network's share",
                 0.0,
                 ">",
-                requires=(fid, f"K-{ds}-{kind}"),
+                requires=(fid, *sample_premises(ds, kind)),
                 **power,
             ),
             partial(mitigates, ds=ds, kind=kind),
@@ -99,7 +100,7 @@ def mitigation_claims(ds: str, kind: str, section: dict) -> list[Claim]:
                 f"exceeds {level:g}",
                 0.0,
                 ">",
-                requires=(fid, f"N-{ds}", f"K-{ds}-{kind}", f"B-{ds}-{kind}"),
+                requires=(fid, f"N-{ds}", *sample_premises(ds, kind), f"B-{ds}-{kind}"),
                 **power,
             ),
             partial(partially, ds=ds, kind=kind),
@@ -115,7 +116,7 @@ def mitigation_claims(ds: str, kind: str, section: dict) -> list[Claim]:
                 "same seed)",
                 0.0,
                 ">",
-                requires=(fid, f"K-{ds}-{kind}"),
+                requires=(fid, *sample_premises(ds, kind)),
                 **power,
             ),
             partial(as_certain_as_held_out, ds=ds, kind=kind),
@@ -254,7 +255,7 @@ def stated_claim(ds: str, kind: str, share_effect: float) -> Claim:
             "(claims.effect_share)",
             share_effect,
             "<",
-            requires=(f"F-{ds}", f"K-{ds}-{kind}"),
+            requires=(f"F-{ds}", *sample_premises(ds, kind)),
             effect=share_effect,
             effect_source="power target",
         ),

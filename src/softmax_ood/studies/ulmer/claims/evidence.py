@@ -25,6 +25,7 @@ __all__ = [
     "NOTE_TOL",
     "PAPER",
     "STOCHASTIC",
+    "CHAINS",
     "Evidence",
     "cell_shares",
     "certainty_per_seed",
@@ -41,12 +42,15 @@ DEGENERATE = {
     ("control", "mutual_information"),
 }
 #: kinds whose prediction averages K samples / members: their certainty is a test
-STOCHASTIC = ("mc_dropout", "bbb", "ensemble")
+STOCHASTIC = ("mc_dropout", "bbb", "ensemble", "mcmc")
+#: kinds whose samples come from one Markov chain: their mixing is a premise (``E``)
+CHAINS = ("mcmc",)
 LABELS = {
     "single": "single network",
     "mc_dropout": "MC dropout",
     "bbb": "Bayes-by-backprop",
     "ensemble": "deep ensemble",
+    "mcmc": "MCMC (SGLD)",
 }
 METRIC_TEXT = {
     "max_prob": "max softmax probability (Lemma 5)",
@@ -182,6 +186,12 @@ def cell_shares(
         sel = sel[~sel["degenerate"].astype(bool)]
     below = (sel[column] <= level).groupby(sel["seed"]).mean().astype(float)
     return below.sort_index(), (1.0 - below).sort_index()
+
+
+def sample_premises(ds: str, kind: str) -> tuple[str, ...]:
+    """The premises on an averaged model's samples that its certainty rows rest on: K large
+    enough (``K``) and, for a chain (:data:`CHAINS`), the chain mixed (``E``)."""
+    return (f"K-{ds}-{kind}",) + ((f"E-{ds}-{kind}",) if kind in CHAINS else ())
 
 
 def k_of(directions: pd.DataFrame, ds: str, kind: str, role: str) -> int:

@@ -18,6 +18,7 @@ from .evidence import (
     fine,
     held_out,
     per_seed_text,
+    sample_premises,
 )
 
 __all__ = ["datasize_claim", "metric_claim"]
@@ -35,7 +36,7 @@ def metric_claim(ds: str, kind: str, metric: str) -> Claim:
             "gain perfect certainty would give (the held-out distance from it)",
             0.0,
             ">",
-            requires=(f"F-{ds}", f"K-{ds}-{kind}"),
+            requires=(f"F-{ds}", *sample_premises(ds, kind)),
         ),
         partial(certainty_gain, ds=ds, kind=kind, metric=metric),
     )

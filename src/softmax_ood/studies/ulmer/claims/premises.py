@@ -1,6 +1,6 @@
 """The Ulmer premises, each one claim whole (its declaration beside its measurement): every
-model fitted (``F``), the certainty measurement can fail (``N``), K large enough (``K``) and
-the certainty bar above in-distribution confidence (``B``)."""
+model fitted (``F``), the certainty measurement can fail (``N``), K large enough (``K``), a
+chain's samples mixed (``E``) and the certainty bar above in-distribution confidence (``B``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .evidence import (
     per_seed_text,
 )
 
-__all__ = ["bar_claim", "control_claim", "fitted_claim", "k_claim"]
+__all__ = ["bar_claim", "control_claim", "fitted_claim", "k_claim", "mixing_claim"]
 
 
 def fitted_claim(ds: str) -> Claim:
@@ -186,6 +186,46 @@ def _k_share_text(directions: pd.DataFrame, ds: str, kind: str, level: float) ->
         f"probability is <= {level:g}) at K {per_seed_text(share_k)}, at 2K "
         f"{per_seed_text(share_2k)}: {int((a != b).sum())} of {len(piv)} cells cross the level "
         "when K doubles (not tested here; the C and P rows give their statistic at 2K)"
+    )
+
+
+def mixing_claim(ds: str, kind: str) -> Claim:
+    return Claim(
+        ClaimSpec(
+            f"E-{ds}-{kind}",
+            f"{LABELS[kind]} on {ds}: the chain mixes, its 2K kept samples are worth at least "
+            "K independent draws (the K the vote share's standard error asks), both on the "
+            "data and far out",
+            "per seed, the smaller of the effective sample sizes (Geyer's initial monotone "
+            "sequence) of the 2K kept samples' training-loss trace and of their limiting "
+            "votes far out (mean over the directions whose votes split), over K",
+            1.0,
+            ">",
+            kind="premise",
+        ),
+        partial(chain_mixes, ds=ds, kind=kind),
+    )
+
+
+def chain_mixes(ev: Evidence, ds: str, kind: str) -> Measurement:
+    if "chain_ess" not in ev.fit or "vote_ess" not in ev.directions:
+        return ev.absent(f"E-{ds}-{kind}")
+    fit = ev.fit[(ev.fit["dataset"] == ds) & (ev.fit["kind"] == kind)]
+    on_data = fit.groupby("seed")["chain_ess"].mean().astype(float).sort_index()
+    far_rows = rows(ev.directions, dataset=ds, kind=kind, k_role="2K")
+    far = far_rows.groupby("seed")["vote_ess"].mean().astype(float).reindex(on_data.index)
+    k = k_of(ev.directions, ds, kind, "K")
+    worst = pd.concat([on_data, far], axis=1).min(axis=1, skipna=True) / max(k, 1)
+    n_split = far_rows["vote_ess"].notna().groupby(far_rows["seed"]).sum()
+    return Measurement(
+        float(worst.mean()) if len(worst) else math.nan,
+        f"{LABELS[kind]} (K = {k}, 2K = {k_of(ev.directions, ds, kind, '2K')} kept): effective "
+        f"sample size of the training-loss trace per seed {per_seed_text(on_data, 1)}; of the "
+        f"limiting votes far out (mean over directions whose votes split) per seed "
+        f"{per_seed_text(far, 1)} ({per_seed_text(n_split, 0)} such directions; unanimous "
+        "votes carry no Monte Carlo error and are left out); the smaller over K per seed "
+        f"{per_seed_text(worst, 2)}",
+        samples=tuple(worst.to_numpy()),
     )
 
 

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 import pandas as pd
 
 from softmax_ood.studies.ulmer import study
-from softmax_ood.studies.ulmer.claims import STOCHASTIC, evaluate_ulmer_claims
+from softmax_ood.studies.ulmer.claims import CHAINS, STOCHASTIC, evaluate_ulmer_claims
 
 _METRICS = ("max_prob", "class_variance", "predictive_entropy", "mutual_information")
-_KIND_K = {"mc_dropout": 100, "bbb": 100, "ensemble": 10}
+_KIND_K = {"mc_dropout": 100, "bbb": 100, "ensemble": 10, "mcmc": 100}
 
 
 def _jitter(seed_index: int, scale: float) -> float:
@@ -39,6 +39,7 @@ def build_frames(
     held_conf: float = 0.9,
     far_uncertain: bool = False,
     logit_slope: float = 1.0,
+    chain_ess: float = 300.0,
     only: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``(fit, scaling, directions)`` frames for every dataset of the study where every premise,
@@ -55,6 +56,7 @@ def build_frames(
         for i, seed in enumerate(seeds):
             for kind in [*kinds, "control"]:
                 ratio = loss_ratio if applies(f"F-{ds}") else 0.1
+                ess = chain_ess if applies(f"E-{ds}-{kind}") else 300.0
                 fit.append(
                     {
                         "dataset": ds,
@@ -65,6 +67,8 @@ def build_frames(
                         "chance": 0.4,
                         "train_loss": ratio + _jitter(i, 0.001),
                         "ocs_loss": 1.0,
+                        # a chain's effective sample size (K = 100 samples in these frames)
+                        "chain_ess": ess + _jitter(i, 1.0) if kind in CHAINS else float("nan"),
                         "feature": "x1",
                         "monotonicity": 0.5,
                     }
@@ -129,6 +133,7 @@ def build_frames(
                                 "share_certain": 0.0 if degenerate else 1.0,
                                 "limit_max_prob": (axis if degenerate else value + shift) - gap,
                                 "max_prob_gap": gap,
+                                "vote_ess": 300.0 if kind in STOCHASTIC else float("nan"),
                                 "paper_direction": not degenerate,
                                 "n_points": 10,
                             }
@@ -233,6 +238,7 @@ _BREAK = {
     "F": ("loss_ratio", 0.9),  # the worst model is near its constant solution
     "N": ("control", 0.9999),  # the control is certain too: the test could not fail
     "K": ("shift_2k", -0.05),  # the statistic drops by 0.05 when K doubles
+    "E": ("chain_ess", 20.0),  # the chain's 2K samples worth 20 draws, a fifth of K
     "L": ("limit_gap", 0.05),  # far out 0.05 above its limit: certain, the limit is not
     "C": ("far_low", 0.9995),  # the averaged model is certain along every direction too
     "P": ("stat", 0.95),  # the averaged model is certain along no direction

@@ -18,6 +18,7 @@ def model_cfg(**over) -> ModelConfig:
         rho_init=-5.0,
         kl_weight=1.0,
         control_activation="gaussian",
+        mcmc=dict(step_size=1e-3, burn_in=50, thin=2, n_samples=4, batch_size=64),
     )
     return ModelConfig(**{**base, **over})
 

@@ -97,3 +97,17 @@ def test_figures_stay_within_the_report_width(tmp_path):
         _draw(name, tmp_path / f"{name}.png")
         with Image.open(tmp_path / f"{name}.png") as im:
             assert im.size[0] <= REPORT_WIDTH_IN * DPI + 1, name
+
+
+def test_fig1_with_every_kind_and_the_control_is_legible(tmp_path):
+    """Fig. 1's second row holds every averaged kind: its panels narrow, and the control's long
+    title must still not overlap its neighbour's (the legibility check of save_figure)."""
+    from softmax_ood.analysis.figcheck import read_check
+    from softmax_ood.studies.ulmer.experiment import MODEL_LABELS, control_label
+
+    base = _grid_frame()
+    one = base[base["kind"] == "single"]
+    kinds = [*MODEL_LABELS.items(), ("control", control_label("gaussian"))]
+    frame = pd.concat([one.assign(model=label, kind=kind) for kind, label in kinds])
+    fig1_heatmaps(frame, tmp_path / "fig1.png")
+    assert read_check(tmp_path / "fig1.png") == {"problems": []}

@@ -39,7 +39,7 @@ def test_same_seed_same_predictions_and_shapes(toy, kind):
         pa = a.predict_probs(xt, generator=torch.Generator().manual_seed(1))
         pb = b.predict_probs(xt, generator=torch.Generator().manual_seed(1))
         la = a.predict_log_probs(xt, generator=torch.Generator().manual_seed(1))
-    s = {"single": 1, "mc_dropout": 4, "bbb": 4, "ensemble": 3}[kind]
+    s = {"single": 1, "mc_dropout": 4, "bbb": 4, "ensemble": 3, "mcmc": 4}[kind]
     assert pa.shape == (s, 7, 3)
     assert torch.equal(pa, pb)
     assert torch.allclose(pa.sum(-1), torch.ones(s, 7), atol=1e-6)

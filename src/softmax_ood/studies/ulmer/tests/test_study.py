@@ -47,6 +47,7 @@ def test_default_section_validates_and_checks(config):
     [
         (("grid", "seed"), 9, "ulmer.grid.seed is 9, which is not one of the study's seeds"),
         (("kinds",), ["single", "svm"], "ulmer.kinds is 'svm'; allowed values"),
+        (("model", "mcmc", "n_samples"), 1, "ulmer.model.mcmc.n_samples is 1; the chain's"),
         (("scaling", "min_exponent"), 1, "ulmer.scaling.min_exponent is 1; it must be 0"),
     ],
 )
@@ -66,6 +67,7 @@ def _tiny(section: dict) -> dict:
     s = copy.deepcopy(section)
     s["datasets"]["synthetic"].update(n_train_per_class=20, n_test_per_class=5)
     s["model"].update(hidden=[8], k_samples=2, n_members=2)
+    s["model"]["mcmc"].update(burn_in=20, thin=2, n_samples=2)
     s["train"].update(epochs=3)
     s["scaling"].update(n_alphas=3, n_points=4)
     s["grid"].update(n=4)
@@ -92,6 +94,7 @@ def test_run_seed_frames_and_determinism(config):
     assert sorted(d["direction"].unique()) == ["r0", "r1", "x1", "x2"]
     assert d[d["kind"] == "bbb"]["k"].tolist()[:2] == [2, 4]
     assert d[d["kind"] == "ensemble"]["k"].unique().tolist() == [2, 4]
+    assert d[d["kind"] == "mcmc"]["k"].unique().tolist() == [2, 4]  # the chain's first 2 of 4
     assert set(d[d["kind"] == "single"]["k_role"]) == {"K"}
     # the blobs' x1 axis is parallel to the class-1/class-2 boundary (20 points per class here)
     cos = d.drop_duplicates("direction").set_index("direction")["min_cos"]
