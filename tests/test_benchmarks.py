@@ -61,6 +61,28 @@ def test_flops_benchmark_prints_each_architectures_ratio_to_matmul():
         )
 
 
+def test_step_benchmark_prints_each_candidates_ratio_bytes_and_verdict():
+    """bench_step.py on a tiny setting (8x8 images, batch 16, two steps; no compiled candidate:
+    inductor takes about a minute per graph): a ratio line per candidate, the bytes on both
+    emulated hosts, a verdict per candidate. The ratios are measurements, printed, not
+    asserted; eager's bytes must agree across the hosts (the pin), and the rand_like mask must
+    change them (the candidate really ran)."""
+    cands = ("eager", "fused-sgd", "rand-mask")
+    out = _run(
+        *("workflow/bench/bench_step.py", "--image-size", "8", "--batch", "16", "--steps", "2"),
+        *("--repeat", "2", "--check-steps", "2", "--no-controls", "--candidates", *cands),
+    )
+    assert re.search(r"^CPU: .+; wrn-10-1 at 8x8, batch 16, loss ce, recipe ", out, re.M), out
+    for name in cands:
+        line = rf"^  {re.escape(name)} +[\d.]+ ms/step  ratio [\d.]+ \([\d.]+-[\d.]+\)$"
+        assert re.search(line, out, re.M), out
+    assert re.search(r"^  eager +ce \w+ logitnorm \w+  across hosts: identical$", out, re.M), out
+    assert re.search(r"^  rand-mask .*across hosts: \w+; vs eager: differ$", out, re.M), out
+    for name in cands[1:]:
+        verdict = rf"^  {re.escape(name)} +(ADOPT|not adopted): ratio [\d.]+ (>=|<) 1\.3, bytes "
+        assert re.search(verdict, out, re.M), out
+
+
 def test_workflow_benchmark_counts_job_seconds_per_rule(tmp_path):
     """The per-rule table reads Snakemake's metadata: one job per (rule, end time)."""
     import base64

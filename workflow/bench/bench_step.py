@@ -6,19 +6,20 @@ is trained by train.py's own loop (``_Loop.train_epoch``: the batch draw, forwar
 finiteness check, backward, optimiser and schedule steps, the running sums) under each
 candidate:
 
-=====================  ==========================================================================
-eager                  (a) today's step, exactly as ``train.fit`` runs it
-compile                (b) ``torch.compile`` of the model (inductor's C++ back end), its code
-                       pinned: ``cpp.simdlen`` 256 (AVX2 vectors on every host) and gcc's
-                       target ``-march=x86-64-v3`` instead of ``native``
-compile-fallback-rng   (b') as (b), dropout's masks from ATen's generator
-                       (``fallback_random``) instead of inductor's per-element Philox
-fused-sgd              (c) ``torch.optim.SGD(..., fused=True)`` (ATen's one-kernel step), alone
-rand-mask              (d) dropout's mask as ``rand_like(x) >= p`` (one uniform draw per element;
-                       keep-probability 1 - p as ``bernoulli_(1 - p)``), alone
-fused-sgd+rand-mask    (e) the eager combination of (c) and (d)
-compile+fused-sgd      (e) (b) with (c) (under compile the masks are inductor's own: (d) is moot)
-=====================  ==========================================================================
+=============================  ==================================================================
+eager                          (a) today's step, exactly as ``train.fit`` runs it
+compile                        (b) ``torch.compile`` of the model (inductor's C++ back end), its
+                               code pinned: ``cpp.simdlen`` 256 (AVX2 vectors on every host) and
+                               gcc's target ``-march=x86-64-v3`` instead of ``native``; dropout's
+                               masks from inductor's own generator (a Philox draw per element)
+compile-aten-rng               (b') as (b), the masks drawn by ATen's kernels as in eager
+                               (inductor's ``fallback_random``)
+fused-sgd                      (c) ``torch.optim.SGD(..., fused=True)`` (ATen's one-kernel step)
+rand-mask                      (d) dropout's mask as ``rand_like(x) >= p`` (one uniform draw per
+                               element; keep-probability 1 - p as ``bernoulli_(1 - p)``)
+fused-sgd+rand-mask            (e) the eager combination of (c) and (d)
+compile-aten-rng+fused+rand    (e) all three: (b') with (c) and (d)
+=============================  ==================================================================
 
 Speed: one process, numerics pinned, one thread; each candidate compiled (if it compiles) and
 warmed up first (compile seconds reported apart, cold and warm, inductor's cache in the named
@@ -92,12 +93,13 @@ HOSTS = ("avx512", "avx2")
 CANDIDATES = {
     "eager": (None, False, "bernoulli", False),
     "compile": ("pinned", False, "bernoulli", False),
-    "compile-fallback-rng": ("pinned", False, "bernoulli", True),
+    "compile-aten-rng": ("pinned", False, "bernoulli", True),
     "fused-sgd": (None, True, "bernoulli", False),
     "rand-mask": (None, False, "rand", False),
     "fused-sgd+rand-mask": (None, True, "rand", False),
-    "compile+fused-sgd": ("pinned", True, "bernoulli", False),
+    "compile-aten-rng+fused+rand": ("pinned", True, "rand", True),
 }
+RAND_MASK_F = None  # the _Functional the rand-mask candidates' blocks use (made on first use)
 CONTROLS = {"compile-native": ("native", False, "bernoulli", False)}
 
 
@@ -111,7 +113,7 @@ def rand_mask_dropout(x, p: float = 0.5, training: bool = True, inplace: bool = 
         return x
     if p == 1:
         return torch.zeros_like(x)
-    noise = (torch.rand_like(x) >= p).to(x.dtype).div_(1 - p)
+    noise = torch.rand_like(x).ge_(p).div_(1 - p)  # in place: 1.0 (kept) or 0.0, then scaled
     return x.mul_(noise) if inplace else x * noise
 
 
@@ -123,6 +125,14 @@ class _Functional:
 
     def __getattr__(self, name):
         return rand_mask_dropout if name == "dropout" else getattr(self._f, name)
+
+
+def _rand_mask_functional():
+    """One instance for the whole run: a compiled model guards on the object its dropout is
+    looked up on, so a new one per call would recompile."""
+    from torch.nn import functional
+
+    return _Functional(functional)
 
 
 def _settings(args) -> dict:
@@ -151,17 +161,16 @@ def _settings(args) -> dict:
 # ---------------------------------------------------------------- worker side (imports torch)
 
 
-def _configure_inductor(mode: str, fallback_random: bool, host: str) -> None:
-    """Inductor's code pinned (``mode`` "pinned") or left to its defaults ("native"), on the
-    emulated ``host``."""
-    import torch._inductor.config as ic
-
-    ic.fallback_random = fallback_random
+def inductor_options(mode: str, fallback_random: bool, host: str) -> dict:
+    """Inductor's settings for one compiled candidate: its code pinned (``mode`` "pinned") or
+    left to inductor's defaults ("native", where ``-march=native`` on the emulated AVX2 host is
+    what gcc would pick there). Passed to ``torch.compile(options=...)``: each candidate gets
+    its own back end (a global setting would be ignored by a graph another candidate compiled)."""
     if mode == "pinned":
-        ic.cpp.simdlen, ic.cpp.march = SIMDLEN, MARCH
+        simdlen, march = SIMDLEN, MARCH
     else:
-        ic.cpp.simdlen = None
-        ic.cpp.march = EMULATED_NATIVE_MARCH if host == "avx2" else None
+        simdlen, march = None, EMULATED_NATIVE_MARCH if host == "avx2" else None
+    return {"cpp.simdlen": simdlen, "cpp.march": march, "fallback_random": fallback_random}
 
 
 def _emulate_host(host: str) -> None:
@@ -200,17 +209,18 @@ def _run(s: dict, cand: tuple, loss_name: str, seed: int, steps: int, host: str)
         sched = torch.optim.lr_scheduler.LambdaLR(opt, sched.lr_lambdas[0])
     net = model
     if compile_mode:
-        _configure_inductor(compile_mode, fallback_rng, host)
-        net = torch.compile(model)
+        net = torch.compile(model, options=inductor_options(compile_mode, fallback_rng, host))
     gen = torch.Generator().manual_seed(seed)
     n, size = steps * cfg.batch_size, s["image_size"]
     x = torch.rand(n, 1, size, size, generator=gen)
     y = torch.randint(0, s["classes"], (n,), generator=gen)
     loop = train._Loop(net, loss_fn, opt, sched, gen, cfg, "bench", None, False, s["channels_last"])
     functional = wrn.F
+    global RAND_MASK_F
+    RAND_MASK_F = RAND_MASK_F or _rand_mask_functional()
 
     def epoch(number: int = 1) -> None:
-        wrn.F = _Functional(functional) if mask == "rand" else functional
+        wrn.F = RAND_MASK_F if mask == "rand" else functional
         try:
             loop.train_epoch(x, y, steps, n, number)
         finally:
@@ -245,6 +255,7 @@ def worker_time(s: dict, names: list[str], steps: int, repeat: int) -> dict:
         if CANDIDATES[name][0]:
             compile_s[name] = round(first - (time.perf_counter() - t), 2)
         runs[name] = epoch
+    torch._dynamo.config.error_on_recompile = True  # every graph is compiled: none in the timing
     per_step = {name: [] for name in names}
     for _ in range(repeat):
         for name in names:
@@ -361,7 +372,7 @@ def report_speed(s: dict, t: dict, args, cache: Path) -> dict:
     )
     for name, v in r.items():
         print(
-            f"  {name:<22} {v['ms']:7.1f} ms/step  ratio {v['median']:.2f} "
+            f"  {name:<29} {v['ms']:7.1f} ms/step  ratio {v['median']:.2f} "
             f"({v['low']:.2f}-{v['high']:.2f})"
         )
     return r
@@ -386,7 +397,7 @@ def report_bytes(hosts: dict, names: list[str], steps: int) -> dict:
         verdict[name] = (across, eager)
         digests = " ".join(f"{k.split('/')[1]} {ref[k][:10]}" for k in keys)
         print(
-            f"  {name:<22} {digests}  across hosts: "
+            f"  {name:<29} {digests}  across hosts: "
             f"{'identical' if across else 'DIFFER'}"
             + ("" if name == "eager" else f"; vs eager: {'identical' if eager else 'differ'}")
         )
@@ -432,7 +443,7 @@ def main() -> int:
     for name in names[1:]:
         fast, (same, eager) = r[name]["median"] >= BAR, verdict[name]
         print(
-            f"  {name:<22} {'ADOPT' if fast and same else 'not adopted'}: ratio "
+            f"  {name:<29} {'ADOPT' if fast and same else 'not adopted'}: ratio "
             f"{r[name]['median']:.2f} {'>=' if fast else '<'} {BAR}, bytes "
             f"{'identical' if same else 'differ'} across hosts"
             + (", identical to eager" if eager else ", differ from eager")
