@@ -34,8 +34,10 @@ is this machine; "avx2" is this machine seen as an AVX2-only CPU: torch's CPU-fe
 (which inductor reads to choose its vector ISA) report no AVX-512, gcc's ``-march=native``
 becomes ``-march=haswell``, glibc's ifuncs skip AVX-512 (``GLIBC_TUNABLES``); ATen and oneDNN
 are capped at AVX2 by the pin on both. Each host has its own fresh inductor cache (a shared one
-would hand the second host the first one's code). ``compile-native`` (inductor's own defaults:
-``simdlen`` unset, ``-march=native``) is a bytes-only control: does the pin matter?
+would hand the second host the first one's code). ``compile-native`` is a bytes-only control:
+inductor's code as it chooses it without the pin (the host's widest vectors, ``-march=native``);
+if its bytes differ between the hosts, the check can tell code paths apart (it is not vacuous)
+and the pin is what makes the compiled candidates agree.
 
     nice -n 10 python workflow/bench/bench_step.py [--steps 10] [--repeat 5] [--check-steps 20]
         [--candidates eager compile ...] [--cache-dir DIR] [--no-bytes]
@@ -163,13 +165,17 @@ def _settings(args) -> dict:
 
 def inductor_options(mode: str, fallback_random: bool, host: str) -> dict:
     """Inductor's settings for one compiled candidate: its code pinned (``mode`` "pinned") or
-    left to inductor's defaults ("native", where ``-march=native`` on the emulated AVX2 host is
-    what gcc would pick there). Passed to ``torch.compile(options=...)``: each candidate gets
-    its own back end (a global setting would be ignored by a graph another candidate compiled)."""
+    as inductor chooses it on a host without the pin ("native": the host's widest vectors, its
+    ISA list's first, and ``-march=native``, which on the emulated AVX2 host is what gcc picks
+    there). Passed to ``torch.compile(options=...)``: each candidate gets its own back end (a
+    global setting would be ignored by a graph another candidate compiled)."""
     if mode == "pinned":
         simdlen, march = SIMDLEN, MARCH
     else:
-        simdlen, march = None, EMULATED_NATIVE_MARCH if host == "avx2" else None
+        from torch._inductor import cpu_vec_isa
+
+        simdlen = cpu_vec_isa.valid_vec_isa_list()[0].bit_width()
+        march = EMULATED_NATIVE_MARCH if host == "avx2" else None
     return {
         "cpp.simdlen": simdlen,
         "cpp.march": march,
