@@ -39,7 +39,7 @@ inductor's code as it chooses it without the pin (the host's widest vectors, ``-
 if its bytes differ between the hosts, the check can tell code paths apart (it is not vacuous)
 and the pin is what makes the compiled candidates agree.
 
-    nice -n 10 python workflow/bench/bench_step.py [--steps 10] [--repeat 5] [--check-steps 20]
+    nice -n 10 python workflow/bench/bench_step.py [--steps 5] [--repeat 20] [--check-steps 20]
         [--candidates eager compile ...] [--cache-dir DIR] [--no-bytes]
 
 The adoption bar (issue 44): median ratio >= 1.3 on the whole step and identical bytes across
@@ -443,8 +443,8 @@ def report_bytes(hosts: dict, names: list[str], steps: int) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--candidates", nargs="+", default=list(CANDIDATES))
-    ap.add_argument("--steps", type=int, default=10, help="steps per candidate and round")
-    ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds")
+    ap.add_argument("--steps", type=int, default=5, help="steps per candidate and round")
+    ap.add_argument("--repeat", type=int, default=20, help="interleaved rounds")
     ap.add_argument("--check-steps", type=int, default=20, help="steps before hashing")
     ap.add_argument("--cache-dir", type=Path, default=None, help="inductor's cache (timing)")
     ap.add_argument("--no-bytes", action="store_true")
