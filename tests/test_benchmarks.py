@@ -84,6 +84,21 @@ def test_step_benchmark_prints_each_candidates_ratio_bytes_and_verdict():
         assert re.search(verdict, out, re.M), out
 
 
+def test_step_benchmark_ratios_pair_each_round_with_eagers_and_pin_inductor_on_every_host():
+    """The ratio of a round is eager's time over the candidate's in that round (not over its
+    median): load that hits one round hits both; the pinned inductor options are the same on
+    both emulated hosts."""
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    from bench_step import HOSTS, inductor_options, ratios
+
+    r = ratios({"eager": [2.0, 4.0, 2.0], "x": [1.0, 4.0, 1.0]})
+    assert r["x"]["median"] == 2.0 and (r["x"]["low"], r["x"]["high"]) == (1.0, 2.0)
+    assert r["eager"]["median"] == 1.0 and r["x"]["ms"] == 1000.0
+    pinned = {h: inductor_options("pinned", False, h) for h in HOSTS}
+    assert pinned["avx2"] == pinned["avx512"]
+    assert pinned["avx2"]["cpp.simdlen"] == 256 and pinned["avx2"]["cpp.march"] == "x86-64-v3"
+
+
 def test_workflow_benchmark_counts_job_seconds_per_rule(tmp_path):
     """The per-rule table reads Snakemake's metadata: one job per (rule, end time)."""
     import base64
