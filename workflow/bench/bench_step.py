@@ -25,7 +25,8 @@ Speed: one process, numerics pinned, one thread; each candidate compiled (if it 
 warmed up first (compile seconds reported apart, cold and warm, inductor's cache in the named
 ``--cache-dir``), then ``--repeat`` rounds, each timing ``--steps`` steps of every candidate in
 turn (a, b, c, ..., a, b, c, ...: machine load hits all alike). Per round the ratio
-eager / candidate (CPU time); printed: the median ratio and its range over the rounds.
+eager / candidate (CPU time); printed: the median ratio, its quartiles and its range over the
+rounds.
 
 Bytes: per emulated host, one process trains every candidate ``--check-steps`` steps from the
 same seed, for each loss of the main cell, and prints the sha256 of the state_dict's tensors.
