@@ -61,6 +61,44 @@ def test_flops_benchmark_prints_each_architectures_ratio_to_matmul():
         )
 
 
+def test_step_benchmark_prints_each_candidates_ratio_bytes_and_verdict():
+    """bench_step.py on a tiny setting (8x8 images, batch 16, two steps; no compiled candidate:
+    inductor takes about a minute per graph): a ratio line per candidate, the bytes on both
+    emulated hosts, a verdict per candidate. The ratios are measurements, printed, not
+    asserted; eager's bytes must agree across the hosts (the pin), and the rand_like mask must
+    change them (the candidate really ran)."""
+    cands = ("eager", "fused-sgd", "rand-mask")
+    out = _run(
+        *("workflow/bench/bench_step.py", "--image-size", "8", "--batch", "16", "--steps", "2"),
+        *("--repeat", "2", "--check-steps", "2", "--no-controls", "--candidates", *cands),
+    )
+    assert re.search(r"^CPU: .+; wrn-10-1 at 8x8, batch 16, loss ce, recipe ", out, re.M), out
+    for name in cands:
+        ratio = r"ratio [\d.]+ \([\d.]+-[\d.]+; [\d.]+-[\d.]+\)$"
+        line = rf"^  {re.escape(name)} +[\d.]+ ms/step  {ratio}"
+        assert re.search(line, out, re.M), out
+    assert re.search(r"^  eager +ce \w+ logitnorm \w+  across hosts: identical$", out, re.M), out
+    assert re.search(r"^  rand-mask .*across hosts: \w+; vs eager: differ$", out, re.M), out
+    for name in cands[1:]:
+        verdict = rf"^  {re.escape(name)} +(ADOPT|not adopted): ratio [\d.]+ (>=|<) 1\.3, bytes "
+        assert re.search(verdict, out, re.M), out
+
+
+def test_step_benchmark_ratios_pair_each_round_with_eagers_and_pin_inductor_on_every_host():
+    """The ratio of a round is eager's time over the candidate's in that round (not over its
+    median): load that hits one round hits both; the pinned inductor options are the same on
+    both emulated hosts."""
+    sys.path.insert(0, str(ROOT / "workflow/bench"))
+    from bench_step import HOSTS, inductor_options, ratios
+
+    r = ratios({"eager": [2.0, 4.0, 2.0], "x": [1.0, 4.0, 1.0]})
+    assert r["x"]["median"] == 2.0 and (r["x"]["low"], r["x"]["high"]) == (1.0, 2.0)
+    assert r["eager"]["median"] == 1.0 and r["x"]["ms"] == 1000.0
+    pinned = {h: inductor_options("pinned", False, h) for h in HOSTS}
+    assert pinned["avx2"] == pinned["avx512"]
+    assert pinned["avx2"]["cpp.simdlen"] == 256 and pinned["avx2"]["cpp.march"] == "x86-64-v3"
+
+
 def test_workflow_benchmark_counts_job_seconds_per_rule(tmp_path):
     """The per-rule table reads Snakemake's metadata: one job per (rule, end time)."""
     import base64
