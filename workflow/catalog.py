@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = [
@@ -161,11 +162,12 @@ def generate(root: Path = ROOT) -> dict[str, str]:
     }
 
 
-def planned_jobs(root: Path, configfiles: list[str], methods: list[str]) -> list[dict]:
-    """Each job of the DAG ``configfiles`` plan from scratch (every job, as ``--forceall``) under
-    ``--sdm <methods>``: rule, container image, whether the image holds the conda envs, conda env.
-    Reads Snakemake's DAG through its API without pulling an image or creating an env; the
-    Snakefile changes this process's environment, so call it in a process of its own."""
+@contextmanager
+def forced_dag(root: Path, configfiles: list[str], cores: int = 1, methods: list[str] = ()):
+    """Snakemake's DAG of every job ``configfiles`` plan from scratch (as ``--forceall``), under
+    ``--sdm <methods>`` when given, read through its API without running, pulling an image or
+    creating an env (the API's DAG methods all run or print, so this reads the DAG itself). The
+    Snakefile changes this process's environment: call it in a process of its own."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         ConfigSettings,
@@ -176,22 +178,33 @@ def planned_jobs(root: Path, configfiles: list[str], methods: list[str]) -> list
         ResourceSettings,
     )
 
+    deployment = {}
+    if methods:
+        deployment["deployment_settings"] = DeploymentSettings(
+            deployment_method=frozenset(DeploymentMethod.parse_choice(m) for m in methods)
+        )
     with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
         wf = api.workflow(
-            resource_settings=ResourceSettings(cores=1),
+            resource_settings=ResourceSettings(cores=cores),
             config_settings=ConfigSettings(configfiles=[Path(c) for c in configfiles]),
-            deployment_settings=DeploymentSettings(
-                deployment_method=frozenset(DeploymentMethod.parse_choice(m) for m in methods)
-            ),
             snakefile=root / "Snakefile",
             workdir=root,
+            **deployment,
         )
         wf.dag(DAGSettings(forceall=True))
-        workflow = wf._workflow  # the API's DAG methods all run or print: read the DAG itself
+        workflow = wf._workflow
         workflow._prepare_dag(
             forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True
         )
         workflow._build_dag()
+        yield workflow.dag
+
+
+def planned_jobs(root: Path, configfiles: list[str], methods: list[str]) -> list[dict]:
+    """Each job of the DAG ``configfiles`` plan from scratch (:func:`forced_dag`) under
+    ``--sdm <methods>``: rule, container image, whether the image holds the conda envs, conda
+    env and script."""
+    with forced_dag(root, configfiles, methods=methods) as dag:
         return [
             {
                 "rule": job.rule.name,
@@ -201,7 +214,7 @@ def planned_jobs(root: Path, configfiles: list[str], methods: list[str]) -> list
                 "script": job.rule.script
                 and str(Path(job.rule.snakefile).parent / job.rule.script),
             }
-            for job in workflow.dag.jobs
+            for job in dag.jobs
         ]
 
 

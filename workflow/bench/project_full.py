@@ -45,6 +45,7 @@ from statistics import mean
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "workflow/bench"))
+sys.path.insert(0, str(ROOT / "workflow"))
 from schedule import CORES, Job, load_jobs, render_scale, scale_report  # noqa: E402
 
 GOAL_S = 1800.0  # issue 45: the full config within 30 minutes ...
@@ -65,28 +66,9 @@ def planned_jobs(root: Path, configfiles: list[str]) -> list[dict]:
     inputs, threads and the names of the jobs it depends on. Jobs without outputs (the target
     rule ``all``) are left out. The Snakefile changes this process's environment: call it in a
     process of its own (:func:`plan`)."""
-    from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import (
-        ConfigSettings,
-        DAGSettings,
-        OutputSettings,
-        ResourceSettings,
-    )
+    from catalog import forced_dag  # workflow/catalog.py
 
-    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-        wf = api.workflow(
-            resource_settings=ResourceSettings(cores=max(CORES)),
-            config_settings=ConfigSettings(configfiles=[Path(c) for c in configfiles]),
-            snakefile=root / "Snakefile",
-            workdir=root,
-        )
-        wf.dag(DAGSettings(forceall=True))
-        workflow = wf._workflow  # the API's DAG methods all run or print: read the DAG itself
-        workflow._prepare_dag(
-            forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True
-        )
-        workflow._build_dag()
-        dag = workflow.dag
+    with forced_dag(root, configfiles, cores=max(CORES)) as dag:
 
         def name(job) -> str:
             return f"{job.rule.name}:{job.output[0]}"
