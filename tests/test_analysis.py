@@ -89,6 +89,14 @@ def test_power_separates_does_not_hold_from_too_few_seeds():
     df = _judge([prem, gated], {"p": below, "g": Measurement(3.0, p_value=0.001)})
     assert df.loc["p", "verdict"] == "does not hold"
     assert df.loc["g", "verdict"] == "cannot test: premise p does not hold"
+    # a requirement judged as a claim that had too few seeds to tell is not shown either, and
+    # what rests on it says so (not "does not hold")
+    on_weak = ClaimSpec("h", "t", "s", requires=("a",))
+    df = _judge([weak, on_weak], {"a": m, "h": Measurement(3.0, p_value=0.001)})
+    assert df.loc["a", "verdict"].startswith("too few seeds to tell")
+    assert df.loc["h", "verdict"] == (
+        "cannot test: premise a is not established (too few seeds to tell)"
+    )
 
 
 def test_t_power_by_hand():

@@ -45,7 +45,8 @@ significant; otherwise "too few seeds to tell (power P)", or "too few seeds to t
 when the paper gives no effect size. A *premise* must be shown, not assumed: one that is not
 significant reads "not established (p = P)" when its statistic lies on the needed side and "does
 not hold" otherwise; either way the rows that require it read "cannot test" (``premise X is not
-established`` / ``premise X does not hold``).
+established`` / ``premise X does not hold``; a required claim that had too few seeds to tell:
+``premise X is not established (too few seeds to tell)``).
 
 A premise that holds with p in [:data:`BORDERLINE_P`, ``alpha``) holds by a hair (unless that p
 is the smallest its exact test can give at this n, e.g. ``0.5 ** 5`` for five seeds all on the

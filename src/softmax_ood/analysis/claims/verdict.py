@@ -83,6 +83,8 @@ def _untested(
         if text.startswith("cannot test")
         else "is not established"
         if text.startswith("not established")
+        else "is not established (too few seeds to tell)"
+        if text.startswith("too few seeds")
         else "does not hold"
     )
     if s.kind != "sanity" and t.p_opposite < alpha:
