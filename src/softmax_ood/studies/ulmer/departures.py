@@ -34,8 +34,11 @@ DEPARTURES: list[Departure] = [
         "§3.3",
         "SGLD ([52]) with a constant step (Welling & Teh anneal it), no Metropolis correction, "
         "one chain per run started at the seed's initialisation, the prior N(0, "
-        "model.prior_sigma^2) of Bayes-by-backprop, minibatches of 64; step 1e-3 chosen for "
-        "stability on seed 0 (3e-3 diverged), thinning from a pilot chain on seed 100; the "
+        "model.prior_sigma^2) of Bayes-by-backprop, minibatches of 64 whose gradient noise is "
+        "not corrected (it heats the chain beyond temperature 1 where per-example gradients "
+        "are large, more on breast_cancer than on synthetic); step 1e-3 chosen for stability "
+        "on seed 0's full-batch chains (3e-3 diverged), thinning from a pilot chain's "
+        "training-loss trace on seed 100 (the far-out votes mix more slowly: premise E); the "
         "default keeps one sample every 100 steps (budget), the paper config one every "
         "relaxation time of the prior (2,000 steps)",
         "a constant-step chain keeps moving on a CPU budget (an annealed step freezes it); "

@@ -21,8 +21,10 @@ samples' softmax, as for the other averaged families (:class:`MCMCNet`; ``S`` = 
 Where it departs from the paper: §3.3 names MCMC ("markov-chain Monte-Carlo procedures
 [52, 42]") and gives no sampler settings. Welling & Teh anneal the step size
 (:math:`\\varepsilon_t = a (b + t)^{-\\gamma}`); here it is constant (the usual
-constant-step SGLD, which samples a slightly perturbed posterior but keeps moving); there is no
-Metropolis correction (unlike involutive MCMC, [42], or HMC); one chain per run. Whether the
+constant-step SGLD, which samples a perturbed posterior but keeps moving); the minibatch
+gradient's own noise is not corrected, so where per-example gradients are large the chain runs
+hotter than temperature 1; there is no Metropolis correction (unlike involutive MCMC, [42], or
+HMC); one chain per run. Whether the
 chain mixed over the kept samples is measured, not assumed: :func:`effective_sample_size` of its
 training-loss trace (:meth:`MCMCNet.effective_samples`) and of the far-out votes
 (:func:`softmax_ood.studies.ulmer.scaling.certainty_at_scale`), judged by the study's mixing
