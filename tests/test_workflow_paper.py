@@ -309,7 +309,13 @@ def _all_studies_override(work: Path, sources: dict) -> list[str]:
         },
         "ulmer": {
             "datasets": {"synthetic": {"n_train_per_class": 60, "n_test_per_class": 20}},
-            "model": {"hidden": [16, 16], "k_samples": 4, "n_members": 3},
+            # the SGLD chain as the smoke config's (the paper's: 410,000 steps, minutes per chain)
+            "model": {
+                "hidden": [16, 16],
+                "k_samples": 4,
+                "n_members": 3,
+                "mcmc": {"burn_in": 200, "thin": 5, "n_samples": 4},
+            },
             "train": {"epochs": 20},
             "scaling": {"n_alphas": 9, "n_points": 20},
             "directions": {"n_random": 2},
